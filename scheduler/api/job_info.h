@@ -1,0 +1,67 @@
+// A PodGroup (or a lone pod, as a job of one) and its tasks.
+#ifndef SHOAL_SCHEDULER_API_JOB_INFO_H_
+#define SHOAL_SCHEDULER_API_JOB_INFO_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
+
+namespace shoal::api {
+
+enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+const char* PodGroupPhaseName(PodGroupPhase p);
+
+// Which API the job's PodGroup came from.
+enum class GroupSource {
+  kVolcano,          // scheduling.volcano.sh/v1beta1
+  kSchedulerPlugins, // scheduling.x-k8s.io/v1alpha1
+  kSinglePod,        // no PodGroup: a job of one
+};
+
+struct JobInfo {
+  std::string ns;
+  std::string name;  // PodGroup name, or the pod's name for a job of one
+  std::string uid;
+  GroupSource source = GroupSource::kVolcano;
+  std::string queue = "default";
+  int32_t min_member = 1;
+  std::map<std::string, int32_t> min_task_member;  // per role
+  std::optional<Resource> min_resources;
+  std::string priority_class;
+  int32_t priority = 0;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  absl::Time created = absl::UnixEpoch();
+
+  std::vector<TaskIndex> tasks;
+  std::array<int32_t, kTaskStatusCount> count_by_status{};
+
+  // Written during a session: why the job is not (fully) placed.
+  std::string message;
+
+  std::string Key() const { return ns + "/" + name; }
+  int32_t Count(TaskStatus s) const {
+    return count_by_status[static_cast<int>(s)];
+  }
+  // Allocated, binding, bound, running or succeeded.
+  int32_t ReadyCount() const;
+  // Tasks that can still count toward the minimum (not failed/releasing).
+  int32_t ValidCount() const;
+  int32_t PendingCount() const { return Count(TaskStatus::kPending); }
+  // Bound or running: what users see as scheduled.
+  int32_t ScheduledCount() const;
+  void Recount(TaskStatus from, TaskStatus to) {
+    --count_by_status[static_cast<int>(from)];
+    ++count_by_status[static_cast<int>(to)];
+  }
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_JOB_INFO_H_

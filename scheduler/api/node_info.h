@@ -1,0 +1,70 @@
+// A node and what is placed on it. The static part (labels, taints,
+// allocatable) is shared between snapshots; the accounting is per snapshot.
+#ifndef SHOAL_SCHEDULER_API_NODE_INFO_H_
+#define SHOAL_SCHEDULER_API_NODE_INFO_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/api/placement.h"
+#include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
+
+namespace shoal::api {
+
+struct NodeSpec {
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;  // spec.unschedulable (cordoned)
+  bool ready = true;           // Ready condition is True
+  Resource allocatable;
+};
+
+class NodeInfo {
+ public:
+  explicit NodeInfo(std::shared_ptr<const NodeSpec> spec);
+
+  const NodeSpec& spec() const { return *spec_; }
+  const std::string& name() const { return spec_->name; }
+  const Resource& allocatable() const { return spec_->allocatable; }
+
+  // Resources held by pods on the node (any scheduler), including those
+  // being released.
+  const Resource& used() const { return used_; }
+  // allocatable - used, kept current on every change.
+  const Resource& idle() const { return idle_; }
+  // Held by pods being evicted: free once they are gone.
+  const Resource& releasing() const { return releasing_; }
+  // Promised to pipelined tasks waiting for those evictions.
+  const Resource& pipelined() const { return pipelined_; }
+  // idle + releasing - pipelined: what a pipelined task may count on.
+  Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
+
+  // Accounts a task in `status` on this node.
+  void Add(const Resource& request, TaskStatus status);
+  void Remove(const Resource& request, TaskStatus status);
+
+  // Bumped on every change, so caches keyed on a node can tell they are
+  // stale without comparing resources.
+  uint64_t generation() const { return generation_; }
+
+  // Tasks of Shoal's jobs on the node (by index into ClusterInfo.tasks).
+  std::vector<TaskIndex>& tasks() { return tasks_; }
+  const std::vector<TaskIndex>& tasks() const { return tasks_; }
+
+ private:
+  std::shared_ptr<const NodeSpec> spec_;
+  Resource used_;
+  Resource idle_;
+  Resource releasing_;
+  Resource pipelined_;
+  uint64_t generation_ = 0;
+  std::vector<TaskIndex> tasks_;
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_NODE_INFO_H_

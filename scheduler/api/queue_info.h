@@ -1,0 +1,27 @@
+// A Volcano Queue: a tenant's share of the cluster.
+#ifndef SHOAL_SCHEDULER_API_QUEUE_INFO_H_
+#define SHOAL_SCHEDULER_API_QUEUE_INFO_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "scheduler/api/resource.h"
+
+namespace shoal::api {
+
+struct QueueInfo {
+  std::string name;
+  int32_t weight = 1;
+  std::optional<Resource> capability;  // hard upper bound
+  Resource guarantee;                  // never shrunk below this
+  std::optional<Resource> deserved;    // spec.deserved, when given
+  bool reclaimable = true;
+  bool open = true;  // status.state/spec.state Open; Closed admits nothing
+  // True for the implicit `default` queue when no Queue object exists.
+  bool implicit = false;
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_QUEUE_INFO_H_

@@ -1,0 +1,79 @@
+// A vector of resource amounts: cpu in milli, memory and everything else in
+// base units, indexed by interned ResourceId.
+#ifndef SHOAL_SCHEDULER_API_RESOURCE_H_
+#define SHOAL_SCHEDULER_API_RESOURCE_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/api/resource_name.h"
+
+namespace shoal::api {
+
+class Resource {
+ public:
+  Resource() = default;
+
+  // Builds from (name, quantity text) pairs as a Kubernetes ResourceList
+  // carries them. `what` names the field for error messages, e.g.
+  // "spec.containers[0].resources.requests". Negative or malformed
+  // quantities are refused.
+  static absl::StatusOr<Resource> FromList(
+      const std::vector<std::pair<std::string, std::string>>& list,
+      absl::string_view what);
+
+  int64_t Get(ResourceId id) const {
+    return id < amounts_.size() ? amounts_[id] : 0;
+  }
+  void Set(ResourceId id, int64_t amount);
+
+  Resource& operator+=(const Resource& other);
+  Resource& operator-=(const Resource& other);
+  friend Resource operator+(Resource a, const Resource& b) { return a += b; }
+  friend Resource operator-(Resource a, const Resource& b) { return a -= b; }
+  bool operator==(const Resource& other) const;
+  bool operator!=(const Resource& other) const { return !(*this == other); }
+
+  // Element-wise max, as a pod's request takes the larger of its containers'
+  // sum and each init container.
+  void MaxWith(const Resource& other);
+
+  // True when every amount requested here is available in `available`.
+  // Amounts of zero are not checked, as kube-scheduler only checks what a
+  // pod asks for.
+  bool FitsIn(const Resource& available) const;
+
+  // Calls fn(id) for each resource this request lacks in `available`.
+  template <typename Fn>
+  void ForEachShortage(const Resource& available, Fn fn) const {
+    for (size_t id = 0; id < amounts_.size(); ++id) {
+      if (amounts_[id] > 0 && amounts_[id] > available.Get(id)) {
+        fn(static_cast<ResourceId>(id));
+      }
+    }
+  }
+
+  bool IsZero() const;
+  // True when any amount is negative (a bookkeeping bug if it happens).
+  bool AnyNegative() const;
+
+  // Highest id with a slot, plus one; ids beyond are zero.
+  size_t size() const { return amounts_.size(); }
+
+  // "cpu: 500m, memory: 1Gi, nvidia.com/gpu: 1" with zeros left out.
+  std::string ToString() const;
+
+ private:
+  // Eight inline slots hold cpu, memory, pods, ephemeral-storage and four
+  // extended resources without touching the heap.
+  absl::InlinedVector<int64_t, 8> amounts_;
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_RESOURCE_H_

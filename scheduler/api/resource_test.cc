@@ -1,0 +1,69 @@
+#include "scheduler/api/resource.h"
+
+#include "gtest/gtest.h"
+
+namespace shoal::api {
+namespace {
+
+Resource R(std::vector<std::pair<std::string, std::string>> l) {
+  return Resource::FromList(l, "test").value();
+}
+
+TEST(ResourceTest, FromListInternsAndScales) {
+  Resource r = R({{"cpu", "1500m"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "2"}});
+  EXPECT_EQ(r.Get(kCpu), 1500);
+  EXPECT_EQ(r.Get(kMemory), int64_t{1} << 30);
+  EXPECT_EQ(r.Get(InternResourceName("nvidia.com/gpu").value()), 2);
+  EXPECT_EQ(r.ToString(), "cpu: 1500m, memory: 1Gi, nvidia.com/gpu: 2");
+}
+
+TEST(ResourceTest, NegativeQuantityRefusedWithField) {
+  auto s = Resource::FromList({{"memory", "-1Gi"}},
+                              "spec.containers[0].resources.requests")
+               .status();
+  EXPECT_EQ(s.message(),
+            "spec.containers[0].resources.requests.memory: must not be "
+            "negative, got \"-1Gi\"");
+}
+
+TEST(ResourceTest, MalformedQuantityRefusedWithField) {
+  auto s = Resource::FromList({{"cpu", "lots"}}, "status.allocatable").status();
+  EXPECT_EQ(s.message(),
+            "status.allocatable.cpu: quantity \"lots\" is malformed: it has no "
+            "digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", "
+            "\"1e3\")");
+}
+
+TEST(ResourceTest, ArithmeticAcrossDifferentLengths) {
+  Resource a = R({{"cpu", "1"}});
+  Resource b = R({{"cpu", "1"}, {"example.com/fpga", "3"}});
+  Resource sum = a + b;
+  EXPECT_EQ(sum.Get(kCpu), 2000);
+  EXPECT_EQ(sum.Get(InternResourceName("example.com/fpga").value()), 3);
+  EXPECT_EQ(sum - b, a);
+  EXPECT_TRUE((a - b).AnyNegative());
+}
+
+TEST(ResourceTest, FitsOnlyChecksWhatIsRequested) {
+  Resource request = R({{"cpu", "2"}});
+  Resource idle = R({{"cpu", "2"}, {"memory", "0"}});
+  EXPECT_TRUE(request.FitsIn(idle));
+  Resource gpu = R({{"nvidia.com/gpu", "1"}});
+  EXPECT_FALSE(gpu.FitsIn(idle));  // the node has none at all
+  std::vector<std::string> reasons;
+  R({{"cpu", "4"}, {"nvidia.com/gpu", "1"}, {"pods", "1"}})
+      .ForEachShortage(idle, [&](ResourceId id) {
+        reasons.emplace_back(InsufficientReason(id));
+      });
+  EXPECT_EQ(reasons, (std::vector<std::string>{"Insufficient cpu", "Too many pods",
+                                                "Insufficient nvidia.com/gpu"}));
+}
+
+TEST(ResourceTest, MaxWith) {
+  Resource a = R({{"cpu", "1"}, {"memory", "4Gi"}});
+  a.MaxWith(R({{"cpu", "2"}, {"memory", "1Gi"}}));
+  EXPECT_EQ(a, R({{"cpu", "2"}, {"memory", "4Gi"}}));
+}
+
+}  // namespace
+}  // namespace shoal::api

@@ -1,0 +1,46 @@
+#include "scheduler/api/task_info.h"
+
+namespace shoal::api {
+
+const char* TaskStatusName(TaskStatus s) {
+  switch (s) {
+    case TaskStatus::kPending: return "Pending";
+    case TaskStatus::kAllocated: return "Allocated";
+    case TaskStatus::kPipelined: return "Pipelined";
+    case TaskStatus::kBinding: return "Binding";
+    case TaskStatus::kBound: return "Bound";
+    case TaskStatus::kRunning: return "Running";
+    case TaskStatus::kReleasing: return "Releasing";
+    case TaskStatus::kSucceeded: return "Succeeded";
+    case TaskStatus::kFailed: return "Failed";
+  }
+  return "Unknown";
+}
+
+bool OccupiesNode(TaskStatus s) {
+  switch (s) {
+    case TaskStatus::kAllocated:
+    case TaskStatus::kBinding:
+    case TaskStatus::kBound:
+    case TaskStatus::kRunning:
+    case TaskStatus::kReleasing:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsReadyStatus(TaskStatus s) {
+  switch (s) {
+    case TaskStatus::kAllocated:
+    case TaskStatus::kBinding:
+    case TaskStatus::kBound:
+    case TaskStatus::kRunning:
+    case TaskStatus::kSucceeded:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace shoal::api

@@ -1,0 +1,74 @@
+// A pod that Shoal schedules (schedulerName matches), as a task of a job.
+#ifndef SHOAL_SCHEDULER_API_TASK_INFO_H_
+#define SHOAL_SCHEDULER_API_TASK_INFO_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "scheduler/api/placement.h"
+#include "scheduler/api/resource.h"
+
+namespace shoal::api {
+
+enum class TaskStatus {
+  kPending,    // waiting for a node
+  kAllocated,  // placed in this session, bind not yet sent
+  kPipelined,  // will take a node's resources once victims leave
+  kBinding,    // bind sent, not yet seen by the watch (assumed)
+  kBound,      // spec.nodeName set
+  kRunning,
+  kReleasing,  // being evicted or deleted; still holds its resources
+  kSucceeded,
+  kFailed,
+};
+inline constexpr int kTaskStatusCount = 9;
+const char* TaskStatusName(TaskStatus s);
+
+// Holds node resources (counted in NodeInfo.used).
+bool OccupiesNode(TaskStatus s);
+// Counts toward a gang's minimum: placed or done.
+bool IsReadyStatus(TaskStatus s);
+
+// The immutable facts of one pod, shared between snapshots.
+struct PodInfo {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string scheduler_name;
+  std::string node_name;  // spec.nodeName; empty while pending
+  std::string group;      // PodGroup name in ns; empty for a job of one
+  std::string role;       // task name inside the job (volcano.sh/task-spec)
+  std::string priority_class;
+  int32_t priority = 0;
+  bool preempt_never = false;  // preemptionPolicy: Never
+  bool critical = false;       // system-cluster/node-critical priority class
+  TaskStatus status = TaskStatus::kPending;
+  absl::Time created = absl::UnixEpoch();
+  // What kube-scheduler counts: max(sum of containers + sidecars, each init
+  // container) plus overhead, plus one "pods".
+  Resource request;
+  std::shared_ptr<const PlacementConstraints> placement;
+
+  std::string Key() const { return ns + "/" + name; }
+};
+
+using NodeIndex = int32_t;
+using JobIndex = int32_t;
+using TaskIndex = int32_t;
+inline constexpr int32_t kNone = -1;
+
+struct TaskInfo {
+  std::shared_ptr<const PodInfo> pod;
+  TaskStatus status = TaskStatus::kPending;
+  NodeIndex node = kNone;
+  JobIndex job = kNone;
+
+  const Resource& request() const { return pod->request; }
+  const PlacementConstraints& placement() const { return *pod->placement; }
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_TASK_INFO_H_
