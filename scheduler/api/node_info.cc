@@ -7,6 +7,7 @@ NodeInfo::NodeInfo(std::shared_ptr<const NodeSpec> spec)
 
 void NodeInfo::Add(const Resource& request, TaskStatus status) {
   ++generation_;
+  if (!OccupiesNode(status) && status != TaskStatus::kPipelined) return;
   if (status == TaskStatus::kPipelined) {
     pipelined_ += request;
     return;
@@ -18,6 +19,7 @@ void NodeInfo::Add(const Resource& request, TaskStatus status) {
 
 void NodeInfo::Remove(const Resource& request, TaskStatus status) {
   ++generation_;
+  if (!OccupiesNode(status) && status != TaskStatus::kPipelined) return;
   if (status == TaskStatus::kPipelined) {
     pipelined_ -= request;
     return;

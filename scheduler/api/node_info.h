@@ -43,7 +43,8 @@ class NodeInfo {
   // idle + releasing - pipelined: what a pipelined task may count on.
   Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
 
-  // Accounts a task in `status` on this node.
+  // Accounts a task in `status` on this node. Statuses that hold nothing
+  // (pending, succeeded, failed) only bump the generation.
   void Add(const Resource& request, TaskStatus status);
   void Remove(const Resource& request, TaskStatus status);
 

@@ -1,0 +1,66 @@
+#include "scheduler/api/cluster_builder.h"
+
+namespace shoal::api {
+
+NodeIndex ClusterBuilder::AddNode(std::shared_ptr<const NodeSpec> spec) {
+  NodeIndex i = static_cast<NodeIndex>(cluster_.nodes.size());
+  cluster_.node_by_name[spec->name] = i;
+  cluster_.nodes.emplace_back(std::move(spec));
+  return i;
+}
+
+void ClusterBuilder::AddQueue(QueueInfo queue) {
+  auto it = cluster_.queue_by_name.find(queue.name);
+  if (it != cluster_.queue_by_name.end()) {
+    cluster_.queues[it->second] = std::move(queue);
+    return;
+  }
+  cluster_.queue_by_name[queue.name] =
+      static_cast<int32_t>(cluster_.queues.size());
+  cluster_.queues.push_back(std::move(queue));
+}
+
+JobIndex ClusterBuilder::AddJob(JobInfo job) {
+  job.tasks.clear();
+  job.count_by_status = {};
+  cluster_.jobs.push_back(std::move(job));
+  return static_cast<JobIndex>(cluster_.jobs.size() - 1);
+}
+
+TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
+                                  JobIndex job) {
+  TaskIndex i = static_cast<TaskIndex>(cluster_.tasks.size());
+  TaskInfo task;
+  task.status = pod->status;
+  task.job = job;
+  if (!pod->node_name.empty()) task.node = cluster_.FindNode(pod->node_name);
+  task.pod = std::move(pod);
+  if (task.node != kNone) {
+    NodeInfo& node = cluster_.nodes[task.node];
+    node.Add(task.request(), task.status);
+    node.tasks().push_back(i);
+  }
+  JobInfo& j = cluster_.jobs[job];
+  j.tasks.push_back(i);
+  ++j.count_by_status[static_cast<int>(task.status)];
+  cluster_.tasks.push_back(std::move(task));
+  return i;
+}
+
+void ClusterBuilder::AddForeignPod(const std::string& node,
+                                   const Resource& request) {
+  NodeIndex n = cluster_.FindNode(node);
+  if (n != kNone) cluster_.nodes[n].Add(request, TaskStatus::kRunning);
+}
+
+ClusterInfo ClusterBuilder::Build() && {
+  if (cluster_.FindQueue("default") == kNone) {
+    QueueInfo q;
+    q.name = "default";
+    q.implicit = true;
+    AddQueue(std::move(q));
+  }
+  return std::move(cluster_);
+}
+
+}  // namespace shoal::api

@@ -1,0 +1,36 @@
+// Assembles a consistent ClusterInfo: indices cross-linked, node
+// accounting and job counts derived from the tasks. The cache's snapshot,
+// the simulator and tests all build clusters through it.
+#ifndef SHOAL_SCHEDULER_API_CLUSTER_BUILDER_H_
+#define SHOAL_SCHEDULER_API_CLUSTER_BUILDER_H_
+
+#include <memory>
+#include <string>
+
+#include "scheduler/api/cluster_info.h"
+
+namespace shoal::api {
+
+class ClusterBuilder {
+ public:
+  NodeIndex AddNode(std::shared_ptr<const NodeSpec> spec);
+  // Adds or replaces a queue by name.
+  void AddQueue(QueueInfo queue);
+  JobIndex AddJob(JobInfo job);
+  // A pod of one of Shoal's jobs. Its status and node come from the pod;
+  // a node name that is not in the cluster leaves the task off any node.
+  TaskIndex AddTask(std::shared_ptr<const PodInfo> pod, JobIndex job);
+  // A pod of another scheduler (or a bound pod Shoal does not manage): it
+  // only takes room on its node.
+  void AddForeignPod(const std::string& node, const Resource& request);
+
+  // Adds the implicit `default` queue when no Queue object named it.
+  ClusterInfo Build() &&;
+
+ private:
+  ClusterInfo cluster_;
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_CLUSTER_BUILDER_H_

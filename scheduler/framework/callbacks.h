@@ -1,0 +1,109 @@
+// Every kind of callback a plugin can register, declared once: its name,
+// the config switch that turns it off, its signature and how the tiers
+// combine the answers. Session dispatches all of them through the one
+// generic walk in tier_walk.h; adding a kind is one struct here.
+#ifndef SHOAL_SCHEDULER_FRAMEWORK_CALLBACKS_H_
+#define SHOAL_SCHEDULER_FRAMEWORK_CALLBACKS_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/api/cluster_info.h"
+
+namespace shoal::framework {
+
+// How the answers of the plugins in the tiers become one answer.
+enum class Combine {
+  // Orderings: the first plugin, tier by tier, that returns non-zero wins.
+  kFirstPreference,
+  // Filters: every plugin must return true; the walk stops at the first no.
+  kAllPass,
+  // Scores: the answers of every plugin are added.
+  kSum,
+  // Votes (+1 permit, 0 abstain, -1 reject): any reject says no; otherwise
+  // the first tier with a permit says yes; no opinion at all says yes.
+  kVote,
+  // Victims: within a tier, the non-abstaining answers (nullopt abstains)
+  // are intersected; the first tier whose intersection is non-empty decides.
+  kIntersectVictims,
+};
+
+// Why a node was refused, in kube-scheduler's words ("Insufficient cpu").
+using Reasons = std::vector<std::string>;
+using Victims = std::optional<std::vector<api::TaskIndex>>;
+
+#define SHOAL_CALLBACK(Type, kind_name, switch_key, combine, ...) \
+  struct Type {                                                   \
+    static constexpr const char* kName = kind_name;               \
+    static constexpr const char* kSwitch = switch_key;            \
+    static constexpr Combine kCombine = combine;                  \
+    using Fn = std::function<__VA_ARGS__>;                        \
+  }
+
+// Orderings: negative when the first argument goes first.
+SHOAL_CALLBACK(QueueOrder, "queueOrder", "enableQueueOrder",
+               Combine::kFirstPreference,
+               int(const api::QueueInfo&, const api::QueueInfo&));
+SHOAL_CALLBACK(JobOrder, "jobOrder", "enableJobOrder",
+               Combine::kFirstPreference,
+               int(const api::JobInfo&, const api::JobInfo&));
+SHOAL_CALLBACK(TaskOrder, "taskOrder", "enableTaskOrder",
+               Combine::kFirstPreference,
+               int(const api::TaskInfo&, const api::TaskInfo&));
+
+// Job gates. JobValid writes why not into *why.
+SHOAL_CALLBACK(JobValid, "jobValid", "", Combine::kAllPass,
+               bool(const api::JobInfo&, std::string* why));
+SHOAL_CALLBACK(JobReady, "jobReady", "enableJobReady", Combine::kAllPass,
+               bool(const api::JobInfo&));
+SHOAL_CALLBACK(JobPipelined, "jobPipelined", "enableJobPipelined",
+               Combine::kVote, int(const api::JobInfo&));
+SHOAL_CALLBACK(JobEnqueueable, "jobEnqueueable", "enableJobEnqueued",
+               Combine::kVote, int(const api::JobInfo&));
+
+// Node filters. A predicate sees only the pod's placement constraints and
+// the node's static facts, so the session caches its answer per distinct
+// set of constraints. A fit check sees the task and what the node has
+// `available` now. Both fill `why` (which may be null) when they say no.
+SHOAL_CALLBACK(Predicate, "predicate", "enablePredicate", Combine::kAllPass,
+               bool(const api::PlacementConstraints&, const api::NodeInfo&,
+                    Reasons* why));
+SHOAL_CALLBACK(Fit, "fit", "enablePredicate", Combine::kAllPass,
+               bool(const api::TaskInfo&, const api::NodeInfo&,
+                    const api::Resource& available, Reasons* why));
+
+// Node scores, higher is better. Must depend only on the task's request
+// and placement and on the node itself: allocate re-scores only the nodes
+// that changed.
+SHOAL_CALLBACK(NodeOrder, "nodeOrder", "enableNodeOrder", Combine::kSum,
+               double(const api::TaskInfo&, const api::NodeInfo&));
+
+// Victim selection: which of `candidates` the preemptor may evict.
+SHOAL_CALLBACK(Preemptable, "preemptable", "enablePreemptable",
+               Combine::kIntersectVictims,
+               Victims(const api::TaskInfo& preemptor,
+                       const std::vector<api::TaskIndex>& candidates));
+SHOAL_CALLBACK(Reclaimable, "reclaimable", "enableReclaimable",
+               Combine::kIntersectVictims,
+               Victims(const api::TaskInfo& reclaimer,
+                       const std::vector<api::TaskIndex>& candidates));
+
+#undef SHOAL_CALLBACK
+
+// Not tiered: told of every change a statement makes, so shares stay
+// current without recomputation.
+struct EventHandler {
+  std::function<void(const api::TaskInfo&)> on_allocate;
+  std::function<void(const api::TaskInfo&)> on_deallocate;
+};
+
+// Every config switch of Volcano's plugin options. Those naming callbacks
+// Shoal has turn them off; the others are accepted so that Volcano's files
+// load unchanged.
+const std::vector<std::string>& KnownSwitches();
+
+}  // namespace shoal::framework
+
+#endif  // SHOAL_SCHEDULER_FRAMEWORK_CALLBACKS_H_

@@ -1,0 +1,61 @@
+#include "scheduler/framework/policy.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shoal::framework {
+namespace {
+
+absl::Status AtLocation(const SourceLocation& where, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(where.Describe(), ": ", s.message()));
+}
+
+void CollectUnread(const Arguments& args, const SourceLocation& where,
+                   std::vector<std::string>* warnings) {
+  for (const auto& key : args.Unread()) {
+    warnings->push_back(absl::StrCat(where.Describe(), ": ", args.owner(),
+                                     ": argument \"", key,
+                                     "\" is not used by Shoal; ignored"));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Policy> BuildPolicy(const SchedulerConfig& config,
+                                   const PluginRegistry& plugins,
+                                   const ActionRegistry& actions) {
+  Policy policy;
+  policy.config = config;
+  for (const auto& a : config.actions) {
+    const auto* factory = actions.Find(a.name);
+    if (factory == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          a.location.Describe(), ": actions: unknown action \"", a.name,
+          "\" (valid: ", absl::StrJoin(actions.Names(), ", "), ")"));
+    }
+    Arguments args(absl::StrCat("action ", a.name), a.arguments);
+    auto action = (*factory)(args);
+    if (!action.ok()) return AtLocation(a.location, action.status());
+    CollectUnread(args, a.location, &policy.warnings);
+    policy.actions.push_back({a.name, std::move(*action)});
+  }
+  for (size_t t = 0; t < config.tiers.size(); ++t) {
+    for (const auto& p : config.tiers[t].plugins) {
+      const auto* factory = plugins.Find(p.name);
+      if (factory == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            p.location.Describe(), ": ", p.path, ".name: unknown plugin \"",
+            p.name, "\" (valid: ", absl::StrJoin(plugins.Names(), ", "), ")"));
+      }
+      Arguments args(absl::StrCat("plugin ", p.name), p.arguments);
+      auto plugin = (*factory)(args);
+      if (!plugin.ok()) return AtLocation(p.location, plugin.status());
+      CollectUnread(args, p.location, &policy.warnings);
+      policy.plugins.push_back({p, static_cast<int>(t), std::move(*plugin)});
+    }
+  }
+  return policy;
+}
+
+}  // namespace shoal::framework

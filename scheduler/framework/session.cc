@@ -1,0 +1,194 @@
+#include "scheduler/framework/session.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shoal::framework {
+
+Session::Session(api::ClusterInfo cluster, Policy& policy)
+    : cluster_(std::move(cluster)), policy_(policy) {
+  for (const auto& t : cluster_.tasks) {
+    if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
+  }
+  for (auto& p : policy_.plugins) {
+    Registering reg{p.config, p.tier};
+    current_ = &reg;
+    p.plugin->OnSessionOpen(*this);
+  }
+  current_ = nullptr;
+}
+
+void Session::Close() {
+  for (auto it = policy_.plugins.rbegin(); it != policy_.plugins.rend(); ++it) {
+    it->plugin->OnSessionClose(*this);
+  }
+  for (auto& job : cluster_.jobs) {
+    int32_t total = static_cast<int32_t>(job.tasks.size());
+    int32_t done = job.Count(api::TaskStatus::kSucceeded) +
+                   job.Count(api::TaskStatus::kFailed);
+    if (total > 0 && done == total &&
+        job.Count(api::TaskStatus::kSucceeded) >= job.min_member) {
+      job.phase = api::PodGroupPhase::kCompleted;
+    } else if (job.ReadyCount() >= job.min_member) {
+      job.phase = api::PodGroupPhase::kRunning;
+    } else if (job.phase == api::PodGroupPhase::kRunning) {
+      // It ran with its full gang and has lost members since.
+      job.phase = api::PodGroupPhase::kUnknown;
+    }
+  }
+}
+
+namespace {
+
+template <typename T>
+bool Fallback(const T& a, const T& b) {
+  if (a.created != b.created) return a.created < b.created;
+  return a.name < b.name;
+}
+
+}  // namespace
+
+bool Session::QueueBefore(const api::QueueInfo& a,
+                          const api::QueueInfo& b) const {
+  if (int r = Call<QueueOrder>(a, b); r != 0) return r < 0;
+  return a.name < b.name;
+}
+
+bool Session::JobBefore(const api::JobInfo& a, const api::JobInfo& b) const {
+  if (int r = Call<JobOrder>(a, b); r != 0) return r < 0;
+  if (a.created != b.created) return a.created < b.created;
+  return a.Key() < b.Key();
+}
+
+bool Session::TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const {
+  if (int r = Call<TaskOrder>(a, b); r != 0) return r < 0;
+  if (a.pod->created != b.pod->created) return a.pod->created < b.pod->created;
+  // Pods of one controller differ by a numeric suffix: worker-2 < worker-10.
+  const std::string& x = a.pod->name;
+  const std::string& y = b.pod->name;
+  if (x.size() != y.size()) return x.size() < y.size();
+  return x < y;
+}
+
+bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
+  int32_t q = cluster_.FindQueue(job.queue);
+  if (q == api::kNone) {
+    *why = absl::StrCat("queue \"", job.queue,
+                        "\" does not exist; create it or change spec.queue");
+    return false;
+  }
+  if (!cluster_.queues[q].open) {
+    *why = absl::StrCat("queue \"", job.queue,
+                        "\" is closed and admits no new work");
+    return false;
+  }
+  return Call<JobValid>(job, why);
+}
+
+bool Session::JobAdmitted(const api::JobInfo& job) const {
+  return !policy_.config.HasAction("enqueue") ||
+         job.phase != api::PodGroupPhase::kPending;
+}
+
+const FeasibleNodes& Session::Feasible(const api::PlacementConstraints& c) {
+  auto& bucket = feasible_[c.fingerprint];
+  for (const auto& [key, result] : bucket) {
+    if (*key == c) return *result;
+  }
+  auto result = std::make_unique<FeasibleNodes>();
+  Reasons why;
+  for (api::NodeIndex n = 0; n < static_cast<api::NodeIndex>(cluster_.nodes.size()); ++n) {
+    why.clear();
+    if (Call<Predicate>(c, cluster_.nodes[n], &why)) {
+      result->nodes.push_back(n);
+    } else {
+      for (const auto& r : why) ++result->rejected[r];
+    }
+  }
+  bucket.emplace_back(&c, std::move(result));
+  return *bucket.back().second;
+}
+
+std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
+  const FeasibleNodes& feasible = Feasible(t.placement());
+  absl::flat_hash_map<std::string, int> why = feasible.rejected;
+  int available = 0;
+  Reasons reasons;
+  for (api::NodeIndex n : feasible.nodes) {
+    reasons.clear();
+    const api::NodeInfo& node = cluster_.nodes[n];
+    if (Call<Fit>(t, node, node.idle(), &reasons)) {
+      ++available;
+    } else {
+      for (const auto& r : reasons) ++why[r];
+    }
+  }
+  return FormatUnavailable(static_cast<int>(cluster_.nodes.size()), available,
+                           why);
+}
+
+std::string FormatUnavailable(
+    int total, int available,
+    const absl::flat_hash_map<std::string, int>& why) {
+  std::vector<std::pair<std::string, int>> sorted(why.begin(), why.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : sorted) {
+    parts.push_back(absl::StrCat(count, " ", reason));
+  }
+  std::string text = absl::StrCat(available, "/", total, " nodes are available");
+  if (!parts.empty()) absl::StrAppend(&text, ": ", absl::StrJoin(parts, ", "));
+  return text + ".";
+}
+
+namespace {
+
+// Whether a task in this status counts toward its job's share of the
+// cluster (what the allocate/deallocate events track).
+bool HoldsShare(api::TaskStatus s) {
+  switch (s) {
+    case api::TaskStatus::kAllocated:
+    case api::TaskStatus::kPipelined:
+    case api::TaskStatus::kBinding:
+    case api::TaskStatus::kBound:
+    case api::TaskStatus::kRunning:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
+                       api::NodeIndex node) {
+  api::TaskInfo& task = cluster_.tasks[t];
+  const api::TaskStatus old_status = task.status;
+  const api::NodeIndex old_node = task.node;
+  if (old_node != api::kNone) {
+    api::NodeInfo& n = cluster_.nodes[old_node];
+    n.Remove(task.request(), old_status);
+    auto& on_node = n.tasks();
+    on_node.erase(std::find(on_node.begin(), on_node.end(), t));
+  }
+  if (node != api::kNone) {
+    api::NodeInfo& n = cluster_.nodes[node];
+    n.Add(task.request(), status);
+    n.tasks().push_back(t);
+  }
+  releasing_count_ += (status == api::TaskStatus::kReleasing) -
+                      (old_status == api::TaskStatus::kReleasing);
+  cluster_.jobs[task.job].Recount(old_status, status);
+  task.status = status;
+  task.node = node;
+  bool held = HoldsShare(old_status), holds = HoldsShare(status);
+  if (held == holds) return;
+  for (const auto& h : handlers_) {
+    const auto& fn = holds ? h.on_allocate : h.on_deallocate;
+    if (fn) fn(task);
+  }
+}
+
+}  // namespace shoal::framework

@@ -1,0 +1,148 @@
+// One scheduling cycle's view of the cluster. Plugins register callbacks
+// on it when it opens; actions read it, change it only through Statements,
+// and ask it for orderings, filters and scores; what was committed is
+// handed back to the caller as bind and evict decisions.
+#ifndef SHOAL_SCHEDULER_FRAMEWORK_SESSION_H_
+#define SHOAL_SCHEDULER_FRAMEWORK_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/framework/callbacks.h"
+#include "scheduler/framework/policy.h"
+#include "scheduler/framework/tier_walk.h"
+
+namespace shoal::framework {
+
+struct BindDecision {
+  api::TaskIndex task;
+  api::NodeIndex node;
+};
+
+struct EvictDecision {
+  api::TaskIndex task;
+  std::string reason;     // "preempt", "reclaim", "elastic"
+  std::string preemptor;  // ns/name of the pod the room is for
+};
+
+// Nodes that pass every predicate for one set of placement constraints,
+// and why the others did not.
+struct FeasibleNodes {
+  std::vector<api::NodeIndex> nodes;
+  absl::flat_hash_map<std::string, int> rejected;  // reason -> node count
+};
+
+class Session {
+ public:
+  // Opens the session: every plugin of `policy` registers its callbacks.
+  Session(api::ClusterInfo cluster, Policy& policy);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Lets plugins write their status, then settles each job's phase.
+  void Close();
+
+  api::ClusterInfo& cluster() { return cluster_; }
+  const api::ClusterInfo& cluster() const { return cluster_; }
+  api::TaskInfo& task(api::TaskIndex i) { return cluster_.tasks[i]; }
+  api::JobInfo& job(api::JobIndex i) { return cluster_.jobs[i]; }
+  api::NodeInfo& node(api::NodeIndex i) { return cluster_.nodes[i]; }
+  const Policy& policy() const { return policy_; }
+
+  // --- Registration (from a plugin's OnSessionOpen). A callback whose
+  // switch the config turned off is dropped here.
+  template <typename Kind>
+  void Register(typename Kind::Fn fn) {
+    if (!current_->config.Enabled(Kind::kSwitch)) return;
+    std::get<CallbackTable<Kind>>(tables_).Add(
+        current_->tier, current_->config.name, std::move(fn));
+  }
+  void AddEventHandler(EventHandler handler) {
+    handlers_.push_back(std::move(handler));
+  }
+
+  // --- Dispatch through the tiers.
+  template <typename Kind, typename... Args>
+  auto Call(Args&&... args) const {
+    return std::get<CallbackTable<Kind>>(tables_).Run(
+        std::forward<Args>(args)...);
+  }
+  template <typename Kind>
+  const CallbackTable<Kind>& Table() const {
+    return std::get<CallbackTable<Kind>>(tables_);
+  }
+
+  // Orderings: plugins first, then a stable fallback (creation time, then
+  // name) so that every run of the same input decides the same.
+  bool QueueBefore(const api::QueueInfo& a, const api::QueueInfo& b) const;
+  bool JobBefore(const api::JobInfo& a, const api::JobInfo& b) const;
+  bool TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const;
+
+  // Whether the job may be scheduled at all this cycle: its queue exists
+  // and is open, and every JobValid callback agrees. Otherwise writes why.
+  bool JobSchedulable(const api::JobInfo& job, std::string* why) const;
+  // True when the job's PodGroup has been admitted (or needs no admission
+  // because the policy has no enqueue action).
+  bool JobAdmitted(const api::JobInfo& job) const;
+
+  // Predicate results for these constraints, computed once per session.
+  const FeasibleNodes& Feasible(const api::PlacementConstraints& c);
+  bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
+            const api::Resource& available) const {
+    return Call<Fit>(t, n, available, nullptr);
+  }
+  double Score(const api::TaskInfo& t, const api::NodeInfo& n) const {
+    return Call<NodeOrder>(t, n);
+  }
+  // kube-scheduler's sentence for a task no node takes right now:
+  // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...".
+  std::string ExplainUnplaced(const api::TaskInfo& t);
+
+  // --- State changes. Only Statement calls this: moves a task to a new
+  // status and node, keeping node accounting, job counts and the plugins'
+  // event handlers current.
+  void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
+
+  std::vector<BindDecision>& binds() { return binds_; }
+  std::vector<EvictDecision>& evictions() { return evictions_; }
+  bool any_releasing() const { return releasing_count_ > 0; }
+
+ private:
+  struct Registering {
+    const PluginConfig& config;
+    int tier;
+  };
+
+  api::ClusterInfo cluster_;
+  Policy& policy_;
+  const Registering* current_ = nullptr;
+  std::tuple<CallbackTable<QueueOrder>, CallbackTable<JobOrder>,
+             CallbackTable<TaskOrder>, CallbackTable<JobValid>,
+             CallbackTable<JobReady>, CallbackTable<JobPipelined>,
+             CallbackTable<JobEnqueueable>, CallbackTable<Predicate>,
+             CallbackTable<Fit>, CallbackTable<NodeOrder>,
+             CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
+      tables_;
+  std::vector<EventHandler> handlers_;
+  // Keyed by fingerprint; equal fingerprints are checked for equality.
+  absl::flat_hash_map<
+      uint64_t, std::vector<std::pair<const api::PlacementConstraints*,
+                                      std::unique_ptr<FeasibleNodes>>>>
+      feasible_;
+  std::vector<BindDecision> binds_;
+  std::vector<EvictDecision> evictions_;
+  int releasing_count_ = 0;
+};
+
+// "0/5 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) had
+// untolerated taint {gpu: true}." Reasons sorted as kube-scheduler does.
+std::string FormatUnavailable(int total, int available,
+                              const absl::flat_hash_map<std::string, int>& why);
+
+}  // namespace shoal::framework
+
+#endif  // SHOAL_SCHEDULER_FRAMEWORK_SESSION_H_

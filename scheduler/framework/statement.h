@@ -1,0 +1,55 @@
+// Tentative operations on a session, all-or-nothing: a gang's placements
+// are made here and either committed together (becoming bind and evict
+// decisions) or discarded, leaving the session exactly as it was.
+#ifndef SHOAL_SCHEDULER_FRAMEWORK_STATEMENT_H_
+#define SHOAL_SCHEDULER_FRAMEWORK_STATEMENT_H_
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+
+namespace shoal::framework {
+
+class Statement {
+ public:
+  explicit Statement(Session& session) : session_(session) {}
+  // An unfinished statement is discarded: nothing leaks by accident.
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void Allocate(api::TaskIndex task, api::NodeIndex node);
+  // Reserves room that victims are still releasing.
+  void Pipeline(api::TaskIndex task, api::NodeIndex node);
+  void Evict(api::TaskIndex task, std::string reason, std::string preemptor);
+
+  // Allocations become binds, evictions become evict decisions.
+  void Commit();
+  // Undoes every operation, newest first.
+  void Discard();
+  // Keeps the operations in the session (so later jobs of this cycle see
+  // the room as taken) but decides nothing: a pipelined gang waits.
+  void Hold();
+
+  bool empty() const { return ops_.empty(); }
+
+ private:
+  enum class Kind { kAllocate, kPipeline, kEvict };
+  struct Op {
+    Kind kind;
+    api::TaskIndex task;
+    api::TaskStatus previous_status;
+    api::NodeIndex previous_node;
+    std::string reason;
+    std::string preemptor;
+  };
+  Op Record(Kind kind, api::TaskIndex task);
+
+  Session& session_;
+  std::vector<Op> ops_;
+};
+
+}  // namespace shoal::framework
+
+#endif  // SHOAL_SCHEDULER_FRAMEWORK_STATEMENT_H_
