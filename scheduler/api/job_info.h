@@ -42,7 +42,10 @@ struct JobInfo {
   std::vector<TaskIndex> tasks;
   std::array<int32_t, kTaskStatusCount> count_by_status{};
 
-  // Written during a session: why the job is not (fully) placed.
+  // Written during a session. fit_error: kube-scheduler's sentence for the
+  // first task no node would take. message: what users see on the
+  // PodGroup (and, for a job of one, the pod) about why it waits.
+  std::string fit_error;
   std::string message;
 
   std::string Key() const { return ns + "/" + name; }

@@ -43,4 +43,12 @@ bool IsReadyStatus(TaskStatus s) {
   }
 }
 
+bool TaskInfo::best_effort() const {
+  const Resource& r = request();
+  for (size_t id = 0; id < r.size(); ++id) {
+    if (id != kPods && r.Get(static_cast<ResourceId>(id)) != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace shoal::api

@@ -67,6 +67,8 @@ struct TaskInfo {
 
   const Resource& request() const { return pod->request; }
   const PlacementConstraints& placement() const { return *pod->placement; }
+  // Asks for nothing but a pod slot (BestEffort QoS).
+  bool best_effort() const;
 };
 
 }  // namespace shoal::api

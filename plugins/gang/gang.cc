@@ -1,0 +1,108 @@
+#include "plugins/gang/gang.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::plugins::gang {
+namespace {
+
+using framework::Session;
+
+// Counts, per role, the job's tasks that satisfy `pred`.
+template <typename Pred>
+std::map<std::string, int32_t> CountByRole(const Session& s,
+                                           const api::JobInfo& job, Pred pred) {
+  std::map<std::string, int32_t> counts;
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = s.cluster().tasks[t];
+    if (pred(task.status)) ++counts[task.pod->role];
+  }
+  return counts;
+}
+
+bool Valid(api::TaskStatus s) {
+  return s != api::TaskStatus::kFailed && s != api::TaskStatus::kReleasing;
+}
+
+class Gang : public framework::Plugin {
+ public:
+  void OnSessionOpen(Session& s) override {
+    s.Register<framework::JobValid>(
+        [&s](const api::JobInfo& job, std::string* why) {
+          if (job.ValidCount() < job.min_member) {
+            *why = absl::StrCat("not enough pods for the gang: ",
+                                job.ValidCount(), " exist, spec.minMember is ",
+                                job.min_member);
+            return false;
+          }
+          if (job.min_task_member.empty()) return true;
+          auto valid = CountByRole(s, job, Valid);
+          for (const auto& [role, min] : job.min_task_member) {
+            if (valid[role] < min) {
+              *why = absl::StrCat("not enough pods of task \"", role,
+                                  "\" for the gang: ", valid[role],
+                                  " exist, spec.minTaskMember[", role,
+                                  "] is ", min);
+              return false;
+            }
+          }
+          return true;
+        });
+    s.Register<framework::JobReady>(
+        [&s](const api::JobInfo& job) { return Ready(s, job, 0); });
+    s.Register<framework::JobPipelined>([&s](const api::JobInfo& job) {
+      return Ready(s, job, job.Count(api::TaskStatus::kPipelined)) ? 1 : -1;
+    });
+    // Jobs that are not yet running get the first chance at the cluster,
+    // so that a gang is completed before anyone grows.
+    s.Register<framework::JobOrder>(
+        [&s](const api::JobInfo& a, const api::JobInfo& b) {
+          bool ra = Ready(s, a, 0), rb = Ready(s, b, 0);
+          return ra == rb ? 0 : (ra ? 1 : -1);
+        });
+  }
+
+  void OnSessionClose(Session& s) override {
+    for (auto& job : s.cluster().jobs) {
+      if (Ready(s, job, 0)) {
+        job.message.clear();
+        continue;
+      }
+      if (job.fit_error.empty() || job.PendingCount() == 0) continue;
+      if (job.source == api::GroupSource::kSinglePod) {
+        job.message = job.fit_error;
+      } else {
+        job.message = absl::StrCat(job.PendingCount(), "/", job.tasks.size(),
+                                   " tasks in gang unschedulable: ",
+                                   job.fit_error);
+      }
+    }
+  }
+
+ private:
+  // Ready (placed or done) tasks, plus `extra` pipelined ones, cover the
+  // job's minimum and every role's minimum.
+  static bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
+    if (job.ReadyCount() + extra < job.min_member) return false;
+    if (job.min_task_member.empty()) return true;
+    auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
+      return api::IsReadyStatus(st) ||
+             (extra > 0 && st == api::TaskStatus::kPipelined);
+    });
+    for (const auto& [role, min] : job.min_task_member) {
+      if (ready[role] < min) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments&) {
+  return std::make_unique<Gang>();
+}
+
+}  // namespace shoal::plugins::gang

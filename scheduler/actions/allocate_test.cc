@@ -1,0 +1,185 @@
+// allocate and backfill with the built-in plugins, on clusters built in
+// code. The end-to-end replay of the same cases from YAML lives in
+// scheduler/replay_test.
+#include "scheduler/actions/allocate.h"
+
+#include <map>
+
+#include "gtest/gtest.h"
+#include "plugins/builtin.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/framework/testing.h"
+
+namespace shoal::actions {
+namespace {
+
+using framework::testing::AddGang;
+using framework::testing::Node;
+using framework::testing::Pod;
+
+constexpr char kPolicy[] = R"(
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)";
+
+framework::CycleOutcome RunPolicy(api::ClusterInfo cluster,
+                            const std::string& policy_yaml = kPolicy) {
+  framework::Policy policy = framework::testing::MustPolicy(
+      policy_yaml, plugins::BuiltinPlugins(), BuiltinActions());
+  return framework::RunCycle(std::move(cluster), policy);
+}
+
+std::map<std::string, std::string> Binds(const framework::CycleOutcome& o) {
+  std::map<std::string, std::string> out;
+  for (const auto& b : o.binds) {
+    out[o.cluster.tasks[b.task].pod->name] = o.cluster.nodes[b.node].name();
+  }
+  return out;
+}
+
+TEST(AllocateTest, GangAvoidsTheClassicDeadlock) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("node-a", {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
+  b.AddNode(Node("node-b", {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
+  AddGang(b, "job-a", 6, 6, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}});
+  AddGang(b, "job-b", 6, 6, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build());
+  ASSERT_EQ(out.binds.size(), 6u);
+  for (const auto& bind : out.binds) {
+    EXPECT_EQ(out.cluster.tasks[bind.task].job, 0);  // all of job-a
+  }
+  const api::JobInfo& a = out.cluster.jobs[0];
+  const api::JobInfo& blocked = out.cluster.jobs[1];
+  EXPECT_EQ(a.phase, api::PodGroupPhase::kRunning);
+  EXPECT_EQ(a.message, "");
+  EXPECT_EQ(blocked.phase, api::PodGroupPhase::kInqueue);
+  EXPECT_EQ(blocked.ScheduledCount(), 0);
+  EXPECT_EQ(blocked.message,
+            "6/6 tasks in gang unschedulable: 0/2 nodes are available: 2 "
+            "Insufficient nvidia.com/gpu.");
+  // Nothing of the discarded gang is left on the nodes.
+  int64_t gpus = 0;
+  for (const auto& n : out.cluster.nodes) {
+    gpus += n.used().Get(api::InternResourceName("nvidia.com/gpu").value());
+  }
+  EXPECT_EQ(gpus, 6);
+}
+
+TEST(AllocateTest, HigherPriorityGangGoesFirst) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}}));
+  AddGang(b, "low", 4, 4, {{"cpu", "1"}});
+  api::JobIndex high = AddGang(b, "high", 4, 4, {{"cpu", "1"}});
+  api::ClusterInfo c = std::move(b).Build();
+  c.jobs[high].priority = 100;
+  auto out = RunPolicy(std::move(c));
+  ASSERT_EQ(out.binds.size(), 4u);
+  EXPECT_EQ(out.cluster.tasks[out.binds[0].task].job, high);
+}
+
+TEST(AllocateTest, LeastRequestedSpreadsAndBinpackPacks) {
+  auto cluster = [] {
+    api::ClusterBuilder b;
+    b.AddNode(Node("n0", {{"cpu", "8"}, {"memory", "16Gi"}}));
+    b.AddNode(Node("n1", {{"cpu", "8"}, {"memory", "16Gi"}}));
+    AddGang(b, "job", 1, 2, {{"cpu", "1"}, {"memory", "1Gi"}});
+    return std::move(b).Build();
+  };
+  auto spread = Binds(RunPolicy(cluster()));
+  EXPECT_NE(spread["job-0"], spread["job-1"]);
+  auto packed = Binds(RunPolicy(cluster(), R"(
+actions: allocate
+tiers:
+- plugins:
+  - name: gang
+  - name: predicates
+  - name: binpack
+    arguments: {binpack.weight: 10}
+)"));
+  EXPECT_EQ(packed["job-0"], packed["job-1"]);
+}
+
+TEST(AllocateTest, PodCountIsAResource) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("tiny", {{"cpu", "8"}, {"pods", "2"}}));
+  AddGang(b, "job", 3, 3, {{"cpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_TRUE(out.binds.empty());
+  EXPECT_EQ(out.cluster.jobs[0].message,
+            "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Too "
+            "many pods.");
+}
+
+TEST(AllocateTest, ForeignPodsTakeRoom) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}}));
+  b.AddForeignPod("n", framework::testing::Res({{"cpu", "3500m"}, {"pods", "1"}}));
+  AddGang(b, "job", 1, 1, {{"cpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_TRUE(out.binds.empty());
+  EXPECT_EQ(out.cluster.jobs[0].message,
+            "1/1 tasks in gang unschedulable: 0/1 nodes are available: 1 "
+            "Insufficient cpu.");
+}
+
+TEST(AllocateTest, ElasticSurplusBindsWhenTheMinimumIsMet) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "3"}}));
+  AddGang(b, "job", 2, 5, {{"cpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_EQ(out.binds.size(), 3u);
+  EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
+}
+
+TEST(BackfillTest, BestEffortPodsGoWhereThereIsASlot) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("full", {{"cpu", "1"}, {"pods", "1"}}));
+  b.AddNode(Node("roomy", {{"cpu", "1"}, {"pods", "10"}}));
+  b.AddForeignPod("full", framework::testing::Res({{"pods", "1"}}));
+  AddGang(b, "be", 2, 2, {});
+  auto out = RunPolicy(std::move(b).Build());
+  auto binds = Binds(out);
+  EXPECT_EQ(binds["be-0"], "roomy");
+  EXPECT_EQ(binds["be-1"], "roomy");
+}
+
+TEST(BackfillTest, WithoutBackfillBestEffortPodsWait) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "1"}}));
+  AddGang(b, "be", 1, 1, {});
+  auto out = RunPolicy(std::move(b).Build(), "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
+  EXPECT_TRUE(out.binds.empty());
+}
+
+TEST(EnqueueTest, WithoutEnqueueEveryJobIsConsidered) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "1"}}));
+  AddGang(b, "job", 1, 1, {{"cpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build(), "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
+  EXPECT_EQ(out.binds.size(), 1u);
+  EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
+}
+
+TEST(AllocateTest, JobInMissingQueueWaitsWithAMessage) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}}));
+  api::JobIndex j = AddGang(b, "job", 1, 1, {{"cpu", "1"}});
+  api::ClusterInfo c = std::move(b).Build();
+  c.jobs[j].queue = "research";
+  auto out = RunPolicy(std::move(c));
+  EXPECT_TRUE(out.binds.empty());
+  EXPECT_EQ(out.cluster.jobs[j].message,
+            "queue \"research\" does not exist; create it or change spec.queue");
+  EXPECT_EQ(out.cluster.jobs[j].phase, api::PodGroupPhase::kPending);
+}
+
+}  // namespace
+}  // namespace shoal::actions

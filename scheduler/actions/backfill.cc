@@ -1,0 +1,63 @@
+#include "scheduler/actions/backfill.h"
+
+#include "scheduler/actions/node_picker.h"
+#include "scheduler/actions/pending_jobs.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace shoal::actions {
+namespace {
+
+using framework::Session;
+using framework::Statement;
+
+bool HasPendingBestEffort(const Session& s, const api::JobInfo& job) {
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = s.cluster().tasks[t];
+    if (task.status == api::TaskStatus::kPending && task.best_effort()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+class Backfill : public framework::Action {
+ public:
+  void Execute(Session& s) override {
+    PendingJobs jobs(s, [&s](api::JobInfo& job) {
+      return job.PendingCount() > 0 && s.JobAdmitted(job) &&
+             HasPendingBestEffort(s, job) && s.JobSchedulable(job, &job.message);
+    });
+    for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
+      api::JobInfo& job = s.job(j);
+      NodePicker picker(s);
+      Statement stmt(s);
+      for (api::TaskIndex t : std::vector<api::TaskIndex>(job.tasks)) {
+        const api::TaskInfo& task = s.task(t);
+        if (task.status != api::TaskStatus::kPending || !task.best_effort()) {
+          continue;
+        }
+        api::NodeIndex n = picker.Best(task);
+        if (n == api::kNone) {
+          job.fit_error = s.ExplainUnplaced(task);
+          break;
+        }
+        stmt.Allocate(t, n);
+      }
+      if (s.Call<framework::JobReady>(job)) {
+        stmt.Commit();
+      } else {
+        stmt.Discard();
+      }
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Action>> NewBackfill(
+    const framework::Arguments&) {
+  return std::make_unique<Backfill>();
+}
+
+}  // namespace shoal::actions

@@ -1,0 +1,34 @@
+#include "scheduler/actions/enqueue.h"
+
+#include "scheduler/actions/pending_jobs.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::actions {
+namespace {
+
+using framework::Session;
+
+class Enqueue : public framework::Action {
+ public:
+  void Execute(Session& s) override {
+    PendingJobs jobs(s, [&s](api::JobInfo& job) {
+      return job.phase == api::PodGroupPhase::kPending &&
+             s.JobSchedulable(job, &job.message);
+    });
+    for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
+      api::JobInfo& job = s.job(j);
+      if (s.Call<framework::JobEnqueueable>(job)) {
+        job.phase = api::PodGroupPhase::kInqueue;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Action>> NewEnqueue(
+    const framework::Arguments&) {
+  return std::make_unique<Enqueue>();
+}
+
+}  // namespace shoal::actions

@@ -1,0 +1,72 @@
+#include "scheduler/actions/node_picker.h"
+
+#include <algorithm>
+
+namespace shoal::actions {
+namespace {
+
+// Max-heap on score; on equal scores the lower node index wins, so runs
+// are deterministic.
+bool Worse(double score_a, api::NodeIndex a, double score_b, api::NodeIndex b) {
+  if (score_a != score_b) return score_a < score_b;
+  return a > b;
+}
+
+}  // namespace
+
+bool NodePicker::CandidateWorse(const Candidate& a, const Candidate& b) {
+  return Worse(a.score, a.node, b.score, b.node);
+}
+
+NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
+  for (Heap& h : heaps_) {
+    if (h.exemplar->request() == task.request() &&
+        (h.exemplar->pod->placement == task.pod->placement ||
+         h.exemplar->placement() == task.placement())) {
+      return h;
+    }
+  }
+  Heap h{&task, {}};
+  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+    const api::NodeInfo& node = s_.node(n);
+    if (!s_.Fits(task, node, node.idle())) continue;
+    h.candidates.push_back({s_.Score(task, node), n, node.generation()});
+  }
+  std::make_heap(h.candidates.begin(), h.candidates.end(), CandidateWorse);
+  heaps_.push_back(std::move(h));
+  return heaps_.back();
+}
+
+api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
+  std::vector<Candidate>& heap = HeapFor(task).candidates;
+  while (!heap.empty()) {
+    const Candidate top = heap.front();
+    const api::NodeInfo& node = s_.node(top.node);
+    if (node.generation() == top.generation) return top.node;
+    // The node changed since it was scored: re-check and re-score it.
+    std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
+    heap.pop_back();
+    if (s_.Fits(task, node, node.idle())) {
+      heap.push_back({s_.Score(task, node), top.node, node.generation()});
+      std::push_heap(heap.begin(), heap.end(), CandidateWorse);
+    }
+  }
+  return api::kNone;
+}
+
+api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
+  api::NodeIndex best = api::kNone;
+  double best_score = 0;
+  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+    const api::NodeInfo& node = s_.node(n);
+    if (!s_.Fits(task, node, node.FutureIdle())) continue;
+    double score = s_.Score(task, node);
+    if (best == api::kNone || Worse(best_score, best, score, n)) {
+      best = n;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace shoal::actions

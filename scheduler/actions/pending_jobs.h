@@ -1,0 +1,34 @@
+// The jobs an action should look at this cycle, grouped by queue and
+// handed out in the tiers' queue and job order.
+#ifndef SHOAL_SCHEDULER_ACTIONS_PENDING_JOBS_H_
+#define SHOAL_SCHEDULER_ACTIONS_PENDING_JOBS_H_
+
+#include <functional>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+
+namespace shoal::actions {
+
+class PendingJobs {
+ public:
+  // Takes every job for which `wanted` is true; `wanted` may write the
+  // job's message when it turns a job away.
+  PendingJobs(framework::Session& s,
+              const std::function<bool(api::JobInfo&)>& wanted);
+
+  // The next job: from the queue that goes first now (queue order is asked
+  // again each time, as shares change), its first job. kNone when done.
+  api::JobIndex Next();
+
+ private:
+  std::function<bool(api::JobIndex, api::JobIndex)> GoesLater() const;
+
+  framework::Session& s_;
+  // Per queue (by index into ClusterInfo.queues), a heap of jobs.
+  std::vector<std::vector<api::JobIndex>> by_queue_;
+};
+
+}  // namespace shoal::actions
+
+#endif  // SHOAL_SCHEDULER_ACTIONS_PENDING_JOBS_H_
