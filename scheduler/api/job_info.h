@@ -37,6 +37,8 @@ struct JobInfo {
   std::string priority_class;
   int32_t priority = 0;
   PodGroupPhase phase = PodGroupPhase::kPending;
+  // Pods name this group but no PodGroup object exists (yet).
+  bool group_missing = false;
   absl::Time created = absl::UnixEpoch();
 
   std::vector<TaskIndex> tasks;

@@ -73,6 +73,11 @@ bool Session::TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const {
 }
 
 bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
+  if (job.group_missing) {
+    *why = absl::StrCat("podgroup ", job.Key(),
+                        " does not exist; its pods wait until it is created");
+    return false;
+  }
   int32_t q = cluster_.FindQueue(job.queue);
   if (q == api::kNone) {
     *why = absl::StrCat("queue \"", job.queue,

@@ -1,0 +1,18 @@
+// A PriorityClass: the value pods and PodGroups of that class get.
+#ifndef SHOAL_SCHEDULER_API_PRIORITY_CLASS_H_
+#define SHOAL_SCHEDULER_API_PRIORITY_CLASS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace shoal::api {
+
+struct PriorityClass {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+};
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_PRIORITY_CLASS_H_

@@ -1,0 +1,171 @@
+#include "scheduler/cache/cache.h"
+
+#include "scheduler/api/cluster_builder.h"
+
+namespace shoal::cache {
+
+Cache::Cache(std::string scheduler_name)
+    : scheduler_name_(std::move(scheduler_name)) {}
+
+void Cache::UpsertNode(std::shared_ptr<const api::NodeSpec> node) {
+  absl::MutexLock lock(&mu_);
+  nodes_[node->name] = std::move(node);
+}
+
+void Cache::DeleteNode(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  nodes_.erase(name);
+}
+
+void Cache::UpsertPod(std::shared_ptr<const api::PodInfo> pod,
+                      bool has_priority) {
+  absl::MutexLock lock(&mu_);
+  std::string key = pod->Key();
+  // The source now shows the pod on a node: the assumption is confirmed.
+  if (!pod->node_name.empty()) assumed_.erase(key);
+  pods_[key] = PodEntry{std::move(pod), has_priority};
+}
+
+void Cache::DeletePod(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  pods_.erase(key);
+  assumed_.erase(key);
+}
+
+void Cache::UpsertPodGroup(api::JobInfo group) {
+  absl::MutexLock lock(&mu_);
+  groups_[group.Key()] = std::move(group);
+}
+
+void Cache::DeletePodGroup(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  groups_.erase(key);
+}
+
+void Cache::UpsertQueue(api::QueueInfo queue) {
+  absl::MutexLock lock(&mu_);
+  queues_[queue.name] = std::move(queue);
+}
+
+void Cache::DeleteQueue(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  queues_.erase(name);
+}
+
+void Cache::UpsertPriorityClass(api::PriorityClass pc) {
+  absl::MutexLock lock(&mu_);
+  priority_classes_[pc.name] = std::move(pc);
+}
+
+void Cache::DeletePriorityClass(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  priority_classes_.erase(name);
+}
+
+void Cache::AssumeBound(const std::string& pod_key, const std::string& node) {
+  absl::MutexLock lock(&mu_);
+  assumed_[pod_key] = node;
+}
+
+void Cache::ForgetAssumed(const std::string& pod_key) {
+  absl::MutexLock lock(&mu_);
+  assumed_.erase(pod_key);
+}
+
+int Cache::AssumedCount() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(assumed_.size());
+}
+
+std::shared_ptr<const api::PodInfo> Cache::FindPod(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : it->second.pod;
+}
+
+int32_t Cache::PriorityOf(const std::string& class_name) const {
+  if (!class_name.empty()) {
+    auto it = priority_classes_.find(class_name);
+    if (it != priority_classes_.end()) return it->second.value;
+  }
+  for (const auto& [name, pc] : priority_classes_) {
+    if (pc.global_default) return pc.value;
+  }
+  return 0;
+}
+
+api::ClusterInfo Cache::Snapshot() const {
+  absl::MutexLock lock(&mu_);
+  api::ClusterBuilder b;
+  for (const auto& [name, node] : nodes_) b.AddNode(node);
+  for (const auto& [name, queue] : queues_) b.AddQueue(queue);
+
+  std::map<std::string, api::JobIndex> job_of_group;
+  for (const auto& [key, group] : groups_) {
+    api::JobInfo job = group;
+    job.priority = job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+    job_of_group[key] = b.AddJob(std::move(job));
+  }
+  // (job, pod priority) pairs: a PodGroup without a class ranks as its
+  // highest pod, settled once every pod is known.
+  std::vector<std::pair<api::JobIndex, int32_t>> pod_priorities;
+  std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>> tasks;
+  for (const auto& [key, entry] : pods_) {
+    std::shared_ptr<const api::PodInfo> pod = entry.pod;
+    auto assumed = assumed_.find(key);
+    if (!entry.has_priority || assumed != assumed_.end()) {
+      auto copy = std::make_shared<api::PodInfo>(*pod);
+      if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
+      if (assumed != assumed_.end()) {
+        copy->node_name = assumed->second;
+        copy->status = api::TaskStatus::kBinding;
+      }
+      pod = std::move(copy);
+    }
+    if (pod->scheduler_name != scheduler_name_) {
+      if (!pod->node_name.empty() && api::OccupiesNode(pod->status)) {
+        b.AddForeignPod(pod->node_name, pod->request);
+      }
+      continue;
+    }
+    api::JobIndex job;
+    if (pod->group.empty()) {
+      api::JobInfo single;
+      single.ns = pod->ns;
+      single.name = pod->name;
+      single.uid = pod->uid;
+      single.source = api::GroupSource::kSinglePod;
+      single.created = pod->created;
+      single.priority_class = pod->priority_class;
+      single.priority = pod->priority;
+      job = b.AddJob(std::move(single));
+    } else {
+      std::string group_key = pod->ns + "/" + pod->group;
+      auto it = job_of_group.find(group_key);
+      if (it == job_of_group.end()) {
+        api::JobInfo missing;
+        missing.ns = pod->ns;
+        missing.name = pod->group;
+        missing.uid = group_key;
+        missing.group_missing = true;
+        it = job_of_group.emplace(group_key, b.AddJob(std::move(missing))).first;
+      }
+      job = it->second;
+    }
+    pod_priorities.emplace_back(job, pod->priority);
+    tasks.emplace_back(std::move(pod), job);
+  }
+  for (auto& [pod, job] : tasks) b.AddTask(std::move(pod), job);
+  api::ClusterInfo cluster = std::move(b).Build();
+  // A PodGroup without a class of its own ranks as its highest pod.
+  for (const auto& [job, priority] : pod_priorities) {
+    api::JobInfo& j = cluster.jobs[job];
+    if (j.priority_class.empty() && j.source != api::GroupSource::kSinglePod &&
+        priority > j.priority) {
+      j.priority = priority;
+    }
+  }
+  return cluster;
+}
+
+}  // namespace shoal::cache

@@ -1,0 +1,74 @@
+// The live picture of the cluster, fed by a source (the Kubernetes watch,
+// the simulator, a snapshot file) that it never knows about. Thread-safe.
+// Snapshot() hands a session its own consistent copy.
+//
+// A bind Shoal has sent is *assumed*: the pod counts as on its node until
+// the source reports the pod bound, so the next cycle never books the
+// same room twice.
+#ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
+#define SHOAL_SCHEDULER_CACHE_CACHE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/api/priority_class.h"
+
+namespace shoal::cache {
+
+class Cache {
+ public:
+  // Only pods whose spec.schedulerName is `scheduler_name` are Shoal's to
+  // place; every other pod on a node just takes room.
+  explicit Cache(std::string scheduler_name);
+
+  void UpsertNode(std::shared_ptr<const api::NodeSpec> node);
+  void DeleteNode(const std::string& name);
+  // `has_priority`: spec.priority was set; otherwise the pod's priority
+  // comes from its class (or the global default) at snapshot time.
+  void UpsertPod(std::shared_ptr<const api::PodInfo> pod, bool has_priority);
+  void DeletePod(const std::string& key);
+  void UpsertPodGroup(api::JobInfo group);
+  void DeletePodGroup(const std::string& key);
+  void UpsertQueue(api::QueueInfo queue);
+  void DeleteQueue(const std::string& name);
+  void UpsertPriorityClass(api::PriorityClass pc);
+  void DeletePriorityClass(const std::string& name);
+
+  // A bind was sent: treat the pod as on `node` until the source says so.
+  void AssumeBound(const std::string& pod_key, const std::string& node);
+  // A bind failed: the pod is pending again.
+  void ForgetAssumed(const std::string& pod_key);
+  int AssumedCount() const;
+
+  const std::string& scheduler_name() const { return scheduler_name_; }
+  // A copy of the pod as the cache holds it, or nullptr.
+  std::shared_ptr<const api::PodInfo> FindPod(const std::string& key) const;
+
+  api::ClusterInfo Snapshot() const;
+
+ private:
+  struct PodEntry {
+    std::shared_ptr<const api::PodInfo> pod;
+    bool has_priority = false;
+  };
+  int32_t PriorityOf(const std::string& class_name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string scheduler_name_;
+  mutable absl::Mutex mu_;
+  // Ordered maps: snapshots, and so decisions, do not depend on arrival
+  // order.
+  std::map<std::string, std::shared_ptr<const api::NodeSpec>> nodes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::JobInfo> groups_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::QueueInfo> queues_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::PriorityClass> priority_classes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> assumed_ ABSL_GUARDED_BY(mu_);  // pod -> node
+};
+
+}  // namespace shoal::cache
+
+#endif  // SHOAL_SCHEDULER_CACHE_CACHE_H_

@@ -1,0 +1,51 @@
+// Decodes Kubernetes objects (as the API server serves them, or as kubectl
+// prints them) into Shoal's model. Refusals name the object and the field:
+//   podgroup team-a/resnet: spec.minMember: must be >= 1, got 0
+#ifndef SHOAL_SCHEDULER_KUBE_OBJECTS_H_
+#define SHOAL_SCHEDULER_KUBE_OBJECTS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/api/job_info.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/api/priority_class.h"
+#include "scheduler/api/queue_info.h"
+#include "scheduler/api/task_info.h"
+
+namespace shoal::kube {
+
+// How a pod names its group: Volcano/kube-batch annotation, or the
+// scheduler-plugins label.
+inline constexpr char kGroupAnnotation[] = "scheduling.k8s.io/group-name";
+inline constexpr char kGroupLabel[] = "scheduling.x-k8s.io/pod-group";
+// Volcano's job controller names each pod's task (role) here.
+inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
+
+absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(
+    const nlohmann::json& obj);
+
+// `has_priority` tells whether spec.priority was set (the API server's
+// admission sets it; hand-written manifests may leave it to the class).
+struct DecodedPod {
+  std::shared_ptr<api::PodInfo> pod;
+  bool has_priority = false;
+};
+absl::StatusOr<DecodedPod> DecodePod(const nlohmann::json& obj);
+
+// A PodGroup of either API group; the job has no tasks yet.
+absl::StatusOr<api::JobInfo> DecodePodGroup(const nlohmann::json& obj);
+
+absl::StatusOr<api::QueueInfo> DecodeQueue(const nlohmann::json& obj);
+
+absl::StatusOr<api::PriorityClass> DecodePriorityClass(const nlohmann::json& obj);
+
+// "kind apiVersion" pairs Shoal reads; anything else is skipped.
+bool IsVolcanoPodGroup(const nlohmann::json& obj);
+bool IsSchedulerPluginsPodGroup(const nlohmann::json& obj);
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_OBJECTS_H_

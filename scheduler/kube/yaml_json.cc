@@ -1,0 +1,79 @@
+#include "scheduler/kube/yaml_json.h"
+
+#include <regex>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "yaml-cpp/yaml.h"
+
+namespace shoal::kube {
+namespace {
+
+using nlohmann::json;
+
+json Scalar(const YAML::Node& node) {
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted: always a string
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
+    return nullptr;
+  }
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  static const std::regex kInt("[-+]?[0-9]+");
+  int64_t i;
+  if (std::regex_match(s, kInt) && absl::SimpleAtoi(s, &i)) return i;
+  // Everything else stays text, floats included: in Kubernetes objects they
+  // are quantities ("0.5", "1e3"), parsed exactly from their text and never
+  // through a double.
+  return s;
+}
+
+json ToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      json obj = json::object();
+      for (const auto& kv : node) obj[kv.first.Scalar()] = ToJson(kv.second);
+      return obj;
+    }
+    case YAML::NodeType::Sequence: {
+      json arr = json::array();
+      for (const auto& item : node) arr.push_back(ToJson(item));
+      return arr;
+    }
+    case YAML::NodeType::Scalar:
+      return Scalar(node);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(
+    absl::string_view text, absl::string_view file) {
+  std::vector<YAML::Node> nodes;
+  try {
+    nodes = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", e.mark.line + 1, ":", e.mark.column + 1,
+                     ": malformed YAML: ", e.msg));
+  }
+  std::vector<YamlDocument> docs;
+  for (const auto& node : nodes) {
+    if (node.IsNull()) continue;  // an empty document between ---
+    YamlDocument doc;
+    doc.value = ToJson(node);
+    doc.line = node.Mark().line + 1;
+    if (node.IsMap() && node["items"] && node["items"].IsSequence()) {
+      for (const auto& item : node["items"]) {
+        doc.item_lines.push_back(item.Mark().line + 1);
+      }
+    }
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+
+}  // namespace shoal::kube
