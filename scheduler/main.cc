@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/cli/flags.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/kube/snapshot_file.h"
@@ -31,11 +31,9 @@ ABSL_FLAG(std::string, output, "text", "With --snapshot: text or json.");
 
 namespace {
 
-constexpr int kBadInput = 2;
-
 int Refuse(const std::string& message) {
   std::cerr << "shoal-scheduler: " << message << "\n";
-  return kBadInput;
+  return shoal::cli::kBadInput;
 }
 
 }  // namespace
@@ -45,7 +43,8 @@ int main(int argc, char** argv) {
       "Gang-aware batch scheduler for Kubernetes.\n"
       "  shoal-scheduler --snapshot=cluster.yaml [--scheduler-conf=FILE] "
       "[--cycles=N] [--output=text|json]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> rest =
+      shoal::cli::ParseFlags(argc, argv, "shoal-scheduler");
   if (rest.size() > 1) {
     return Refuse(absl::StrCat("unexpected argument \"", rest[1],
                                "\"; flags take the form --name=value"));

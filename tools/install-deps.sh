@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what Shoal builds and tests with, from Debian's packages only.
+# Idempotent: does nothing when everything is there already.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap bazel-rules-java          # Bazel 4.2.3, offline
+  g++ pkg-config
+  protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
+  libabsl-dev libgoogle-glog-dev libgflags-dev nlohmann-json3-dev
+  libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "shoal: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >&2
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
