@@ -4,4 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 bazel build //...
-bazel test //...
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+bazel test //... 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+# One line that counts test targets, for people and for CI.
+passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
+failed=$(grep -cE '^//[^ ]+ +(FAILED|FAILED TO BUILD|TIMEOUT|NO STATUS|INCOMPLETE)' "$log" || true)
+echo "test targets: $passed passed, $failed failed"
+exit "$rc"

@@ -1,0 +1,184 @@
+#include "scheduler/kube/objects.h"
+
+#include "gtest/gtest.h"
+
+namespace shoal::kube {
+namespace {
+
+using nlohmann::json;
+
+json Pod(json spec, json meta = json::object()) {
+  meta["name"] = "w-0";
+  meta["namespace"] = "team-a";
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
+}
+
+json Container(json requests, json limits = nullptr) {
+  json res = {{"requests", requests}};
+  if (!limits.is_null()) res["limits"] = limits;
+  return {{"name", "c"}, {"resources", res}};
+}
+
+TEST(DecodePodTest, RequestIsWhatKubeSchedulerCounts) {
+  json spec = {
+      {"schedulerName", "shoal"},
+      {"containers", {Container({{"cpu", "1"}, {"memory", "1Gi"}}),
+                      Container({{"cpu", "500m"}})}},
+      {"initContainers", {Container({{"cpu", "2"}, {"memory", "512Mi"}})}},
+      {"overhead", {{"cpu", "100m"}}}};
+  auto pod = DecodePod(Pod(spec));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const api::Resource& r = pod->pod->request;
+  EXPECT_EQ(r.Get(api::kCpu), 2100);           // init 2 > 1.5, + overhead
+  EXPECT_EQ(r.Get(api::kMemory), 1 << 30);     // containers 1Gi > init
+  EXPECT_EQ(r.Get(api::kPods), 1);
+}
+
+TEST(DecodePodTest, SidecarsAddToContainersAndLaterInits) {
+  json sidecar = Container({{"cpu", "1"}});
+  sidecar["restartPolicy"] = "Always";
+  json spec = {{"containers", {Container({{"cpu", "1"}})}},
+               {"initContainers", {sidecar, Container({{"cpu", "3"}})}}};
+  auto pod = DecodePod(Pod(spec));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  // max(containers 1 + sidecar 1, init 3 + sidecar 1) = 4
+  EXPECT_EQ(pod->pod->request.Get(api::kCpu), 4000);
+}
+
+TEST(DecodePodTest, LimitsStandInForMissingRequests) {
+  json spec = {{"containers", {Container({{"cpu", "1"}}, {{"cpu", "2"}, {"nvidia.com/gpu", "1"}})}}};
+  auto pod = DecodePod(Pod(spec));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->request.Get(api::kCpu), 1000);
+  EXPECT_EQ(pod->pod->request.Get(*api::InternResourceName("nvidia.com/gpu")), 1);
+}
+
+TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
+  json spec = {{"containers", {Container({{"cpu", "1"}})}},
+               {"nodeSelector", {{"zone", "a"}}},
+               {"tolerations", {{{"key", "gpu"}, {"operator", "Exists"}}}},
+               {"affinity", {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution",
+                   {{"nodeSelectorTerms", {{{"matchExpressions", {{{"key", "cores"}, {"operator", "Gt"}, {"values", {"16"}}}}}}}}}}}}}},
+               {"priority", 100}, {"preemptionPolicy", "Never"}};
+  json meta = {{"annotations", {{"scheduling.k8s.io/group-name", "tf"}, {"volcano.sh/task-spec", "ps"}}}};
+  auto pod = DecodePod(Pod(spec, meta));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->group, "tf");
+  EXPECT_EQ(pod->pod->role, "ps");
+  EXPECT_TRUE(pod->has_priority);
+  EXPECT_EQ(pod->pod->priority, 100);
+  EXPECT_TRUE(pod->pod->preempt_never);
+  EXPECT_EQ(pod->pod->status, api::TaskStatus::kPending);
+  const auto& c = *pod->pod->placement;
+  EXPECT_EQ(*c.node_selector.Find("zone"), "a");
+  ASSERT_TRUE(c.required_terms.has_value());
+  EXPECT_EQ(c.required_terms->at(0).match_expressions[0].op, api::SelectorOperator::kGt);
+  EXPECT_EQ(c.tolerations[0].op, api::Toleration::Operator::kExists);
+
+  json sp_meta = {{"labels", {{"scheduling.x-k8s.io/pod-group", "sp"}}}};
+  auto sp = DecodePod(Pod(spec, sp_meta));
+  EXPECT_EQ(sp->pod->group, "sp");
+}
+
+TEST(DecodePodTest, StatusFromPhaseNodeAndDeletion) {
+  json spec = {{"containers", {Container({{"cpu", "1"}})}}, {"nodeName", "n1"}};
+  json obj = Pod(spec);
+  obj["status"] = {{"phase", "Running"}};
+  EXPECT_EQ(DecodePod(obj)->pod->status, api::TaskStatus::kRunning);
+  obj["status"] = {{"phase", "Pending"}};
+  EXPECT_EQ(DecodePod(obj)->pod->status, api::TaskStatus::kBound);
+  obj["metadata"]["deletionTimestamp"] = "2026-11-20T10:00:00Z";
+  EXPECT_EQ(DecodePod(obj)->pod->status, api::TaskStatus::kReleasing);
+  obj["status"] = {{"phase", "Succeeded"}};
+  EXPECT_EQ(DecodePod(obj)->pod->status, api::TaskStatus::kSucceeded);
+}
+
+TEST(DecodePodTest, RefusalsNameObjectAndField) {
+  auto msg = [](json spec) { return std::string(DecodePod(Pod(spec)).status().message()); };
+  EXPECT_EQ(msg({{"containers", json::array()}}),
+            "pod team-a/w-0: spec.containers: must list at least one container");
+  EXPECT_EQ(msg({{"containers", {Container({{"cpu", "one"}})}}}),
+            "pod team-a/w-0: spec.containers[0].resources.requests.cpu: quantity \"one\" is "
+            "malformed: it has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+  EXPECT_EQ(msg({{"containers", {Container({{"memory", "-1Gi"}})}}}),
+            "pod team-a/w-0: spec.containers[0].resources.requests.memory: must not be negative, got \"-1Gi\"");
+  EXPECT_EQ(msg({{"containers", {Container({{"cpu", "1"}})}}, {"priority", "high"}}),
+            "pod team-a/w-0: spec.priority: must be a whole number, got \"high\"");
+  EXPECT_EQ(msg({{"containers", {Container({{"cpu", "1"}})}},
+                 {"tolerations", {{{"key", "a"}, {"operator", "Matches"}}}}}),
+            "pod team-a/w-0: spec.tolerations[0].operator: unknown operator \"Matches\" (valid: Equal, Exists)");
+  EXPECT_EQ(DecodePod({{"kind", "Pod"}, {"metadata", {{"namespace", "x"}}}}).status().message(),
+            "pod without a name: metadata.name is required");
+}
+
+TEST(DecodeNodeTest, FieldsAndReadiness) {
+  json node = {{"kind", "Node"},
+               {"metadata", {{"name", "n1"}, {"labels", {{"zone", "a"}}}}},
+               {"spec", {{"unschedulable", true}, {"taints", {{{"key", "gpu"}, {"value", "true"}, {"effect", "NoSchedule"}}}}}},
+               {"status", {{"allocatable", {{"cpu", "3500m"}, {"memory", "7Gi"}, {"pods", 110}}},
+                           {"conditions", {{{"type", "Ready"}, {"status", "False"}}}}}}};
+  auto n = DecodeNode(node);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ((*n)->allocatable.Get(api::kCpu), 3500);
+  EXPECT_EQ((*n)->allocatable.Get(api::kPods), 110);
+  EXPECT_TRUE((*n)->unschedulable);
+  EXPECT_FALSE((*n)->ready);
+  EXPECT_EQ((*n)->taints[0].key, "gpu");
+  node["spec"]["taints"][0]["effect"] = "Sometimes";
+  EXPECT_EQ(DecodeNode(node).status().message(),
+            "node n1: spec.taints[0].effect: unknown effect \"Sometimes\" (valid: NoSchedule, "
+            "PreferNoSchedule, NoExecute)");
+}
+
+TEST(DecodePodGroupTest, BothApiGroups) {
+  json vc = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+             {"metadata", {{"name", "resnet"}, {"namespace", "team-a"}}},
+             {"spec", {{"minMember", 4}, {"queue", "gpu"}, {"minTaskMember", {{"ps", 1}}},
+                       {"minResources", {{"nvidia.com/gpu", "4"}}}}},
+             {"status", {{"phase", "Inqueue"}}}};
+  auto j = DecodePodGroup(vc);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->min_member, 4);
+  EXPECT_EQ(j->queue, "gpu");
+  EXPECT_EQ(j->min_task_member.at("ps"), 1);
+  EXPECT_EQ(j->phase, api::PodGroupPhase::kInqueue);
+  EXPECT_EQ(j->source, api::GroupSource::kVolcano);
+  json sp = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"}, {"kind", "PodGroup"},
+             {"metadata", {{"name", "sp"}, {"namespace", "team-b"}}},
+             {"spec", {{"minMember", 3}}}};
+  auto s = DecodePodGroup(sp);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->queue, "default");
+  EXPECT_EQ(s->source, api::GroupSource::kSchedulerPlugins);
+  vc["spec"]["minMember"] = 0;
+  EXPECT_EQ(DecodePodGroup(vc).status().message(),
+            "podgroup team-a/resnet: spec.minMember: must be >= 1, got 0");
+}
+
+TEST(DecodeQueueTest, FieldsAndRefusals) {
+  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"},
+            {"metadata", {{"name", "research"}}},
+            {"spec", {{"weight", 2}, {"reclaimable", false}, {"capability", {{"cpu", "100"}}},
+                      {"guarantee", {{"resource", {{"cpu", "10"}}}}}}},
+            {"status", {{"state", "Closed"}}}};
+  auto d = DecodeQueue(q);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->weight, 2);
+  EXPECT_FALSE(d->reclaimable);
+  EXPECT_FALSE(d->open);
+  EXPECT_EQ(d->capability->Get(api::kCpu), 100000);
+  EXPECT_EQ(d->guarantee.Get(api::kCpu), 10000);
+  q["spec"]["weight"] = -1;
+  EXPECT_EQ(DecodeQueue(q).status().message(), "queue research: spec.weight: must be >= 1, got -1");
+}
+
+TEST(DecodePriorityClassTest, Value) {
+  auto pc = DecodePriorityClass({{"kind", "PriorityClass"}, {"metadata", {{"name", "hi"}}},
+                                 {"value", 1000}, {"globalDefault", true}});
+  ASSERT_TRUE(pc.ok());
+  EXPECT_EQ(pc->value, 1000);
+  EXPECT_TRUE(pc->global_default);
+}
+
+}  // namespace
+}  // namespace shoal::kube

@@ -1,0 +1,103 @@
+#include "scheduler/kube/snapshot_file.h"
+
+#include "gtest/gtest.h"
+
+namespace shoal::kube {
+namespace {
+
+constexpr char kCluster[] = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: lone
+    namespace: default
+  spec:
+    schedulerName: shoal
+    priorityClassName: urgent
+    containers: [{name: c, resources: {requests: {cpu: 1}}}]
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: urgent}
+value: 500
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: member-0
+  namespace: default
+  annotations: {scheduling.k8s.io/group-name: ghost}
+spec:
+  schedulerName: shoal
+  containers: [{name: c}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  nodeName: n1
+  containers: [{name: c, resources: {requests: {cpu: 3}}}]
+status: {phase: Running}
+)";
+
+TEST(SnapshotFileTest, LoadsListsAndDocumentsIntoAConsistentCluster) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(LoadSnapshot(kCluster, "c.yaml", cache, &warnings).ok());
+  EXPECT_TRUE(warnings.empty());
+  api::ClusterInfo c = cache.Snapshot();
+  ASSERT_EQ(c.nodes.size(), 1u);
+  // The other scheduler's pod takes 3 of the node's 4 cpus.
+  EXPECT_EQ(c.nodes[0].idle().Get(api::kCpu), 1000);
+  ASSERT_EQ(c.jobs.size(), 2u);
+  const api::JobInfo* lone = nullptr;
+  const api::JobInfo* ghost = nullptr;
+  for (const auto& j : c.jobs) (j.name == "lone" ? lone : ghost) = &j;
+  ASSERT_TRUE(lone && ghost);
+  EXPECT_EQ(lone->source, api::GroupSource::kSinglePod);
+  EXPECT_EQ(c.tasks[lone->tasks[0]].pod->priority, 500);  // from its class
+  EXPECT_TRUE(ghost->group_missing);
+  EXPECT_EQ(c.FindQueue("default"), 0);  // implicit
+}
+
+TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  std::string bad = std::string(kCluster) +
+                    "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
+                    "status: {allocatable: {cpu: lots}}\n";
+  auto s = LoadSnapshot(bad, "c.yaml", cache, &warnings);
+  // Line 41 is where the bad Node document begins.
+  EXPECT_EQ(std::string(s.message()).substr(0, 10), "c.yaml:41:");
+  EXPECT_EQ(s.message(),
+            "c.yaml:41: node n2: status.allocatable.cpu: quantity \"lots\" is malformed: it "
+            "has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+  EXPECT_TRUE(cache.Snapshot().nodes.empty());
+  EXPECT_EQ(LoadSnapshot("kind: [\n", "x.yaml", cache, &warnings).message().substr(0, 27),
+            "x.yaml:2:1: malformed YAML:");
+  EXPECT_EQ(LoadSnapshot("metadata: {name: a}\n", "x.yaml", cache, &warnings).message(),
+            "x.yaml:1: not a Kubernetes object: it has no \"kind\"");
+  EXPECT_EQ(LoadSnapshotFile("/nonexistent.yaml", cache, &warnings).message(),
+            "/nonexistent.yaml: cannot read the snapshot file");
+}
+
+TEST(SnapshotFileTest, AssumedBindsHoldUntilConfirmed) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(LoadSnapshot(kCluster, "c.yaml", cache, &warnings).ok());
+  cache.AssumeBound("default/lone", "n1");
+  api::ClusterInfo c = cache.Snapshot();
+  EXPECT_EQ(c.nodes[0].idle().Get(api::kCpu), 0);
+  EXPECT_EQ(cache.AssumedCount(), 1);
+  cache.ForgetAssumed("default/lone");
+  EXPECT_EQ(cache.Snapshot().nodes[0].idle().Get(api::kCpu), 1000);
+}
+
+}  // namespace
+}  // namespace shoal::kube

@@ -1,0 +1,101 @@
+#include "tools/bench/synthetic_cluster.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace shoal::bench {
+namespace {
+
+api::Resource R(std::vector<std::pair<std::string, std::string>> list) {
+  return *api::Resource::FromList(list, "synthetic");
+}
+
+std::shared_ptr<const api::PlacementConstraints> Constraints(
+    std::vector<std::pair<std::string, std::string>> selector,
+    std::vector<api::Toleration> tolerations) {
+  auto c = std::make_shared<api::PlacementConstraints>();
+  c->node_selector = api::Labels(std::move(selector));
+  c->tolerations = std::move(tolerations);
+  c->ComputeFingerprint();
+  return c;
+}
+
+}  // namespace
+
+void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache) {
+  std::mt19937_64 rng(spec.seed);
+  const int gpu_nodes = static_cast<int>(spec.nodes * spec.gpu_node_fraction);
+  for (int i = 0; i < spec.nodes; ++i) {
+    auto node = std::make_shared<api::NodeSpec>();
+    bool gpu = i < gpu_nodes;
+    node->name = absl::StrCat(gpu ? "gpu-" : "cpu-", i);
+    std::vector<std::pair<std::string, std::string>> labels = {
+        {"kubernetes.io/hostname", node->name},
+        {"topology.kubernetes.io/zone", absl::StrCat("zone-", i % 10)}};
+    if (gpu) {
+      labels.emplace_back("accelerator", "a100");
+      node->taints.push_back({"nvidia.com/gpu", "present", api::TaintEffect::kNoSchedule});
+      node->allocatable = R({{"cpu", "96"}, {"memory", "768Gi"}, {"nvidia.com/gpu", "8"}, {"pods", "110"}});
+    } else {
+      node->allocatable = R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
+    }
+    node->labels = api::Labels(std::move(labels));
+    cache.UpsertNode(std::move(node));
+  }
+  for (int q = 0; q < spec.queues; ++q) {
+    api::QueueInfo queue;
+    queue.name = spec.queues == 1 ? "default" : absl::StrCat("queue-", q);
+    queue.weight = 1 + q % 3;
+    cache.UpsertQueue(queue);
+  }
+  auto any = Constraints({}, {});
+  auto gpu_only = Constraints({{"accelerator", "a100"}},
+                              {{"nvidia.com/gpu", api::Toleration::Operator::kExists, "",
+                                api::TaintEffect::kNoSchedule}});
+  std::uniform_int_distribution<int> kind(0, 9), cpu(1, 8), mem_gi(2, 32), zone(0, 9);
+  const absl::Time start = absl::FromUnixSeconds(1700000000);
+  for (int g = 0; g < spec.gangs; ++g) {
+    api::JobInfo job;
+    job.ns = absl::StrCat("team-", g % 20);
+    job.name = absl::StrCat("job-", g);
+    job.uid = absl::StrCat("uid-job-", g);
+    job.min_member = spec.pods_per_gang;
+    job.queue = spec.queues == 1 ? "default" : absl::StrCat("queue-", g % spec.queues);
+    job.created = start + absl::Seconds(g);
+    job.phase = api::PodGroupPhase::kInqueue;
+    cache.UpsertPodGroup(job);
+    // 20% GPU jobs, 20% memory-heavy, 60% cpu; a fifth of the cpu jobs
+    // pinned to one zone.
+    int k = kind(rng);
+    api::Resource request;
+    std::shared_ptr<const api::PlacementConstraints> placement = any;
+    if (k < 2) {
+      request = R({{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}});
+      placement = gpu_only;
+    } else if (k < 4) {
+      request = R({{"cpu", "1"}, {"memory", absl::StrCat(mem_gi(rng) * 2, "Gi")}});
+    } else {
+      request = R({{"cpu", absl::StrCat(cpu(rng))}, {"memory", absl::StrCat(mem_gi(rng) / 2 + 1, "Gi")}});
+      if (k == 9) {
+        placement = Constraints({{"topology.kubernetes.io/zone", absl::StrCat("zone-", zone(rng))}}, {});
+      }
+    }
+    request.Set(api::kPods, 1);
+    for (int p = 0; p < spec.pods_per_gang; ++p) {
+      auto pod = std::make_shared<api::PodInfo>();
+      pod->ns = job.ns;
+      pod->name = absl::StrCat(job.name, "-", p);
+      pod->uid = absl::StrCat(job.uid, "-", p);
+      pod->scheduler_name = "shoal";
+      pod->group = job.name;
+      pod->created = job.created;
+      pod->request = request;
+      pod->placement = placement;
+      cache.UpsertPod(std::move(pod), true);
+    }
+  }
+}
+
+}  // namespace shoal::bench

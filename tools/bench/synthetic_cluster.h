@@ -1,0 +1,28 @@
+// A large, realistic synthetic cluster for benchmarks: CPU and GPU node
+// pools (GPU nodes tainted and labelled), zones, and gangs of mixed
+// cpu-, memory- and GPU-heavy pods, some pinned by nodeSelector. Same
+// seed, same cluster.
+#ifndef SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
+#define SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
+
+#include <cstdint>
+
+#include "scheduler/cache/cache.h"
+
+namespace shoal::bench {
+
+struct SyntheticClusterSpec {
+  int nodes = 5000;
+  double gpu_node_fraction = 0.2;
+  int gangs = 1000;
+  int pods_per_gang = 50;
+  int queues = 1;
+  uint64_t seed = 42;
+};
+
+// Fills `cache` (scheduler name "shoal") with the cluster.
+void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache);
+
+}  // namespace shoal::bench
+
+#endif  // SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
