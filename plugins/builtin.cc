@@ -1,10 +1,13 @@
 #include "plugins/builtin.h"
 
 #include "plugins/conformance/conformance.h"
+#include "plugins/drf/drf.h"
 #include "plugins/gang/gang.h"
 #include "plugins/nodeorder/nodeorder.h"
+#include "plugins/overcommit/overcommit.h"
 #include "plugins/predicates/predicates.h"
 #include "plugins/priority/priority.h"
+#include "plugins/proportion/proportion.h"
 
 namespace shoal::plugins {
 
@@ -12,10 +15,13 @@ framework::PluginRegistry BuiltinPlugins() {
   framework::PluginRegistry r;
   r.Add("binpack", nodeorder::NewBinpack);
   r.Add("conformance", conformance::New);
+  r.Add("drf", drf::New);
   r.Add("gang", gang::New);
   r.Add("nodeorder", nodeorder::New);
+  r.Add("overcommit", overcommit::New);
   r.Add("predicates", predicates::New);
   r.Add("priority", priority::New);
+  r.Add("proportion", proportion::New);
   return r;
 }
 

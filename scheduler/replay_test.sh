@@ -18,7 +18,12 @@ got: $2";; esac; }
 # --- The deadlock case, exact JSON of cycle 1.
 out=$($BIN --snapshot=$SNAP --output=json 2>$TMP/err); rc=$?
 expect_eq "deadlock exit code" "$rc" 0
-expect_eq "deadlock json" "$out" '{"cycles":[{"binds":[{"pod":"ml-team/bert-large-worker-0","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-1","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-2","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-3","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-4","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-5","node":"gpu-node-a"}],"evictions":[],"podGroups":[{"name":"ml-team/bert-large","phase":"Running","scheduled":6,"minMember":6,"message":""},{"name":"ml-team/resnet-152","phase":"Inqueue","scheduled":0,"minMember":6,"message":"6/6 tasks in gang unschedulable: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu."}]}]}'
+expect_eq "deadlock json" "$out" '{"cycles":[{"binds":[{"pod":"ml-team/bert-large-worker-0","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-1","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-2","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-3","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-4","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-5","node":"gpu-node-a"}],"evictions":[],"podGroups":[{"name":"ml-team/bert-large","phase":"Running","scheduled":6,"minMember":6,"message":""},{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"waiting for admission: the gang'"'"'s minimum does not fit what the cluster can still promise (nvidia.com/gpu needs 6, 3 left; idle x overcommit-factor 1.2, less gangs already admitted)"}]}]}'
+
+# Under the fair-share preset the second gang's queue is full.
+out=$($BIN --snapshot=$SNAP --scheduler-conf=./policies/fair-share.yaml --output=json)
+expect_has "deadlock queue full" "$out" '"message":"waiting for admission: queue default is full (nvidia.com/gpu would reach 12 of 8, counting running pods and admitted gangs)"'
+expect_eq "deadlock: exactly one gang bound" "$(echo "$out" | grep -o '"node":' | wc -l)" 6
 expect_eq "json prints nothing on stderr" "$(cat $TMP/err)" ""
 
 # --- Later cycles see earlier binds: nothing more is bound, nothing moves.
@@ -28,12 +33,27 @@ expect_eq "cycle 3 binds nothing" "$(echo "$out" | grep -o '"binds":\[\]' | wc -
 # --- Text output reads like kubectl.
 out=$($BIN --snapshot=$SNAP)
 expect_has "text table header" "$out" "PODGROUP             PHASE     SCHEDULED   MINMEMBER   MESSAGE"
-expect_has "text pending reason" "$out" "ml-team/resnet-152   Inqueue   0           6           6/6 tasks in gang unschedulable"
+expect_has "text pending reason" "$out" "ml-team/resnet-152   Pending   0           6           waiting for admission:"
 
-# --- Volcano's shipped default and a full Volcano config load unchanged
-# (plugins Shoal gains with the fairness issue are left out here).
+# --- Volcano's shipped default configuration loads unchanged, and so does
+# a full one with every action and per-plugin switches.
 cat > $TMP/volcano.conf <<'YAML'
 actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+YAML
+cat > $TMP/volcano-full.conf <<'YAML'
+actions: "enqueue, allocate, backfill, reclaim, preempt"
 tiers:
 - plugins:
   - name: priority
@@ -41,15 +61,37 @@ tiers:
     enablePreemptable: false
   - name: conformance
 - plugins:
+  - name: overcommit
+    arguments:
+      overcommit-factor: 1.5
+  - name: drf
+    enablePreemptable: false
   - name: predicates
+  - name: proportion
   - name: nodeorder
+    arguments:
+      leastrequested.weight: 1
+      mostrequested.weight: 0
+      nodeaffinity.weight: 2
+      podaffinity.weight: 2
+      balancedresource.weight: 1
+      tainttoleration.weight: 3
   - name: binpack
+    arguments:
+      binpack.weight: 10
+      binpack.cpu: 5
+      binpack.memory: 1
+      binpack.resources: nvidia.com/gpu
+      binpack.resources.nvidia.com/gpu: 2
 YAML
+$BIN --snapshot=$SNAP --scheduler-conf=$TMP/volcano-full.conf >/dev/null 2>$TMP/err; rc=$?
+expect_eq "full volcano config exit" "$rc" 0
+expect_has "unused volcano argument reported" "$(cat $TMP/err)" 'plugin nodeorder: argument "podaffinity.weight" is not used by Shoal; ignored'
 out=$($BIN --snapshot=$SNAP --scheduler-conf=$TMP/volcano.conf --output=json 2>$TMP/err); rc=$?
 expect_eq "volcano config exit" "$rc" 0
 expect_has "volcano config schedules the gang" "$out" '"name":"ml-team/bert-large","phase":"Running","scheduled":6'
 
-# kube-batch's format: no enqueue action, the same plugin options.
+# kube-batch's shipped default: no enqueue action.
 cat > $TMP/kube-batch.conf <<'YAML'
 actions: "allocate, backfill"
 tiers:
@@ -57,12 +99,15 @@ tiers:
   - name: priority
   - name: gang
 - plugins:
+  - name: drf
   - name: predicates
+  - name: proportion
   - name: nodeorder
 YAML
 out=$($BIN --snapshot=$SNAP --scheduler-conf=$TMP/kube-batch.conf --output=json); rc=$?
 expect_eq "kube-batch config exit" "$rc" 0
-expect_has "kube-batch: admitted without enqueue" "$out" '"name":"ml-team/resnet-152","phase":"Pending","scheduled":0'
+expect_has "kube-batch: tried without enqueue, refused whole" "$out" '{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"6/6 tasks in gang unschedulable: queue default has reached its deserved share of the cluster"}'
+expect_eq "kube-batch: exactly one gang bound" "$(echo "$out" | grep -o '"node":' | wc -l)" 6
 
 # Every shipped policy loads.
 for p in ./policies/*.yaml; do
@@ -74,11 +119,11 @@ done
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drff\n' > $TMP/typo.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown plugin exit" "$rc" 2
-expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, conformance, gang, nodeorder, predicates, priority)"
+expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, conformance, drf, gang, nodeorder, overcommit, predicates, priority, proportion)"
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2
-expect_eq "unknown action message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/action.conf:1: actions: unknown action \"shuffle\" (valid: allocate, backfill, enqueue)"
+expect_eq "unknown action message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/action.conf:1: actions: unknown action \"shuffle\" (valid: allocate, backfill, enqueue, preempt, reclaim)"
 printf 'actions: "allocate"\ntiers: [\n' > $TMP/broken.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/broken.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "malformed config exit" "$rc" 2

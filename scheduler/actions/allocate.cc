@@ -1,8 +1,10 @@
 #include "scheduler/actions/allocate.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/framework/session.h"
@@ -14,7 +16,15 @@ namespace {
 using framework::Session;
 using framework::Statement;
 
-// Pending tasks of `job` that ask for resources, in task order.
+// A job's pending tasks in task order, and the node heaps for them; kept
+// while the job comes back for more after its gang is placed.
+struct JobCursor {
+  explicit JobCursor(Session& s) : picker(s) {}
+  NodePicker picker;
+  std::vector<api::TaskIndex> tasks;
+  size_t next = 0;
+};
+
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
   std::vector<api::TaskIndex> tasks;
   for (api::TaskIndex t : job.tasks) {
@@ -31,38 +41,68 @@ std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
 
 class Allocate : public framework::Action {
  public:
+  explicit Allocate(bool strict_order) : strict_order_(strict_order) {}
+
   void Execute(Session& s) override {
-    PendingJobs jobs(s, [&s](api::JobInfo& job) {
-      return job.PendingCount() > 0 && s.JobAdmitted(job) &&
-             s.JobSchedulable(job, &job.message);
-    });
+    PendingJobs jobs(
+        s,
+        [&s](api::JobInfo& job) {
+          return job.PendingCount() > 0 && s.JobAdmitted(job) &&
+                 s.JobSchedulable(job, &job.message);
+        },
+        /*skip_overused_queues=*/true);
+    std::map<api::JobIndex, JobCursor> cursors;
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
-      PlaceJob(s, j);
+      auto it = cursors.find(j);
+      if (it == cursors.end()) {
+        it = cursors.emplace(j, JobCursor(s)).first;
+        it->second.tasks = TasksToPlace(s, s.job(j));
+      }
+      if (PlaceSome(s, j, it->second)) {
+        jobs.Push(j);
+        continue;
+      }
+      // strictOrder: a job that could not start blocks its queue.
+      if (strict_order_ && !s.Call<framework::JobReady>(s.job(j))) jobs.CloseQueueOf(j);
+      cursors.erase(it);
     }
   }
 
  private:
-  // Places as many of the job's tasks as fit, then keeps the placements
-  // only if the job is ready (its gang complete). A gang that is only
-  // complete counting pipelined tasks holds its room without binding.
-  static void PlaceJob(Session& s, api::JobIndex j) {
+  // Places the job's tasks until its gang is complete, and commits them
+  // together; a job that is already running takes one more task per turn,
+  // so that jobs in the same queue grow in the tiers' order (DRF shares
+  // even out) rather than first come, first served. A gang that is only
+  // complete counting pipelined tasks holds its room without binding; one
+  // that cannot complete leaves no trace. Returns whether the job should
+  // get another turn.
+  static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
-    NodePicker picker(s);
+    const api::QueueInfo& queue = s.cluster().queues[s.cluster().FindQueue(job.queue)];
     Statement stmt(s);
-    for (api::TaskIndex t : TasksToPlace(s, job)) {
+    while (cursor.next < cursor.tasks.size()) {
+      api::TaskIndex t = cursor.tasks[cursor.next];
       const api::TaskInfo& task = s.task(t);
-      if (api::NodeIndex n = picker.Best(task); n != api::kNone) {
+      if (!s.Call<framework::Allocatable>(queue, task)) {
+        job.fit_error = absl::StrCat("queue ", queue.name,
+                                     " has reached its deserved share of the cluster");
+        break;
+      }
+      api::NodeIndex n = cursor.picker.Best(task);
+      if (n != api::kNone) {
         stmt.Allocate(t, n);
-        continue;
+      } else if (s.any_releasing() &&
+                 (n = cursor.picker.BestAfterEvictions(task)) != api::kNone) {
+        stmt.Pipeline(t, n);
+      } else {
+        job.fit_error = s.ExplainUnplaced(task);
+        break;
       }
-      if (s.any_releasing()) {
-        if (api::NodeIndex n = picker.BestAfterEvictions(task); n != api::kNone) {
-          stmt.Pipeline(t, n);
-          continue;
-        }
+      ++cursor.next;
+      if (s.Call<framework::JobReady>(job)) {
+        stmt.Commit();
+        return cursor.next < cursor.tasks.size();
       }
-      job.fit_error = s.ExplainUnplaced(task);
-      break;
     }
     if (s.Call<framework::JobReady>(job)) {
       stmt.Commit();
@@ -71,14 +111,19 @@ class Allocate : public framework::Action {
     } else {
       stmt.Discard();
     }
+    return false;
   }
+
+  bool strict_order_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<framework::Action>> NewAllocate(
-    const framework::Arguments&) {
-  return std::make_unique<Allocate>();
+    const framework::Arguments& args) {
+  auto strict = args.GetBool("strictOrder", false);
+  if (!strict.ok()) return strict.status();
+  return std::make_unique<Allocate>(*strict);
 }
 
 }  // namespace shoal::actions

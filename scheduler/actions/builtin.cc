@@ -3,6 +3,8 @@
 #include "scheduler/actions/allocate.h"
 #include "scheduler/actions/backfill.h"
 #include "scheduler/actions/enqueue.h"
+#include "scheduler/actions/preempt.h"
+#include "scheduler/actions/reclaim.h"
 
 namespace shoal::actions {
 
@@ -11,6 +13,8 @@ framework::ActionRegistry BuiltinActions() {
   r.Add("allocate", NewAllocate);
   r.Add("backfill", NewBackfill);
   r.Add("enqueue", NewEnqueue);
+  r.Add("preempt", NewPreempt);
+  r.Add("reclaim", NewReclaim);
   return r;
 }
 

@@ -17,8 +17,12 @@ class Enqueue : public framework::Action {
     });
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       api::JobInfo& job = s.job(j);
-      if (s.Call<framework::JobEnqueueable>(job)) {
+      std::string why;
+      if (s.Call<framework::JobEnqueueable>(job, &why)) {
         job.phase = api::PodGroupPhase::kInqueue;
+        job.message.clear();
+      } else {
+        job.message = "waiting for admission: " + why;
       }
     }
   }

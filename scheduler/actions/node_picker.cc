@@ -26,32 +26,43 @@ NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
       return h;
     }
   }
-  Heap h{&task, {}};
+  heaps_.push_back(Heap{&task, {}, 0});
+  Fill(heaps_.back());
+  return heaps_.back();
+}
+
+void NodePicker::Fill(Heap& h) {
+  const api::TaskInfo& task = *h.exemplar;
+  h.candidates.clear();
+  h.built_at_discards = s_.discards();
   for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
     const api::NodeInfo& node = s_.node(n);
     if (!s_.Fits(task, node, node.idle())) continue;
     h.candidates.push_back({s_.Score(task, node), n, node.generation()});
   }
   std::make_heap(h.candidates.begin(), h.candidates.end(), CandidateWorse);
-  heaps_.push_back(std::move(h));
-  return heaps_.back();
 }
 
 api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
-  std::vector<Candidate>& heap = HeapFor(task).candidates;
-  while (!heap.empty()) {
-    const Candidate top = heap.front();
-    const api::NodeInfo& node = s_.node(top.node);
-    if (node.generation() == top.generation) return top.node;
-    // The node changed since it was scored: re-check and re-score it.
-    std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
-    heap.pop_back();
-    if (s_.Fits(task, node, node.idle())) {
-      heap.push_back({s_.Score(task, node), top.node, node.generation()});
-      std::push_heap(heap.begin(), heap.end(), CandidateWorse);
+  Heap& h = HeapFor(task);
+  std::vector<Candidate>& heap = h.candidates;
+  while (true) {
+    while (!heap.empty()) {
+      const Candidate top = heap.front();
+      const api::NodeInfo& node = s_.node(top.node);
+      if (node.generation() == top.generation) return top.node;
+      // The node changed since it was scored: re-check and re-score it.
+      std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
+      heap.pop_back();
+      if (s_.Fits(task, node, node.idle())) {
+        heap.push_back({s_.Score(task, node), top.node, node.generation()});
+        std::push_heap(heap.begin(), heap.end(), CandidateWorse);
+      }
     }
+    // Nodes left out as full may have room again after a discard.
+    if (h.built_at_discards == s_.discards()) return api::kNone;
+    Fill(h);
   }
-  return api::kNone;
 }
 
 api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {

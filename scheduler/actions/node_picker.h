@@ -36,9 +36,11 @@ class NodePicker {
   struct Heap {
     const api::TaskInfo* exemplar;
     std::vector<Candidate> candidates;
+    uint64_t built_at_discards;  // Session::discards() when built
   };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
+  void Fill(Heap& h);
 
   framework::Session& s_;
   std::vector<Heap> heaps_;

@@ -6,8 +6,8 @@ namespace shoal::actions {
 
 PendingJobs::PendingJobs(
     framework::Session& s,
-    const std::function<bool(api::JobInfo&)>& wanted)
-    : s_(s), by_queue_(s.cluster().queues.size()) {
+    const std::function<bool(api::JobInfo&)>& wanted, bool skip_overused_queues)
+    : s_(s), skip_overused_(skip_overused_queues), by_queue_(s.cluster().queues.size()) {
   for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
     api::JobInfo& job = s.job(j);
     int32_t q = s.cluster().FindQueue(job.queue);
@@ -31,6 +31,7 @@ api::JobIndex PendingJobs::Next() {
   int32_t best = api::kNone;
   for (int32_t q = 0; q < static_cast<int32_t>(by_queue_.size()); ++q) {
     if (by_queue_[q].empty()) continue;
+    if (skip_overused_ && s_.Call<framework::Overused>(s_.cluster().queues[q])) continue;
     if (best == api::kNone ||
         s_.QueueBefore(s_.cluster().queues[q], s_.cluster().queues[best])) {
       best = q;
@@ -42,6 +43,17 @@ api::JobIndex PendingJobs::Next() {
   api::JobIndex j = jobs.back();
   jobs.pop_back();
   return j;
+}
+
+void PendingJobs::Push(api::JobIndex job) {
+  int32_t q = s_.cluster().FindQueue(s_.job(job).queue);
+  auto& jobs = by_queue_[q];
+  jobs.push_back(job);
+  std::push_heap(jobs.begin(), jobs.end(), GoesLater());
+}
+
+void PendingJobs::CloseQueueOf(api::JobIndex job) {
+  by_queue_[s_.cluster().FindQueue(s_.job(job).queue)].clear();
 }
 
 }  // namespace shoal::actions

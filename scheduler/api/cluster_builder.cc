@@ -2,6 +2,8 @@
 
 namespace shoal::api {
 
+void ClusterBuilder::SetNow(absl::Time now) { cluster_.now = now; }
+
 NodeIndex ClusterBuilder::AddNode(std::shared_ptr<const NodeSpec> spec) {
   NodeIndex i = static_cast<NodeIndex>(cluster_.nodes.size());
   cluster_.node_by_name[spec->name] = i;
@@ -54,6 +56,9 @@ void ClusterBuilder::AddForeignPod(const std::string& node,
 }
 
 ClusterInfo ClusterBuilder::Build() && {
+  for (const NodeInfo& n : cluster_.nodes) {
+    if (n.spec().ready) cluster_.total_allocatable += n.allocatable();
+  }
   if (cluster_.FindQueue("default") == kNone) {
     QueueInfo q;
     q.name = "default";

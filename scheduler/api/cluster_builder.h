@@ -13,6 +13,7 @@ namespace shoal::api {
 
 class ClusterBuilder {
  public:
+  void SetNow(absl::Time now);
   NodeIndex AddNode(std::shared_ptr<const NodeSpec> spec);
   // Adds or replaces a queue by name.
   void AddQueue(QueueInfo queue);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/queue_info.h"
@@ -21,6 +22,10 @@ struct ClusterInfo {
   std::vector<TaskInfo> tasks;
   std::vector<QueueInfo> queues;
   absl::flat_hash_map<std::string, NodeIndex> node_by_name;
+  // When the snapshot was taken (the simulated clock in the simulator).
+  absl::Time now = absl::UnixEpoch();
+  // Sum of allocatable over Ready nodes: what shares are shares of.
+  Resource total_allocatable;
   absl::flat_hash_map<std::string, int32_t> queue_by_name;
 
   // Index of the queue, or kNone when it does not exist.
@@ -28,6 +33,10 @@ struct ClusterInfo {
     auto it = queue_by_name.find(name);
     return it == queue_by_name.end() ? kNone : it->second;
   }
+  // The job's minResources, or else what its first minMember tasks (in
+  // creation order) request: what admitting the gang commits.
+  Resource GangMinimum(const JobInfo& job) const;
+
   NodeIndex FindNode(const std::string& name) const {
     auto it = node_by_name.find(name);
     return it == node_by_name.end() ? kNone : it->second;

@@ -172,8 +172,16 @@ std::string FormatQuantity(int64_t amount, QuantityScale scale) {
     v /= 1024;
     ++unit;
   }
-  if (unit < 0) return absl::StrCat(amount);
-  return absl::StrCat(v, kBinary[unit]);
+  if (unit >= 0) return absl::StrCat(v, kBinary[unit]);
+  // Not a whole number of any unit: show it rounded, as people read sizes.
+  if (amount < 1024) return absl::StrCat(amount);
+  double scaled = static_cast<double>(amount);
+  int u = -1;
+  while (u < 5 && scaled >= 1024) {
+    scaled /= 1024;
+    ++u;
+  }
+  return absl::StrFormat("%.1f%s", scaled, kBinary[u]);
 }
 
 }  // namespace shoal::api

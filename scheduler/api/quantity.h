@@ -25,8 +25,9 @@ enum class QuantityScale {
 absl::StatusOr<int64_t> ParseQuantity(absl::string_view text,
                                       QuantityScale scale);
 
-// Formats an amount the way kubectl would show it: cpu as "500m" or "2",
-// other resources with the largest exact binary suffix ("1536Mi", "2Gi").
+// Formats an amount for people: cpu as "500m" or "2", other resources
+// with the largest exact binary suffix ("1536Mi", "2Gi"), or rounded to a
+// tenth when there is none ("1.1Ti").
 std::string FormatQuantity(int64_t amount, QuantityScale scale);
 
 }  // namespace shoal::api

@@ -67,6 +67,8 @@ TEST(QuantityTest, Format) {
   EXPECT_EQ(FormatQuantity(1610612736, QuantityScale::kUnit), "1536Mi");
   EXPECT_EQ(FormatQuantity(4, QuantityScale::kUnit), "4");
   EXPECT_EQ(FormatQuantity(2147483648, QuantityScale::kUnit), "2Gi");
+  EXPECT_EQ(FormatQuantity(1193007697100, QuantityScale::kUnit), "1.1Ti");
+  EXPECT_EQ(FormatQuantity(1000, QuantityScale::kUnit), "1000");
 }
 
 }  // namespace

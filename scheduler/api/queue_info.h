@@ -13,7 +13,8 @@ namespace shoal::api {
 struct QueueInfo {
   std::string name;
   int32_t weight = 1;
-  std::optional<Resource> capability;  // hard upper bound
+  // Hard upper bound; resources it does not name are kUnlimited.
+  std::optional<Resource> capability;
   Resource guarantee;                  // never shrunk below this
   std::optional<Resource> deserved;    // spec.deserved, when given
   bool reclaimable = true;

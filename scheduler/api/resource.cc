@@ -1,6 +1,7 @@
 #include "scheduler/api/resource.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -73,6 +74,48 @@ void Resource::MaxWith(const Resource& other) {
   for (size_t i = 0; i < other.amounts_.size(); ++i) {
     amounts_[i] = std::max(amounts_[i], other.amounts_[i]);
   }
+}
+
+void Resource::MinWith(const Resource& other) {
+  size_t n = std::max(amounts_.size(), other.amounts_.size());
+  amounts_.resize(n, 0);
+  for (size_t i = 0; i < n; ++i) amounts_[i] = std::min(amounts_[i], other.Get(i));
+}
+
+Resource Resource::Scaled(double factor) const {
+  Resource r;
+  r.amounts_.resize(amounts_.size(), 0);
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    r.amounts_[i] = static_cast<int64_t>(static_cast<double>(amounts_[i]) * factor);
+  }
+  return r;
+}
+
+bool Resource::AllLessEqual(const Resource& other) const {
+  size_t n = std::max(amounts_.size(), other.amounts_.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (Get(i) > other.Get(i)) return false;
+  }
+  return true;
+}
+
+bool Resource::LessEqualWhere(const Resource& limit, const Resource& where) const {
+  for (size_t i = 0; i < where.amounts_.size(); ++i) {
+    if (where.amounts_[i] > 0 && Get(i) > limit.Get(i)) return false;
+  }
+  return true;
+}
+
+double Resource::DominantShare(const Resource& of) const {
+  double share = 0;
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    if (amounts_[i] <= 0) continue;
+    int64_t total = of.Get(i);
+    if (total <= 0) return std::numeric_limits<double>::infinity();
+    double s = static_cast<double>(amounts_[i]) / total;
+    share = std::max(share, s);
+  }
+  return share;
 }
 
 bool Resource::FitsIn(const Resource& available) const {

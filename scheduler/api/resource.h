@@ -15,6 +15,10 @@
 
 namespace shoal::api {
 
+// An amount no real resource reaches: a limit on a resource that is not
+// limited (a queue capability that does not name it).
+inline constexpr int64_t kUnlimited = int64_t{1} << 60;
+
 class Resource {
  public:
   Resource() = default;
@@ -42,6 +46,20 @@ class Resource {
   // Element-wise max, as a pod's request takes the larger of its containers'
   // sum and each init container.
   void MaxWith(const Resource& other);
+
+  // Element-wise min.
+  void MinWith(const Resource& other);
+  // Every amount multiplied by `factor`, rounded down.
+  Resource Scaled(double factor) const;
+  // Every amount here is <= the same amount in `other` (zeros included).
+  bool AllLessEqual(const Resource& other) const;
+  // Every amount here is <= the same amount in `limit`, for the resources
+  // `where` has a positive amount of (a queue checks only what a task
+  // asks for).
+  bool LessEqualWhere(const Resource& limit, const Resource& where) const;
+  // The largest of amount/of.amount; a resource this has and `of` lacks
+  // makes the share infinite. What DRF and queue shares use.
+  double DominantShare(const Resource& of) const;
 
   // True when every amount requested here is available in `available`.
   // Amounts of zero are not checked, as kube-scheduler only checks what a

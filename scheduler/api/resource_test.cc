@@ -1,5 +1,7 @@
 #include "scheduler/api/resource.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 
 namespace shoal::api {
@@ -57,6 +59,19 @@ TEST(ResourceTest, FitsOnlyChecksWhatIsRequested) {
       });
   EXPECT_EQ(reasons, (std::vector<std::string>{"Insufficient cpu", "Too many pods",
                                                 "Insufficient nvidia.com/gpu"}));
+}
+
+TEST(ResourceTest, ShareMath) {
+  Resource total = R({{"cpu", "10"}, {"memory", "100Gi"}});
+  EXPECT_DOUBLE_EQ(R({{"cpu", "5"}, {"memory", "10Gi"}}).DominantShare(total), 0.5);
+  EXPECT_TRUE(std::isinf(R({{"nvidia.com/gpu", "1"}}).DominantShare(total)));
+  EXPECT_DOUBLE_EQ(Resource().DominantShare(total), 0.0);
+  EXPECT_EQ(total.Scaled(0.25), R({{"cpu", "2500m"}, {"memory", "25Gi"}}));
+  Resource m = total;
+  m.MinWith(R({{"cpu", "3"}}));
+  EXPECT_EQ(m, R({{"cpu", "3"}}));
+  EXPECT_TRUE(R({{"cpu", "3"}}).AllLessEqual(total));
+  EXPECT_FALSE(R({{"nvidia.com/gpu", "1"}}).AllLessEqual(total));
 }
 
 TEST(ResourceTest, MaxWith) {

@@ -30,6 +30,10 @@ bool OccupiesNode(TaskStatus s) {
   }
 }
 
+bool HoldsShare(TaskStatus s) {
+  return OccupiesNode(s) ? s != TaskStatus::kReleasing : s == TaskStatus::kPipelined;
+}
+
 bool IsReadyStatus(TaskStatus s) {
   switch (s) {
     case TaskStatus::kAllocated:

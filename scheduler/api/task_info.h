@@ -28,6 +28,10 @@ const char* TaskStatusName(TaskStatus s);
 
 // Holds node resources (counted in NodeInfo.used).
 bool OccupiesNode(TaskStatus s);
+// Counts toward its job's and queue's share of the cluster: placed,
+// pipelined, binding, bound or running (what the allocate/deallocate
+// events track).
+bool HoldsShare(TaskStatus s);
 // Counts toward a gang's minimum: placed or done.
 bool IsReadyStatus(TaskStatus s);
 

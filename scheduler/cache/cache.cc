@@ -4,8 +4,8 @@
 
 namespace shoal::cache {
 
-Cache::Cache(std::string scheduler_name)
-    : scheduler_name_(std::move(scheduler_name)) {}
+Cache::Cache(std::string scheduler_name, std::function<absl::Time()> clock)
+    : scheduler_name_(std::move(scheduler_name)), clock_(std::move(clock)) {}
 
 void Cache::UpsertNode(std::shared_ptr<const api::NodeSpec> node) {
   absl::MutexLock lock(&mu_);
@@ -97,6 +97,7 @@ int32_t Cache::PriorityOf(const std::string& class_name) const {
 api::ClusterInfo Cache::Snapshot() const {
   absl::MutexLock lock(&mu_);
   api::ClusterBuilder b;
+  b.SetNow(clock_());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, queue] : queues_) b.AddQueue(queue);
 

@@ -8,11 +8,14 @@
 #ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
 #define SHOAL_SCHEDULER_CACHE_CACHE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/api/priority_class.h"
 
@@ -22,7 +25,10 @@ class Cache {
  public:
   // Only pods whose spec.schedulerName is `scheduler_name` are Shoal's to
   // place; every other pod on a node just takes room.
-  explicit Cache(std::string scheduler_name);
+  // `clock` stamps each snapshot (the simulator and the replay pass their
+  // own).
+  explicit Cache(std::string scheduler_name,
+                 std::function<absl::Time()> clock = absl::Now);
 
   void UpsertNode(std::shared_ptr<const api::NodeSpec> node);
   void DeleteNode(const std::string& name);
@@ -58,6 +64,7 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string scheduler_name_;
+  const std::function<absl::Time()> clock_;
   mutable absl::Mutex mu_;
   // Ordered maps: snapshots, and so decisions, do not depend on arrival
   // order.

@@ -25,6 +25,8 @@ enum class Combine {
   // Votes (+1 permit, 0 abstain, -1 reject): any reject says no; otherwise
   // the first tier with a permit says yes; no opinion at all says yes.
   kVote,
+  // Alarms: true as soon as any plugin says true.
+  kAnyTrue,
   // Victims: within a tier, the non-abstaining answers (nullopt abstains)
   // are intersected; the first tier whose intersection is non-empty decides.
   kIntersectVictims,
@@ -60,8 +62,17 @@ SHOAL_CALLBACK(JobReady, "jobReady", "enableJobReady", Combine::kAllPass,
                bool(const api::JobInfo&));
 SHOAL_CALLBACK(JobPipelined, "jobPipelined", "enableJobPipelined",
                Combine::kVote, int(const api::JobInfo&));
+// A reject writes why into *why ("queue research: ...").
 SHOAL_CALLBACK(JobEnqueueable, "jobEnqueueable", "enableJobEnqueued",
-               Combine::kVote, int(const api::JobInfo&));
+               Combine::kVote, int(const api::JobInfo&, std::string* why));
+
+// Queue gates. Overused: the queue holds its deserved share or more.
+// Allocatable: the queue may take this task now.
+SHOAL_CALLBACK(Overused, "overused", "enableOverused", Combine::kAnyTrue,
+               bool(const api::QueueInfo&));
+SHOAL_CALLBACK(Allocatable, "allocatable", "enableAllocatable",
+               Combine::kAllPass,
+               bool(const api::QueueInfo&, const api::TaskInfo&));
 
 // Node filters. A predicate sees only the pod's placement constraints and
 // the node's static facts, so the session caches its answer per distinct

@@ -148,25 +148,6 @@ std::string FormatUnavailable(
   return text + ".";
 }
 
-namespace {
-
-// Whether a task in this status counts toward its job's share of the
-// cluster (what the allocate/deallocate events track).
-bool HoldsShare(api::TaskStatus s) {
-  switch (s) {
-    case api::TaskStatus::kAllocated:
-    case api::TaskStatus::kPipelined:
-    case api::TaskStatus::kBinding:
-    case api::TaskStatus::kBound:
-    case api::TaskStatus::kRunning:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
 void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
                        api::NodeIndex node) {
   api::TaskInfo& task = cluster_.tasks[t];
@@ -188,7 +169,7 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   cluster_.jobs[task.job].Recount(old_status, status);
   task.status = status;
   task.node = node;
-  bool held = HoldsShare(old_status), holds = HoldsShare(status);
+  bool held = api::HoldsShare(old_status), holds = api::HoldsShare(status);
   if (held == holds) return;
   for (const auto& h : handlers_) {
     const auto& fn = holds ? h.on_allocate : h.on_deallocate;

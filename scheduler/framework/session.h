@@ -107,6 +107,11 @@ class Session {
   // event handlers current.
   void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
 
+  // Counts undone placements (Statement::Discard): room may have come back
+  // on nodes that caches built earlier thought full.
+  uint64_t discards() const { return discards_; }
+  void CountDiscard() { ++discards_; }
+
   std::vector<BindDecision>& binds() { return binds_; }
   std::vector<EvictDecision>& evictions() { return evictions_; }
   bool any_releasing() const { return releasing_count_ > 0; }
@@ -123,7 +128,8 @@ class Session {
   std::tuple<CallbackTable<QueueOrder>, CallbackTable<JobOrder>,
              CallbackTable<TaskOrder>, CallbackTable<JobValid>,
              CallbackTable<JobReady>, CallbackTable<JobPipelined>,
-             CallbackTable<JobEnqueueable>, CallbackTable<Predicate>,
+             CallbackTable<JobEnqueueable>, CallbackTable<Overused>,
+             CallbackTable<Allocatable>, CallbackTable<Predicate>,
              CallbackTable<Fit>, CallbackTable<NodeOrder>,
              CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
       tables_;
@@ -136,6 +142,7 @@ class Session {
   std::vector<BindDecision> binds_;
   std::vector<EvictDecision> evictions_;
   int releasing_count_ = 0;
+  uint64_t discards_ = 0;
 };
 
 // "0/5 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) had

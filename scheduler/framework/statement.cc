@@ -48,6 +48,7 @@ void Statement::Commit() {
 }
 
 void Statement::Discard() {
+  if (!ops_.empty()) session_.CountDiscard();
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
     session_.MoveTask(it->task, it->previous_status, it->previous_node);
   }

@@ -56,6 +56,13 @@ class CallbackTable {
         for (const auto& e : tier) total += e.fn(args...);
       }
       return total;
+    } else if constexpr (Kind::kCombine == Combine::kAnyTrue) {
+      for (const auto& tier : tiers_) {
+        for (const auto& e : tier) {
+          if (e.fn(args...)) return true;
+        }
+      }
+      return false;
     } else if constexpr (Kind::kCombine == Combine::kVote) {
       for (const auto& tier : tiers_) {
         bool permitted = false;

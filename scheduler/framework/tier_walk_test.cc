@@ -40,6 +40,7 @@ TEST(TierWalkTest, SumAddsEveryScore) {
 
 TEST(TierWalkTest, VoteRejectPermitAbstain) {
   auto vote = [](int v) { return [v](const api::JobInfo&) { return v; }; };
+  // JobPipelined and JobEnqueueable share the vote rule.
   {
     CallbackTable<JobPipelined> t;
     EXPECT_TRUE(t.Run(job));  // no opinion: yes
@@ -57,6 +58,16 @@ TEST(TierWalkTest, VoteRejectPermitAbstain) {
     t.Add(1, "reject", vote(-1));
     EXPECT_FALSE(t.Run(job));  // a reject in the deciding tier wins
   }
+}
+
+TEST(TierWalkTest, AnyTrueRaisesOnFirstYes) {
+  CallbackTable<Overused> t;
+  api::QueueInfo q;
+  EXPECT_FALSE(t.Run(q));
+  t.Add(0, "no", [](const api::QueueInfo&) { return false; });
+  EXPECT_FALSE(t.Run(q));
+  t.Add(1, "yes", [](const api::QueueInfo&) { return true; });
+  EXPECT_TRUE(t.Run(q));
 }
 
 TEST(TierWalkTest, VictimsIntersectWithinTierFirstNonEmptyTierDecides) {

@@ -536,7 +536,16 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
   q.weight = static_cast<int32_t>(weight);
   if (const json* cap = Reader::Get(spec, "capability")) {
     SHOAL_ASSIGN_OR_RETURN(res, r.Resources(cap, "spec.capability"));
-    q.capability = std::move(res);
+    // What the capability does not name, it does not limit.
+    api::Resource limit;
+    for (int id = 0; id < api::ResourceNameCount(); ++id) {
+      limit.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
+    }
+    for (const auto& item : cap->items()) {
+      api::ResourceId id = *api::InternResourceName(item.key());
+      limit.Set(id, res.Get(id));
+    }
+    q.capability = std::move(limit);
   }
   if (const json* deserved = Reader::Get(spec, "deserved")) {
     SHOAL_ASSIGN_OR_RETURN(res, r.Resources(deserved, "spec.deserved"));

@@ -1,0 +1,101 @@
+"""Builders for real Kubernetes objects (as `kubectl get -o json` prints
+them) and a runner for `shoal-scheduler --snapshot`. Standard library only."""
+
+import json
+import os
+import subprocess
+import tempfile
+
+T0 = "2026-11-20T09:00:00Z"
+
+
+def at(seconds):
+    """An RFC 3339 time `seconds` after T0."""
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return "2026-11-20T%02d:%02d:%02dZ" % (9 + h, m, s)
+
+
+def node(name, cpu="16", memory="64Gi", pods="110", gpu=None, labels=None, taints=None):
+    allocatable = {"cpu": cpu, "memory": memory, "pods": pods}
+    if gpu:
+        allocatable["nvidia.com/gpu"] = gpu
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": labels or {"kubernetes.io/hostname": name}},
+        "spec": {"taints": taints} if taints else {},
+        "status": {"capacity": allocatable, "allocatable": allocatable,
+                   "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def queue(name, weight=1, capability=None, guarantee=None, reclaimable=True, state="Open"):
+    spec = {"weight": weight, "reclaimable": reclaimable}
+    if capability:
+        spec["capability"] = capability
+    if guarantee:
+        spec["guarantee"] = {"resource": guarantee}
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "metadata": {"name": name}, "spec": spec, "status": {"state": state}}
+
+
+def priority_class(name, value):
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value}
+
+
+def podgroup(name, min_member, queue_name="default", ns="default", phase="Pending",
+             created=0, priority_class_name=None, min_resources=None):
+    spec = {"minMember": min_member, "queue": queue_name}
+    if priority_class_name:
+        spec["priorityClassName"] = priority_class_name
+    if min_resources:
+        spec["minResources"] = min_resources
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": ns, "uid": "pg-" + name,
+                         "creationTimestamp": at(created)},
+            "spec": spec, "status": {"phase": phase}}
+
+
+def pod(name, requests, group=None, ns="default", node_name=None, phase=None, created=0,
+        priority=None, priority_class_name=None, preemption_policy=None,
+        scheduler="shoal"):
+    meta = {"name": name, "namespace": ns, "uid": "pod-" + name,
+            "creationTimestamp": at(created)}
+    if group:
+        meta["annotations"] = {"scheduling.k8s.io/group-name": group}
+    spec = {"schedulerName": scheduler,
+            "containers": [{"name": "main", "image": "registry.example.com/app:1",
+                            "resources": {"requests": requests}}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    if priority is not None:
+        spec["priority"] = priority
+    if priority_class_name:
+        spec["priorityClassName"] = priority_class_name
+    if preemption_policy:
+        spec["preemptionPolicy"] = preemption_policy
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": phase or ("Running" if node_name else "Pending")}}
+
+
+BINARY = os.environ.get("SHOAL_SCHEDULER", "scheduler/shoal-scheduler")
+
+
+def replay(objects, cycles=1, policy=None):
+    """Runs the real binary on a `kind: List` of `objects`; returns the
+    parsed JSON report and the stderr text."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "cluster.json")
+        with open(path, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
+        args = [BINARY, "--snapshot=" + path, "--cycles=%d" % cycles, "--output=json"]
+        if policy:
+            conf = os.path.join(d, "policy.yaml")
+            with open(conf, "w") as f:
+                f.write(policy)
+            args.append("--scheduler-conf=" + conf)
+        done = subprocess.run(args, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise AssertionError("shoal-scheduler failed (%d): %s" % (done.returncode, done.stderr))
+        return json.loads(done.stdout), done.stderr

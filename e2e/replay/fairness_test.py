@@ -1,0 +1,182 @@
+"""Queues and fairness, shown through the real shoal-scheduler binary on
+real manifests (`--snapshot --cycles=N --output=json`)."""
+
+import collections
+import unittest
+
+from cluster import node, pod, podgroup, priority_class, queue, replay
+
+FAIR_SHARE = open("policies/fair-share.yaml").read()
+DEFAULT = open("policies/default.yaml").read()
+
+
+def cpu_milli(q):
+    return int(q[:-1]) if q.endswith("m") else int(float(q) * 1000)
+
+
+def bound_by(report, objects, key):
+    """Sums cpu (milli) of every pod bound over all cycles, grouped by
+    key(pod object)."""
+    pods = {o["metadata"]["namespace"] + "/" + o["metadata"]["name"]: o
+            for o in objects if o["kind"] == "Pod"}
+    out = collections.Counter()
+    for cycle in report["cycles"]:
+        for b in cycle["binds"]:
+            p = pods[b["pod"]]
+            out[key(p)] += cpu_milli(p["spec"]["containers"][0]["resources"]["requests"]["cpu"])
+    return out
+
+
+def single_pod_jobs(prefix, queue_name, count, requests, ns="default"):
+    objs = []
+    for i in range(count):
+        name = "%s-%d" % (prefix, i)
+        objs.append(podgroup(name, 1, queue_name, ns=ns, created=i))
+        objs.append(pod(name + "-0", requests, group=name, ns=ns, created=i))
+    return objs
+
+
+class QueueShareTest(unittest.TestCase):
+    def test_weights_1_2_1_split_the_cluster_25_50_25(self):
+        objs = [node("n%d" % i, cpu="16", memory="64Gi") for i in range(4)]
+        objs += [queue("a", 1), queue("b", 2), queue("c", 1)]
+        for q in "abc":
+            objs += single_pod_jobs("job-" + q, q, 40, {"cpu": "1", "memory": "4Gi"}, ns=q)
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
+        # 64 cpus: 16 / 32 / 16, within one pod (1 cpu).
+        for q, want in (("a", 16000), ("b", 32000), ("c", 16000)):
+            self.assertLessEqual(abs(by_queue[q] - want), 1000, (q, by_queue))
+
+    def test_capability_caps_a_queue_even_when_the_cluster_is_idle(self):
+        objs = [node("n%d" % i) for i in range(4)]
+        objs += [queue("capped", 1, capability={"cpu": "8"}), queue("idle", 1)]
+        objs += single_pod_jobs("job", "capped", 40, {"cpu": "1", "memory": "1Gi"})
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        self.assertEqual(bound_by(report, objs, lambda p: "all")["all"], 8000)
+
+    def test_guarantee_is_honoured_under_contention(self):
+        objs = [node("n%d" % i) for i in range(4)]  # 64 cpus
+        objs += [queue("small", 1, guarantee={"cpu": "40"}), queue("big", 3)]
+        objs += single_pod_jobs("s", "small", 64, {"cpu": "1", "memory": "1Gi"}, ns="small")
+        objs += single_pod_jobs("b", "big", 64, {"cpu": "1", "memory": "1Gi"}, ns="big")
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
+        # Weights alone would give small 16; its guarantee says 40.
+        self.assertEqual(by_queue["small"], 40000, by_queue)
+        self.assertEqual(by_queue["big"], 24000, by_queue)
+
+    def test_drf_equalises_dominant_shares_within_one_task(self):
+        # 64 cpu, 256Gi. cpu-heavy pods are 2/64 of the cpu, mem-heavy pods
+        # 8/256 of the memory: each task is 1/32 of its job's dominant
+        # resource, and both jobs want more than the cluster has.
+        objs = [node("n%d" % i, cpu="32", memory="128Gi") for i in range(2)]
+        objs += [podgroup("cpu-heavy", 1), podgroup("mem-heavy", 1, created=1)]
+        objs += [pod("cpu-heavy-%d" % i, {"cpu": "2", "memory": "2Gi"}, group="cpu-heavy")
+                 for i in range(40)]
+        objs += [pod("mem-heavy-%d" % i, {"cpu": "1", "memory": "8Gi"}, group="mem-heavy",
+                     created=1) for i in range(40)]
+        report, _ = replay(objs, policy=FAIR_SHARE)
+        count = collections.Counter(b["pod"].rsplit("-", 1)[0] for b in report["cycles"][0]["binds"])
+        cpu_share = count["default/cpu-heavy"] * 2 / 64.0
+        mem_share = count["default/mem-heavy"] * 8 / 256.0
+        self.assertGreater(count["default/cpu-heavy"], 15, count)
+        self.assertLessEqual(abs(cpu_share - mem_share), 1 / 32.0 + 1e-9,
+                             (count, cpu_share, mem_share))
+
+
+class ReclaimTest(unittest.TestCase):
+    def test_a_queue_takes_back_what_it_lent_without_breaking_gangs(self):
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(4)]  # 32 cpu
+        objs += [queue("a", 1), queue("b", 1)]
+        # Queue a fills the idle cluster: 4 elastic jobs, min 2, 8 pods each.
+        for j in range(4):
+            name = "a-%d" % j
+            objs.append(podgroup(name, 2, "a", ns="a", phase="Running", created=j))
+            objs += [pod("%s-%d" % (name, i), {"cpu": "1", "memory": "1Gi"}, group=name, ns="a",
+                         node_name="n%d" % j, created=j) for i in range(8)]
+        # Queue b's gang of 8 arrives.
+        objs.append(podgroup("b-gang", 8, "b", ns="b", created=100))
+        objs += [pod("b-gang-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="b-gang", ns="b",
+                     created=100) for i in range(8)]
+        report, _ = replay(objs, cycles=3, policy=FAIR_SHARE)
+        evictions = [e for c in report["cycles"] for e in c["evictions"]]
+        self.assertEqual(len(evictions), 8, evictions)
+        self.assertTrue(all(e["reason"] == "reclaim" for e in evictions), evictions)
+        self.assertTrue(all(e["pod"].startswith("a/") for e in evictions), evictions)
+        lost = collections.Counter(e["pod"].rsplit("-", 1)[0] for e in evictions)
+        for job, n in lost.items():
+            self.assertLessEqual(n, 6, "gang %s cut below minMember 2" % job)
+        last = {g["name"]: g for g in report["cycles"][-1]["podGroups"]}
+        self.assertEqual(last["b/b-gang"]["phase"], "Running", last["b/b-gang"])
+        self.assertEqual(last["b/b-gang"]["scheduled"], 8)
+        for j in range(4):
+            self.assertGreaterEqual(last["a/a-%d" % j]["scheduled"], 2)
+        # Nothing more is evicted once b has its share.
+        self.assertEqual(report["cycles"][-1]["evictions"], [])
+
+
+class PreemptTest(unittest.TestCase):
+    def objects(self, preemption_policy=None):
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(2)]  # 16 cpu
+        objs += [priority_class("low", 10), priority_class("high", 1000)]
+        # Low-priority elastic jobs fill the cluster: min 1, 4 pods each.
+        for j in range(4):
+            name = "low-%d" % j
+            objs.append(podgroup(name, 1, phase="Running", priority_class_name="low", created=j))
+            objs += [pod("%s-%d" % (name, i), {"cpu": "1", "memory": "1Gi"}, group=name,
+                         node_name="n%d" % (j % 2), priority=10, priority_class_name="low",
+                         created=j) for i in range(4)]
+        objs.append(podgroup("urgent", 4, phase="Inqueue", priority_class_name="high", created=50))
+        objs += [pod("urgent-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="urgent", priority=1000,
+                     priority_class_name="high", preemption_policy=preemption_policy, created=50)
+                 for i in range(4)]
+        return objs
+
+    def test_high_priority_gang_evicts_exactly_enough_surplus(self):
+        report, _ = replay(self.objects(), cycles=2, policy=FAIR_SHARE)
+        evictions = report["cycles"][0]["evictions"]
+        self.assertEqual(len(evictions), 4, evictions)
+        self.assertTrue(all(e["reason"] == "preempt" for e in evictions))
+        self.assertTrue(all(e["pod"].startswith("default/low-") for e in evictions))
+        # Surplus first: no low job loses its last pod.
+        lost = collections.Counter(e["pod"].rsplit("-", 1)[0] for e in evictions)
+        self.assertTrue(all(n <= 3 for n in lost.values()), lost)
+        urgent = [g for g in report["cycles"][1]["podGroups"] if g["name"] == "default/urgent"][0]
+        self.assertEqual((urgent["phase"], urgent["scheduled"]), ("Running", 4))
+
+    def test_preemption_policy_never_evicts_nothing(self):
+        report, _ = replay(self.objects("Never"), cycles=2, policy=FAIR_SHARE)
+        self.assertEqual([e for c in report["cycles"] for e in c["evictions"]], [])
+        urgent = [g for g in report["cycles"][1]["podGroups"] if g["name"] == "default/urgent"][0]
+        self.assertEqual(urgent["scheduled"], 0)
+        self.assertIn("4/4 tasks in gang unschedulable", urgent["message"])
+
+
+class AdmissionTest(unittest.TestCase):
+    def test_default_policy_explains_what_blocks_admission(self):
+        objs = [node("n0", cpu="8", memory="32Gi")]
+        objs.append(podgroup("big", 2, min_resources={"cpu": "20"}))
+        objs += [pod("big-%d" % i, {"cpu": "10"}, group="big") for i in range(2)]
+        report, _ = replay(objs, policy=DEFAULT)
+        g = report["cycles"][0]["podGroups"][0]
+        self.assertEqual(g["phase"], "Pending")
+        self.assertEqual(g["message"],
+                         "waiting for admission: the gang's minimum does not fit what the cluster "
+                         "can still promise (cpu needs 20, 9600m left; idle x overcommit-factor "
+                         "1.2, less gangs already admitted)")
+
+    def test_missing_and_closed_queues_are_named(self):
+        objs = [node("n0"), queue("shut", state="Closed")]
+        objs += [podgroup("lost", 1, "nowhere"), pod("lost-0", {"cpu": "1"}, group="lost")]
+        objs += [podgroup("late", 1, "shut"), pod("late-0", {"cpu": "1"}, group="late")]
+        report, _ = replay(objs, policy=FAIR_SHARE)
+        msgs = {g["name"]: g["message"] for g in report["cycles"][0]["podGroups"]}
+        self.assertEqual(msgs["default/lost"],
+                         'queue "nowhere" does not exist; create it or change spec.queue')
+        self.assertEqual(msgs["default/late"], 'queue "shut" is closed and admits no new work')
+        self.assertEqual(report["cycles"][0]["binds"], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

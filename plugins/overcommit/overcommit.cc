@@ -1,0 +1,74 @@
+#include "plugins/overcommit/overcommit.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::plugins::overcommit {
+namespace {
+
+using framework::Session;
+
+class Overcommit : public framework::Plugin {
+ public:
+  explicit Overcommit(double factor) : factor_(factor) {}
+
+  void OnSessionOpen(Session& s) override {
+    const api::ClusterInfo& c = s.cluster();
+    api::Resource used;
+    for (const auto& n : c.nodes) {
+      if (n.spec().ready) used += n.used();
+    }
+    // Room admission may promise: idle capacity stretched by the factor,
+    // less the gang minimums already admitted but not yet placed.
+    room_ = c.total_allocatable.Scaled(factor_) - used;
+    for (const api::JobInfo& job : c.jobs) {
+      if (job.phase != api::PodGroupPhase::kInqueue) continue;
+      api::Resource held;
+      for (api::TaskIndex t : job.tasks) {
+        if (api::HoldsShare(c.tasks[t].status)) held += c.tasks[t].request();
+      }
+      api::Resource promised = c.GangMinimum(job) - held;
+      promised.MaxWith(api::Resource());
+      room_ -= promised;
+    }
+    s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job, std::string* why) {
+      api::Resource minimum = s.cluster().GangMinimum(job);
+      if (!minimum.LessEqualWhere(room_, minimum)) {
+        std::vector<std::string> short_of;
+        minimum.ForEachShortage(room_, [&](api::ResourceId id) {
+          api::QuantityScale scale = api::ScaleOf(id);
+          short_of.push_back(absl::StrCat(
+              api::ResourceName(id), " needs ", api::FormatQuantity(minimum.Get(id), scale),
+              ", ", api::FormatQuantity(std::max<int64_t>(room_.Get(id), 0), scale), " left"));
+        });
+        *why = absl::StrFormat(
+            "the gang's minimum does not fit what the cluster can still promise "
+            "(%s; idle x overcommit-factor %g, less gangs already admitted)",
+            absl::StrJoin(short_of, ", "), factor_);
+        return -1;
+      }
+      room_ -= minimum;
+      return 1;
+    });
+  }
+
+ private:
+  double factor_;
+  api::Resource room_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments& args) {
+  auto factor = args.GetDouble("overcommit-factor", 1.2);
+  if (!factor.ok()) return factor.status();
+  if (*factor < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(), ": arguments.overcommit-factor: must be >= 1, got ", *factor));
+  }
+  return std::make_unique<Overcommit>(*factor);
+}
+
+}  // namespace shoal::plugins::overcommit

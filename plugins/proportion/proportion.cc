@@ -1,0 +1,206 @@
+#include "plugins/proportion/proportion.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::plugins::proportion {
+namespace {
+
+using framework::Session;
+
+struct QueueShare {
+  api::Resource deserved;
+  api::Resource allocated;  // held by the queue's tasks now
+  api::Resource request;    // everything its jobs ask for: allocated + pending
+  api::Resource inqueue;    // admitted gang minimums not yet placed
+  api::Resource real_capability;  // capability, less others' guarantees
+  double share = 0;
+  bool satisfied = false;  // water-filling is done with it
+};
+
+class Proportion : public framework::Plugin {
+ public:
+  void OnSessionOpen(Session& s) override {
+    const api::ClusterInfo& c = s.cluster();
+    shares_.assign(c.queues.size(), QueueShare{});
+    Measure(c);
+    WaterFill(c);
+    for (size_t q = 0; q < shares_.size(); ++q) UpdateShare(q);
+
+    s.Register<framework::QueueOrder>([this, &s](const api::QueueInfo& a,
+                                                 const api::QueueInfo& b) {
+      double sa = Of(s, a).share, sb = Of(s, b).share;
+      return sa < sb ? -1 : (sa > sb ? 1 : 0);
+    });
+    // Above its deserved share in its dominant resource. (Volcano asks for
+    // every resource at or above deserved, which lets a queue holding far
+    // more cpu than it deserves stop counting as overused as soon as it
+    // dips below its deserved memory.)
+    s.Register<framework::Overused>([this, &s](const api::QueueInfo& q) {
+      return Of(s, q).share > 1;
+    });
+    s.Register<framework::Allocatable>(
+        [this, &s](const api::QueueInfo& q, const api::TaskInfo& t) {
+          const QueueShare& qs = Of(s, q);
+          return (qs.allocated + t.request()).LessEqualWhere(qs.deserved, t.request());
+        });
+    // Victims only from queues above their deserved share, and only while
+    // they stay above it.
+    s.Register<framework::Reclaimable>(
+        [this, &s](const api::TaskInfo&, const std::vector<api::TaskIndex>& candidates) {
+          std::vector<api::Resource> left(shares_.size());
+          std::vector<bool> seen(shares_.size(), false);
+          std::vector<api::TaskIndex> victims;
+          for (api::TaskIndex t : candidates) {
+            const api::TaskInfo& task = s.cluster().tasks[t];
+            int32_t q = s.cluster().FindQueue(s.cluster().jobs[task.job].queue);
+            if (q == api::kNone || !s.cluster().queues[q].reclaimable) continue;
+            if (!seen[q]) {
+              left[q] = shares_[q].allocated;
+              seen[q] = true;
+            }
+            if (left[q].AllLessEqual(shares_[q].deserved)) continue;
+            left[q] -= task.request();
+            victims.push_back(t);
+          }
+          return framework::Victims(std::move(victims));
+        });
+    s.Register<framework::JobEnqueueable>(
+        [this, &s](const api::JobInfo& job, std::string* why) {
+          int32_t q = s.cluster().FindQueue(job.queue);
+          if (q == api::kNone) return 0;
+          QueueShare& qs = shares_[q];
+          api::Resource minimum = s.cluster().GangMinimum(job);
+          api::Resource after = qs.allocated + qs.inqueue + minimum;
+          if (!after.LessEqualWhere(qs.real_capability, minimum)) {
+            std::vector<std::string> over;
+            after.ForEachShortage(qs.real_capability, [&](api::ResourceId id) {
+              if (minimum.Get(id) == 0) return;
+              api::QuantityScale scale = api::ScaleOf(id);
+              over.push_back(absl::StrCat(api::ResourceName(id), " would reach ",
+                                          api::FormatQuantity(after.Get(id), scale), " of ",
+                                          api::FormatQuantity(qs.real_capability.Get(id), scale)));
+            });
+            *why = absl::StrCat("queue ", job.queue, " is full (", absl::StrJoin(over, ", "),
+                                ", counting running pods and admitted gangs)");
+            return -1;
+          }
+          qs.inqueue += minimum;
+          // Within its deserved share the queue is entitled (reclaim makes
+          // room if needed); beyond it, the job borrows and other plugins
+          // (overcommit) decide.
+          return after.LessEqualWhere(qs.deserved, minimum) ? 1 : 0;
+        });
+    s.AddEventHandler({[this, &s](const api::TaskInfo& t) { Account(s, t, +1); },
+                       [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});
+  }
+
+ private:
+  QueueShare& Of(const Session& s, const api::QueueInfo& q) {
+    return shares_[s.cluster().FindQueue(q.name)];
+  }
+
+  void Account(const Session& s, const api::TaskInfo& t, int sign) {
+    int32_t q = s.cluster().FindQueue(s.cluster().jobs[t.job].queue);
+    if (q == api::kNone) return;
+    if (sign > 0) {
+      shares_[q].allocated += t.request();
+    } else {
+      shares_[q].allocated -= t.request();
+    }
+    UpdateShare(q);
+  }
+
+  void UpdateShare(size_t q) {
+    shares_[q].share = shares_[q].allocated.DominantShare(shares_[q].deserved);
+  }
+
+  // What each queue holds and asks for, from its jobs.
+  void Measure(const api::ClusterInfo& c) {
+    for (const api::JobInfo& job : c.jobs) {
+      int32_t q = c.FindQueue(job.queue);
+      if (q == api::kNone) continue;
+      QueueShare& qs = shares_[q];
+      api::Resource held;
+      for (api::TaskIndex t : job.tasks) {
+        const api::TaskInfo& task = c.tasks[t];
+        if (api::HoldsShare(task.status)) held += task.request();
+        if (api::HoldsShare(task.status) || task.status == api::TaskStatus::kPending) {
+          qs.request += task.request();
+        }
+      }
+      qs.allocated += held;
+      // An admitted gang that is not placed yet has its minimum promised.
+      if (job.phase == api::PodGroupPhase::kInqueue) {
+        api::Resource promised = c.GangMinimum(job) - held;
+        promised.MaxWith(api::Resource());
+        qs.inqueue += promised;
+      }
+    }
+    api::Resource guaranteed;
+    for (const auto& queue : c.queues) guaranteed += queue.guarantee;
+    for (size_t q = 0; q < shares_.size(); ++q) {
+      const api::QueueInfo& queue = c.queues[q];
+      api::Resource cap = c.total_allocatable - guaranteed + queue.guarantee;
+      // A capability limits only what it names (the rest is kUnlimited).
+      if (queue.capability.has_value()) cap.MinWith(*queue.capability);
+      shares_[q].real_capability = cap;
+    }
+  }
+
+  // Weighted water-filling: hand out what is left in proportion to weight,
+  // cap each queue at its capability and demand, floor it at its
+  // guarantee, and repeat with the queues still wanting more until
+  // nothing is left or nothing changes.
+  void WaterFill(const api::ClusterInfo& c) {
+    api::Resource remaining = c.total_allocatable;
+    for (int round = 0; round < 64; ++round) {
+      int64_t weight = 0;
+      for (size_t q = 0; q < shares_.size(); ++q) {
+        if (!shares_[q].satisfied) weight += c.queues[q].weight;
+      }
+      if (weight == 0) break;
+      api::Resource given, taken;
+      for (size_t q = 0; q < shares_.size(); ++q) {
+        QueueShare& qs = shares_[q];
+        if (qs.satisfied) continue;
+        const api::QueueInfo& queue = c.queues[q];
+        api::Resource before = qs.deserved;
+        qs.deserved += remaining.Scaled(static_cast<double>(queue.weight) / weight);
+        qs.deserved.MinWith(qs.real_capability);
+        qs.deserved.MinWith(qs.request);
+        qs.deserved.MaxWith(queue.guarantee);
+        if (qs.request.AllLessEqual(qs.deserved) ||
+            qs.real_capability.AllLessEqual(qs.deserved)) {
+          qs.satisfied = true;
+        }
+        api::Resource diff = qs.deserved - before;
+        for (size_t i = 0; i < diff.size(); ++i) {
+          auto id = static_cast<api::ResourceId>(i);
+          if (diff.Get(id) > 0) given.Set(id, given.Get(id) + diff.Get(id));
+          if (diff.Get(id) < 0) taken.Set(id, taken.Get(id) - diff.Get(id));
+        }
+      }
+      api::Resource next = remaining - given + taken;
+      bool exhausted = true;
+      for (size_t i = 0; i < next.size(); ++i) {
+        if (next.Get(static_cast<api::ResourceId>(i)) > 0) exhausted = false;
+      }
+      if (exhausted || next == remaining) break;
+      remaining = next;
+    }
+  }
+
+  std::vector<QueueShare> shares_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments&) {
+  return std::make_unique<Proportion>();
+}
+
+}  // namespace shoal::plugins::proportion

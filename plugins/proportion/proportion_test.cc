@@ -1,0 +1,114 @@
+#include "plugins/proportion/proportion.h"
+
+#include "gtest/gtest.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+#include "scheduler/framework/testing.h"
+
+namespace shoal::plugins::proportion {
+namespace {
+
+using framework::testing::AddGang;
+using framework::testing::Node;
+using framework::testing::Res;
+
+class ProportionTest : public ::testing::Test {
+ protected:
+  ProportionTest() {
+    registry_.Add("proportion", New);
+    policy_ = framework::testing::MustPolicy(
+        "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n", registry_, actions_);
+  }
+  // 10 cpu; queues a (weight 1) and b (weight 3); `a_demand`/`b_demand`
+  // pending 1-cpu pods each.
+  api::ClusterInfo Cluster(int a_demand, int b_demand, std::optional<api::Resource> a_cap = {},
+                           api::Resource a_guarantee = {}) {
+    api::ClusterBuilder b;
+    b.AddNode(Node("n", {{"cpu", "10"}, {"pods", "1000"}}));
+    api::QueueInfo qa, qb;
+    qa.name = "a";
+    qa.capability = a_cap;
+    qa.guarantee = a_guarantee;
+    qb.name = "b";
+    qb.weight = 3;
+    b.AddQueue(qa);
+    b.AddQueue(qb);
+    api::JobIndex ja = AddGang(b, "ja", 1, a_demand, {{"cpu", "1"}});
+    api::JobIndex jb = AddGang(b, "jb", 1, b_demand, {{"cpu", "1"}});
+    api::ClusterInfo c = std::move(b).Build();
+    c.jobs[ja].queue = "a";
+    c.jobs[jb].queue = "b";
+    return c;
+  }
+  // How many 1-cpu tasks of queue `q` Allocatable admits one by one.
+  int Admitted(framework::Session& s, const std::string& q, api::JobIndex j) {
+    framework::Statement stmt(s);
+    const api::QueueInfo& queue = s.cluster().queues[s.cluster().FindQueue(q)];
+    int n = 0;
+    for (api::TaskIndex t : s.job(j).tasks) {
+      if (!s.Call<framework::Allocatable>(queue, s.task(t))) break;
+      stmt.Allocate(t, 0);
+      ++n;
+    }
+    stmt.Commit();
+    return n;
+  }
+  framework::PluginRegistry registry_;
+  framework::ActionRegistry actions_ = framework::testing::IdleActions();
+  framework::Policy policy_;
+};
+
+TEST_F(ProportionTest, WeightedShareUnderContention) {
+  framework::Session s(Cluster(20, 20), policy_);
+  EXPECT_EQ(Admitted(s, "a", 0), 2);  // 10 * 1/4, rounded down
+  EXPECT_EQ(Admitted(s, "b", 1), 7);  // 10 * 3/4
+}
+
+TEST_F(ProportionTest, UnusedShareFlowsToWhoeverWantsIt) {
+  framework::Session s(Cluster(20, 3), policy_);
+  EXPECT_EQ(Admitted(s, "b", 1), 3);  // b wants only 3
+  EXPECT_EQ(Admitted(s, "a", 0), 7);  // a gets the rest
+}
+
+TEST_F(ProportionTest, CapabilityAndGuarantee) {
+  api::Resource cap = Res({{"cpu", "1"}});
+  for (int id = 1; id < api::ResourceNameCount(); ++id) cap.Set(id, api::kUnlimited);
+  framework::Session capped(Cluster(20, 0, cap), policy_);
+  EXPECT_EQ(Admitted(capped, "a", 0), 1);
+  framework::Session guaranteed(Cluster(20, 20, std::nullopt, Res({{"cpu", "6"}})), policy_);
+  EXPECT_EQ(Admitted(guaranteed, "a", 0), 6);
+}
+
+TEST_F(ProportionTest, OrderOverusedAndReclaimable) {
+  framework::Session s(Cluster(20, 20), policy_);
+  const api::QueueInfo& a = s.cluster().queues[s.cluster().FindQueue("a")];
+  const api::QueueInfo& b = s.cluster().queues[s.cluster().FindQueue("b")];
+  // Put 5 of a's tasks on the node: a (deserved 2.5) is far over.
+  framework::Statement stmt(s);
+  for (int i = 0; i < 5; ++i) stmt.Allocate(s.job(0).tasks[i], 0);
+  stmt.Commit();
+  EXPECT_TRUE(s.Call<framework::Overused>(a));
+  EXPECT_FALSE(s.Call<framework::Overused>(b));
+  EXPECT_TRUE(s.QueueBefore(b, a));  // the emptier queue goes first
+  // Victims only down to a's deserved share (2.5 cpu): 2 of the 5.
+  std::vector<api::TaskIndex> all(s.job(0).tasks.begin(), s.job(0).tasks.begin() + 5);
+  EXPECT_EQ(s.Call<framework::Reclaimable>(s.task(s.job(1).tasks[0]), all).size(), 3u);
+}
+
+TEST_F(ProportionTest, AdmissionVotes) {
+  api::Resource cap = Res({{"cpu", "3"}});
+  for (int id = 1; id < api::ResourceNameCount(); ++id) cap.Set(id, api::kUnlimited);
+  framework::Session s(Cluster(5, 20, cap), policy_);
+  std::string why;
+  // a's 5-pod gang (minMember 1: one pod) is within its share: permitted.
+  EXPECT_TRUE(s.Call<framework::JobEnqueueable>(s.job(0), &why));
+  s.job(0).min_member = 5;
+  s.job(0).phase = api::PodGroupPhase::kPending;
+  framework::Session s2(Cluster(5, 20, cap), policy_);
+  s2.job(0).min_member = 5;
+  EXPECT_FALSE(s2.Call<framework::JobEnqueueable>(s2.job(0), &why));
+  EXPECT_EQ(why, "queue a is full (cpu would reach 5 of 3, counting running pods and admitted gangs)");
+}
+
+}  // namespace
+}  // namespace shoal::plugins::proportion

@@ -1,0 +1,39 @@
+// preempt and reclaim share one shape: for each waiting job, find room
+// for its pending tasks by evicting what the tiers allow, pipeline the
+// tasks onto that room, and keep the evictions only if the job's gang is
+// then complete (counting pipelined tasks). Otherwise nothing is evicted.
+#ifndef SHOAL_SCHEDULER_ACTIONS_EVICTING_ACTION_H_
+#define SHOAL_SCHEDULER_ACTIONS_EVICTING_ACTION_H_
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/action.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::actions {
+
+class EvictingAction : public framework::Action {
+ public:
+  void Execute(framework::Session& s) override;
+
+ protected:
+  // "preempt" or "reclaim": the eviction reason.
+  virtual const char* reason() const = 0;
+  // Whether queues at their share are skipped as takers.
+  virtual bool skip_overused() const = 0;
+  // May this job take room by eviction now?
+  virtual bool Wants(framework::Session& s, const api::JobInfo& job) const = 0;
+  // May `task` take room at all (queue share, preemption policy)?
+  virtual bool MayTake(framework::Session& s, const api::TaskInfo& task) const = 0;
+  // Which running tasks the action considers for `taker`.
+  virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
+                        const api::TaskInfo& other) const = 0;
+  // The tiers' victim answer for `taker` among `candidates`.
+  virtual std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
+                                          const std::vector<api::TaskIndex>& candidates) const = 0;
+};
+
+}  // namespace shoal::actions
+
+#endif  // SHOAL_SCHEDULER_ACTIONS_EVICTING_ACTION_H_

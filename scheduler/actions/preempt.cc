@@ -1,0 +1,37 @@
+#include "scheduler/actions/preempt.h"
+
+#include "scheduler/actions/evicting_action.h"
+
+namespace shoal::actions {
+namespace {
+
+// Inside a queue: a job whose gang is incomplete takes room from the
+// tasks the tiers let it preempt (by default: lower priority, surplus
+// above other gangs' minimum, never system pods). A pod with
+// preemptionPolicy: Never takes nothing.
+class Preempt : public EvictingAction {
+  const char* reason() const override { return "preempt"; }
+  bool skip_overused() const override { return false; }
+  bool Wants(framework::Session& s, const api::JobInfo& job) const override {
+    return !s.Call<framework::JobReady>(job);
+  }
+  bool MayTake(framework::Session&, const api::TaskInfo& task) const override {
+    return !task.pod->preempt_never;
+  }
+  bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
+                const api::TaskInfo& other) const override {
+    return s.cluster().jobs[other.job].queue == s.cluster().jobs[taker.job].queue;
+  }
+  std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
+                                  const std::vector<api::TaskIndex>& candidates) const override {
+    return s.Call<framework::Preemptable>(taker, candidates);
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Action>> NewPreempt(const framework::Arguments&) {
+  return std::make_unique<Preempt>();
+}
+
+}  // namespace shoal::actions

@@ -1,0 +1,42 @@
+#include "scheduler/actions/reclaim.h"
+
+#include "scheduler/actions/evicting_action.h"
+
+namespace shoal::actions {
+namespace {
+
+// Across queues: a queue below its deserved share takes back room from
+// reclaimable queues above theirs, through the tiers' Reclaimable answer.
+class Reclaim : public EvictingAction {
+  const char* reason() const override { return "reclaim"; }
+  bool skip_overused() const override { return true; }
+  bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
+  bool MayTake(framework::Session& s, const api::TaskInfo& task) const override {
+    const api::ClusterInfo& c = s.cluster();
+    return s.Call<framework::Allocatable>(c.queues[c.FindQueue(c.jobs[task.job].queue)], task);
+  }
+  bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
+                const api::TaskInfo& other) const override {
+    // Only queues holding more than their deserved share lend back, and
+    // only while they do: the tiers' answer alone would let a tier of
+    // safety plugins (gang, conformance) decide without asking the
+    // fairness plugins in a later tier.
+    const api::ClusterInfo& c = s.cluster();
+    const std::string& theirs = c.jobs[other.job].queue;
+    int32_t q = c.FindQueue(theirs);
+    return theirs != c.jobs[taker.job].queue && q != api::kNone && c.queues[q].reclaimable &&
+           s.Call<framework::Overused>(c.queues[q]);
+  }
+  std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
+                                  const std::vector<api::TaskIndex>& candidates) const override {
+    return s.Call<framework::Reclaimable>(taker, candidates);
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Action>> NewReclaim(const framework::Arguments&) {
+  return std::make_unique<Reclaim>();
+}
+
+}  // namespace shoal::actions

@@ -1,0 +1,39 @@
+// Finding room for a task by evicting others: the search shared by
+// preempt and reclaim. Which tasks may go is the tiers' answer
+// (Preemptable or Reclaimable); the search picks, node by node, the
+// fewest of them, most expendable first, that make the task fit. Whatever
+// the tiers say, no running gang is cut below its minMember.
+#ifndef SHOAL_SCHEDULER_ACTIONS_VICTIMS_H_
+#define SHOAL_SCHEDULER_ACTIONS_VICTIMS_H_
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+
+namespace shoal::actions {
+
+struct Room {
+  api::NodeIndex node = api::kNone;
+  std::vector<api::TaskIndex> victims;  // empty: it fits once releases finish
+};
+
+// `eligible` says which tasks on a node the action may consider at all
+// (for preempt: same queue; for reclaim: other queues); `ask` is the
+// tier walk of the victim callback. A node where the task fits once
+// current evictions finish wins outright; otherwise the first feasible
+// node, in node order, where evicting the fewest allowed victims (most
+// expendable first) makes it fit.
+std::optional<Room> FindRoom(
+    framework::Session& s, const api::TaskInfo& task,
+    const std::function<bool(const api::TaskInfo&)>& eligible,
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask);
+
+// Most expendable first: lower job priority, lower task priority, then the
+// most recently created.
+void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks);
+
+}  // namespace shoal::actions
+
+#endif  // SHOAL_SCHEDULER_ACTIONS_VICTIMS_H_
