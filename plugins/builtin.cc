@@ -8,6 +8,7 @@
 #include "plugins/predicates/predicates.h"
 #include "plugins/priority/priority.h"
 #include "plugins/proportion/proportion.h"
+#include "plugins/reservation/reservation.h"
 
 namespace shoal::plugins {
 
@@ -22,6 +23,7 @@ framework::PluginRegistry BuiltinPlugins() {
   r.Add("predicates", predicates::New);
   r.Add("priority", priority::New);
   r.Add("proportion", proportion::New);
+  r.Add("reservation", reservation::New);
   return r;
 }
 

@@ -28,6 +28,10 @@ ABSL_FLAG(std::string, scheduler_name, "shoal",
           "Schedule only pods whose spec.schedulerName is this.");
 ABSL_FLAG(int, cycles, 1, "With --snapshot: how many cycles to replay.");
 ABSL_FLAG(std::string, output, "text", "With --snapshot: text or json.");
+ABSL_FLAG(absl::Duration, schedule_period, absl::Seconds(1),
+          "Time between scheduling cycles. With --snapshot, the replay's clock "
+          "starts at the dump's newest creationTimestamp and advances this much "
+          "per cycle.");
 
 namespace {
 
@@ -76,7 +80,12 @@ int main(int argc, char** argv) {
         "no cluster to schedule: pass --snapshot=FILE to replay a cluster dump "
         "(connecting to a live API server is not built yet)");
   }
-  shoal::cache::Cache cache(absl::GetFlag(FLAGS_scheduler_name));
+  if (absl::GetFlag(FLAGS_schedule_period) <= absl::ZeroDuration()) {
+    return Refuse("--schedule-period must be positive, got " +
+                  absl::FormatDuration(absl::GetFlag(FLAGS_schedule_period)));
+  }
+  absl::Time clock;
+  shoal::cache::Cache cache(absl::GetFlag(FLAGS_scheduler_name), [&clock] { return clock; });
   std::vector<std::string> warnings;
   if (auto s = shoal::kube::LoadSnapshotFile(snapshot, cache, &warnings); !s.ok()) {
     return Refuse(std::string(s.message()));
@@ -84,7 +93,8 @@ int main(int argc, char** argv) {
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
 
   shoal::v1::ReplayReport report =
-      shoal::Replay(cache, *policy, absl::GetFlag(FLAGS_cycles));
+      shoal::Replay(cache, *policy, absl::GetFlag(FLAGS_cycles),
+                    absl::GetFlag(FLAGS_schedule_period), &clock);
   std::cout << (output == "json" ? shoal::ReportJson(report) + "\n"
                                  : shoal::ReportText(report));
   return 0;

@@ -33,10 +33,11 @@ class InMemoryCluster : public cache::Binder, public cache::Evictor {
 }  // namespace
 
 v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
-                        int cycles) {
+                        int cycles, absl::Duration period, absl::Time* clock) {
   InMemoryCluster cluster(cache);
   v1::ReplayReport report;
-  for (int c = 0; c < cycles; ++c) {
+  *clock = cache.LatestCreation();
+  for (int c = 0; c < cycles; ++c, *clock += period) {
     framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
     v1::CycleReport* cycle = report.add_cycles();
     for (const auto& b : out.binds) {

@@ -6,14 +6,19 @@
 
 #include <string>
 
+#include "absl/time/time.h"
+
 #include "proto/replay.pb.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/policy.h"
 
 namespace shoal {
 
+// `cache` must read the time from `*clock`, which the replay sets before
+// each cycle: the dump's newest creationTimestamp, then `period` later
+// each cycle, so that replays are repeatable.
 shoal::v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
-                               int cycles);
+                               int cycles, absl::Duration period, absl::Time* clock);
 
 // The report as JSON (the proto's JSON mapping, every field printed).
 std::string ReportJson(const shoal::v1::ReplayReport& report);

@@ -83,6 +83,14 @@ std::shared_ptr<const api::PodInfo> Cache::FindPod(const std::string& key) const
   return it == pods_.end() ? nullptr : it->second.pod;
 }
 
+absl::Time Cache::LatestCreation() const {
+  absl::MutexLock lock(&mu_);
+  absl::Time latest = absl::UnixEpoch();
+  for (const auto& [key, entry] : pods_) latest = std::max(latest, entry.pod->created);
+  for (const auto& [key, group] : groups_) latest = std::max(latest, group.created);
+  return latest;
+}
+
 int32_t Cache::PriorityOf(const std::string& class_name) const {
   if (!class_name.empty()) {
     auto it = priority_classes_.find(class_name);

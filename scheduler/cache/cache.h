@@ -55,6 +55,10 @@ class Cache {
 
   api::ClusterInfo Snapshot() const;
 
+  // The newest creationTimestamp of any pod or PodGroup (the epoch when
+  // there is none): when a cluster dump was taken, near enough.
+  absl::Time LatestCreation() const;
+
  private:
   struct PodEntry {
     std::shared_ptr<const api::PodInfo> pod;

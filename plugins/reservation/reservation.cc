@@ -1,0 +1,122 @@
+#include "plugins/reservation/reservation.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::plugins::reservation {
+namespace {
+
+using framework::Session;
+
+class Reservation : public framework::Plugin {
+ public:
+  explicit Reservation(absl::Duration wait_limit) : wait_limit_(wait_limit) {}
+
+  void OnSessionOpen(Session& s) override {
+    api::JobIndex target = Find(s, target_);
+    if (target == api::kNone || Started(s.job(target))) {
+      target_.clear();
+      nodes_.clear();
+      target = Elect(s);
+    }
+    reserved_.assign(s.cluster().nodes.size(), false);
+    for (const std::string& name : nodes_) {
+      api::NodeIndex n = s.cluster().FindNode(name);
+      if (n != api::kNone) reserved_[n] = true;
+    }
+    if (target == api::kNone) return;
+    s.Register<framework::Fit>([this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
+                                                  const api::Resource&, framework::Reasons* why) {
+      api::NodeIndex i = static_cast<api::NodeIndex>(&n - s.cluster().nodes.data());
+      if (!reserved_[i] || t.job == target) return true;
+      if (why != nullptr) why->push_back("node(s) were reserved for a gang waiting too long");
+      return false;
+    });
+  }
+
+ private:
+  static api::JobIndex Find(const Session& s, const std::string& key) {
+    if (key.empty()) return api::kNone;
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
+      if (s.cluster().jobs[j].Key() == key) return j;
+    }
+    return api::kNone;
+  }
+
+  static bool Started(const api::JobInfo& job) {
+    return job.ReadyCount() >= job.min_member || job.PendingCount() == 0;
+  }
+
+  // The gang that has waited longest past the limit, with its nodes.
+  api::JobIndex Elect(Session& s) {
+    const api::ClusterInfo& c = s.cluster();
+    api::JobIndex oldest = api::kNone;
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
+      const api::JobInfo& job = c.jobs[j];
+      if (Started(job) || !s.JobAdmitted(job) || c.now - job.created < wait_limit_) continue;
+      if (oldest == api::kNone || job.created < c.jobs[oldest].created) oldest = j;
+    }
+    if (oldest == api::kNone) return api::kNone;
+    const api::JobInfo& job = c.jobs[oldest];
+    // Size the reservation by the job's largest pending task.
+    const api::TaskInfo* biggest = nullptr;
+    for (api::TaskIndex t : job.tasks) {
+      const api::TaskInfo& task = c.tasks[t];
+      if (task.status != api::TaskStatus::kPending) continue;
+      if (biggest == nullptr || biggest->request().DominantShare(c.total_allocatable) <
+                                    task.request().DominantShare(c.total_allocatable)) {
+        biggest = &task;
+      }
+    }
+    if (biggest == nullptr) return api::kNone;
+    std::vector<api::NodeIndex> nodes = s.Feasible(biggest->placement()).nodes;
+    // Emptiest first: those free up soonest.
+    std::stable_sort(nodes.begin(), nodes.end(), [&c, biggest](api::NodeIndex a, api::NodeIndex b) {
+      return c.nodes[a].used().DominantShare(c.nodes[a].allocatable()) <
+             c.nodes[b].used().DominantShare(c.nodes[b].allocatable());
+    });
+    int32_t needed = job.min_member - job.ReadyCount();
+    for (api::NodeIndex n : nodes) {
+      if (needed <= 0) break;
+      // How many of the task the node holds once it is empty.
+      api::Resource room = c.nodes[n].allocatable();
+      int32_t slots = 0;
+      while (slots < needed && biggest->request().FitsIn(room)) {
+        room -= biggest->request();
+        ++slots;
+      }
+      if (slots == 0) continue;
+      nodes_.push_back(c.nodes[n].name());
+      needed -= slots;
+    }
+    target_ = job.Key();
+    return oldest;
+  }
+
+  const absl::Duration wait_limit_;
+  // Kept across sessions: whom the nodes are held for.
+  std::string target_;
+  std::vector<std::string> nodes_;
+  std::vector<bool> reserved_;  // by node index, this session
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments& args) {
+  std::string text = args.GetString("waitLimit", "5m");
+  absl::Duration limit;
+  if (!absl::ParseDuration(text, &limit) || limit < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(), ": arguments.waitLimit: expected a duration such as \"90s\" or \"5m\", got \"",
+        text, "\""));
+  }
+  return std::make_unique<Reservation>(limit);
+}
+
+}  // namespace shoal::plugins::reservation
