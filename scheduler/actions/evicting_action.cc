@@ -28,13 +28,36 @@ void EvictingAction::Execute(framework::Session& s) {
     });
     framework::Statement stmt(s);
     bool evicted = false;
+    // Nodes with room that needs no eviction: found once per kind of
+    // task (request and placement), then only the nodes this statement
+    // evicted on can gain such room.
+    std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>> roomy;
+    auto roomy_for = [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
+      for (auto& [exemplar, nodes] : roomy) {
+        if (exemplar->request() == task.request() &&
+            exemplar->placement() == task.placement()) {
+          return nodes;
+        }
+      }
+      std::vector<api::NodeIndex> nodes;
+      for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
+        if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) nodes.push_back(n);
+      }
+      roomy.emplace_back(&task, std::move(nodes));
+      return roomy.back().second;
+    };
     for (api::TaskIndex t : pending) {
       const api::TaskInfo& task = s.task(t);
       if (!MayTake(s, task)) break;
+      std::vector<api::NodeIndex>& free_room = roomy_for(task);
       auto room = FindRoom(
           s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
-          [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); });
+          [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
+          &free_room);
       if (!room.has_value()) break;
+      if (!room->victims.empty()) {
+        for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
+      }
       for (api::TaskIndex v : room->victims) {
         stmt.Evict(v, reason(), task.pod->Key());
         evicted = true;

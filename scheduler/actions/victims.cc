@@ -33,9 +33,10 @@ int32_t Spare(const api::JobInfo& job) {
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask) {
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::vector<api::NodeIndex>* fits_without_eviction) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
-  for (api::NodeIndex n : nodes) {
+  for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
     if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
   }
   for (api::NodeIndex n : nodes) {

@@ -25,10 +25,15 @@ struct Room {
 // current evictions finish wins outright; otherwise the first feasible
 // node, in node order, where evicting the fewest allowed victims (most
 // expendable first) makes it fit.
+//
+// `fits_without_eviction` limits where room that needs no eviction is
+// looked for (a caller that knows which nodes can have such room saves a
+// scan of every node per task); null means every feasible node.
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask);
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::vector<api::NodeIndex>* fits_without_eviction = nullptr);
 
 // Most expendable first: lower job priority, lower task priority, then the
 // most recently created.
