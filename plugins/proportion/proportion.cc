@@ -152,11 +152,26 @@ class Proportion : public framework::Plugin {
   }
 
   // Weighted water-filling: hand out what is left in proportion to weight,
+  // (after queues with an explicit spec.deserved),
   // cap each queue at its capability and demand, floor it at its
   // guarantee, and repeat with the queues still wanting more until
   // nothing is left or nothing changes.
   void WaterFill(const api::ClusterInfo& c) {
     api::Resource remaining = c.total_allocatable;
+    // A queue that states its deserved share gets it (no more than it
+    // asks for, no less than its guarantee); the rest is shared out.
+    for (size_t q = 0; q < shares_.size(); ++q) {
+      const api::QueueInfo& queue = c.queues[q];
+      if (!queue.deserved.has_value()) continue;
+      QueueShare& qs = shares_[q];
+      qs.deserved = *queue.deserved;
+      qs.deserved.MinWith(qs.real_capability);
+      qs.deserved.MinWith(qs.request);
+      qs.deserved.MaxWith(queue.guarantee);
+      qs.satisfied = true;
+      remaining -= qs.deserved;
+    }
+    remaining.MaxWith(api::Resource());
     for (int round = 0; round < 64; ++round) {
       int64_t weight = 0;
       for (size_t q = 0; q < shares_.size(); ++q) {

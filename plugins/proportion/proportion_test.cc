@@ -79,6 +79,14 @@ TEST_F(ProportionTest, CapabilityAndGuarantee) {
   EXPECT_EQ(Admitted(guaranteed, "a", 0), 6);
 }
 
+TEST_F(ProportionTest, ExplicitDeservedIsTakenFirst) {
+  api::ClusterInfo c = Cluster(20, 20);
+  c.queues[c.FindQueue("a")].deserved = Res({{"cpu", "6"}, {"pods", "1000"}});
+  framework::Session s(std::move(c), policy_);
+  EXPECT_EQ(Admitted(s, "a", 0), 6);  // weight alone would give 2
+  EXPECT_EQ(Admitted(s, "b", 1), 4);  // the rest
+}
+
 TEST_F(ProportionTest, OrderOverusedAndReclaimable) {
   framework::Session s(Cluster(20, 20), policy_);
   const api::QueueInfo& a = s.cluster().queues[s.cluster().FindQueue("a")];

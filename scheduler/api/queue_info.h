@@ -16,7 +16,8 @@ struct QueueInfo {
   // Hard upper bound; resources it does not name are kUnlimited.
   std::optional<Resource> capability;
   Resource guarantee;                  // never shrunk below this
-  std::optional<Resource> deserved;    // spec.deserved, when given
+  // spec.deserved, when given; resources it does not name are kUnlimited.
+  std::optional<Resource> deserved;
   bool reclaimable = true;
   bool open = true;  // status.state/spec.state Open; Closed admits nothing
   // True for the implicit `default` queue when no Queue object exists.

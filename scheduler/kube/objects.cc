@@ -340,6 +340,22 @@ absl::StatusOr<api::Resource> PodRequest(const Reader& r, const json& spec) {
   return total;
 }
 
+// A queue's capability or deserved: it bounds only the resources it names;
+// every other resource is kUnlimited.
+absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
+                                    absl::string_view path) {
+  SHOAL_ASSIGN_OR_RETURN(named, r.Resources(&list, path));
+  api::Resource limit;
+  for (int id = 0; id < api::ResourceNameCount(); ++id) {
+    limit.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
+  }
+  for (const auto& item : list.items()) {
+    api::ResourceId id = *api::InternResourceName(item.key());
+    limit.Set(id, named.Get(id));
+  }
+  return limit;
+}
+
 bool IsCriticalClass(const std::string& name) {
   return name == "system-cluster-critical" || name == "system-node-critical";
 }
@@ -535,21 +551,12 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
   if (weight < 1) return r.Error("spec.weight", absl::StrCat("must be >= 1, got ", weight));
   q.weight = static_cast<int32_t>(weight);
   if (const json* cap = Reader::Get(spec, "capability")) {
-    SHOAL_ASSIGN_OR_RETURN(res, r.Resources(cap, "spec.capability"));
-    // What the capability does not name, it does not limit.
-    api::Resource limit;
-    for (int id = 0; id < api::ResourceNameCount(); ++id) {
-      limit.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
-    }
-    for (const auto& item : cap->items()) {
-      api::ResourceId id = *api::InternResourceName(item.key());
-      limit.Set(id, res.Get(id));
-    }
+    SHOAL_ASSIGN_OR_RETURN(limit, Limit(r, *cap, "spec.capability"));
     q.capability = std::move(limit);
   }
   if (const json* deserved = Reader::Get(spec, "deserved")) {
-    SHOAL_ASSIGN_OR_RETURN(res, r.Resources(deserved, "spec.deserved"));
-    q.deserved = std::move(res);
+    SHOAL_ASSIGN_OR_RETURN(limit, Limit(r, *deserved, "spec.deserved"));
+    q.deserved = std::move(limit);
   }
   if (const json* guarantee = Reader::Get(spec, "guarantee")) {
     SHOAL_ASSIGN_OR_RETURN(res, r.Resources(Reader::Get(*guarantee, "resource"),

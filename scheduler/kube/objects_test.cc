@@ -168,6 +168,7 @@ TEST(DecodeQueueTest, FieldsAndRefusals) {
   EXPECT_FALSE(d->open);
   EXPECT_EQ(d->capability->Get(api::kCpu), 100000);
   EXPECT_EQ(d->guarantee.Get(api::kCpu), 10000);
+  EXPECT_EQ(d->capability->Get(api::kMemory), api::kUnlimited);  // not named
   q["spec"]["weight"] = -1;
   EXPECT_EQ(DecodeQueue(q).status().message(), "queue research: spec.weight: must be >= 1, got -1");
 }
