@@ -109,6 +109,29 @@ expect_eq "kube-batch config exit" "$rc" 0
 expect_has "kube-batch: tried without enqueue, refused whole" "$out" '{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"6/6 tasks in gang unschedulable: queue default has reached its deserved share of the cluster"}'
 expect_eq "kube-batch: exactly one gang bound" "$(echo "$out" | grep -o '"node":' | wc -l)" 6
 
+# kube-batch's documented full configuration, predicate arguments included.
+cat > $TMP/kube-batch-full.conf <<'YAML'
+actions: "allocate, preempt, reclaim, backfill"
+tiers:
+- plugins:
+    - name: priority
+    - name: gang
+    - name: conformance
+- plugins:
+    - name: drf
+    - name: predicates
+      arguments:
+        predicate.MemoryPressureEnable: true
+        predicate.DiskPressureEnable: true
+        predicate.PIDPressureEnable: true
+    - name: proportion
+    - name: nodeorder
+YAML
+out=$($BIN --snapshot=$SNAP --scheduler-conf=$TMP/kube-batch-full.conf --output=json 2>$TMP/err); rc=$?
+expect_eq "kube-batch full config exit" "$rc" 0
+expect_has "kube-batch full config runs the gang" "$out" '"name":"ml-team/bert-large","phase":"Running","scheduled":6'
+expect_has "kube-batch predicate arguments reported" "$(cat $TMP/err)" 'plugin predicates: argument "predicate.DiskPressureEnable" is not used by Shoal; ignored'
+
 # Every shipped policy loads.
 for p in ./policies/*.yaml; do
   $BIN --snapshot=$SNAP --scheduler-conf=$p >/dev/null 2>$TMP/err; rc=$?
