@@ -89,12 +89,18 @@ class ReclaimTest(unittest.TestCase):
     def test_a_queue_takes_back_what_it_lent_without_breaking_gangs(self):
         objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(4)]  # 32 cpu
         objs += [queue("a", 1), queue("b", 1)]
-        # Queue a fills the idle cluster: 4 elastic jobs, min 2, 8 pods each.
-        for j in range(4):
-            name = "a-%d" % j
-            objs.append(podgroup(name, 2, "a", ns="a", phase="Running", created=j))
+        # Queue a fills the idle cluster: two gangs of 8 (minMember 8) and
+        # 16 lone pods.
+        for j in range(2):
+            name = "a-gang-%d" % j
+            objs.append(podgroup(name, 8, "a", ns="a", phase="Running", created=j))
             objs += [pod("%s-%d" % (name, i), {"cpu": "1", "memory": "1Gi"}, group=name, ns="a",
                          node_name="n%d" % j, created=j) for i in range(8)]
+        for i in range(16):
+            name = "a-lone-%d" % i
+            objs.append(podgroup(name, 1, "a", ns="a", phase="Running", created=10 + i))
+            objs.append(pod(name, {"cpu": "1", "memory": "1Gi"}, group=name, ns="a",
+                            node_name="n%d" % (2 + i // 8), created=10 + i))
         # Queue b's gang of 8 arrives.
         objs.append(podgroup("b-gang", 8, "b", ns="b", created=100))
         objs += [pod("b-gang-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="b-gang", ns="b",
@@ -103,54 +109,62 @@ class ReclaimTest(unittest.TestCase):
         evictions = [e for c in report["cycles"] for e in c["evictions"]]
         self.assertEqual(len(evictions), 8, evictions)
         self.assertTrue(all(e["reason"] == "reclaim" for e in evictions), evictions)
-        self.assertTrue(all(e["pod"].startswith("a/") for e in evictions), evictions)
-        lost = collections.Counter(e["pod"].rsplit("-", 1)[0] for e in evictions)
-        for job, n in lost.items():
-            self.assertLessEqual(n, 6, "gang %s cut below minMember 2" % job)
+        self.assertTrue(all(e["pod"].startswith("a/a-lone-") for e in evictions), evictions)
         last = {g["name"]: g for g in report["cycles"][-1]["podGroups"]}
-        self.assertEqual(last["b/b-gang"]["phase"], "Running", last["b/b-gang"])
-        self.assertEqual(last["b/b-gang"]["scheduled"], 8)
-        for j in range(4):
-            self.assertGreaterEqual(last["a/a-%d" % j]["scheduled"], 2)
+        self.assertEqual((last["b/b-gang"]["phase"], last["b/b-gang"]["scheduled"]), ("Running", 8))
+        for j in range(2):  # the gangs were not touched
+            self.assertEqual(last["a/a-gang-%d" % j]["scheduled"], 8)
         # Nothing more is evicted once b has its share.
         self.assertEqual(report["cycles"][-1]["evictions"], [])
 
 
 class PreemptTest(unittest.TestCase):
-    def objects(self, preemption_policy=None):
+    def objects(self, preemption_policy=None, urgent_pods=8):
         objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(2)]  # 16 cpu
         objs += [priority_class("low", 10), priority_class("high", 1000)]
-        # Low-priority elastic jobs fill the cluster: min 1, 4 pods each.
-        for j in range(4):
-            name = "low-%d" % j
+        # Low priority fills the cluster: on n0 two elastic jobs (minMember
+        # 1 of 4 pods), on n1 eight lone pods.
+        for j in range(2):
+            name = "low-elastic-%d" % j
             objs.append(podgroup(name, 1, phase="Running", priority_class_name="low", created=j))
             objs += [pod("%s-%d" % (name, i), {"cpu": "1", "memory": "1Gi"}, group=name,
-                         node_name="n%d" % (j % 2), priority=10, priority_class_name="low",
-                         created=j) for i in range(4)]
-        objs.append(podgroup("urgent", 4, phase="Inqueue", priority_class_name="high", created=50))
+                         node_name="n0", priority=10, priority_class_name="low", created=j)
+                     for i in range(4)]
+        for i in range(8):
+            name = "low-lone-%d" % i
+            objs.append(podgroup(name, 1, phase="Running", priority_class_name="low", created=5))
+            objs.append(pod(name, {"cpu": "1", "memory": "1Gi"}, group=name, node_name="n1",
+                            priority=10, priority_class_name="low", created=5))
+        objs.append(podgroup("urgent", urgent_pods, phase="Inqueue", priority_class_name="high",
+                             created=50))
         objs += [pod("urgent-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="urgent", priority=1000,
                      priority_class_name="high", preemption_policy=preemption_policy, created=50)
-                 for i in range(4)]
+                 for i in range(urgent_pods)]
         return objs
 
-    def test_high_priority_gang_evicts_exactly_enough_surplus(self):
+    def test_high_priority_gang_evicts_exactly_enough_surplus_first(self):
         report, _ = replay(self.objects(), cycles=2, policy=FAIR_SHARE)
         evictions = report["cycles"][0]["evictions"]
-        self.assertEqual(len(evictions), 4, evictions)
-        self.assertTrue(all(e["reason"] == "preempt" for e in evictions))
-        self.assertTrue(all(e["pod"].startswith("default/low-") for e in evictions))
-        # Surplus first: no low job loses its last pod.
-        lost = collections.Counter(e["pod"].rsplit("-", 1)[0] for e in evictions)
-        self.assertTrue(all(n <= 3 for n in lost.values()), lost)
+        self.assertEqual(len(evictions), 8, evictions)
+        # The elastic jobs' surplus (3 each) goes first, with reason
+        # "elastic"; then lone pods, with reason "preempt".
+        elastic = [e for e in evictions if e["pod"].startswith("default/low-elastic-")]
+        lone = [e for e in evictions if e["pod"].startswith("default/low-lone-")]
+        self.assertEqual(len(elastic), 6, evictions)
+        self.assertEqual(len(lone), 2, evictions)
+        self.assertTrue(all(e["reason"] == "elastic" for e in elastic))
+        self.assertTrue(all(e["reason"] == "preempt" for e in lone))
+        lost = collections.Counter(e["pod"].rsplit("-", 1)[0] for e in elastic)
+        self.assertEqual(sorted(lost.values()), [3, 3])  # each keeps its minimum
         urgent = [g for g in report["cycles"][1]["podGroups"] if g["name"] == "default/urgent"][0]
-        self.assertEqual((urgent["phase"], urgent["scheduled"]), ("Running", 4))
+        self.assertEqual((urgent["phase"], urgent["scheduled"]), ("Running", 8))
 
     def test_preemption_policy_never_evicts_nothing(self):
         report, _ = replay(self.objects("Never"), cycles=2, policy=FAIR_SHARE)
         self.assertEqual([e for c in report["cycles"] for e in c["evictions"]], [])
         urgent = [g for g in report["cycles"][1]["podGroups"] if g["name"] == "default/urgent"][0]
         self.assertEqual(urgent["scheduled"], 0)
-        self.assertIn("4/4 tasks in gang unschedulable", urgent["message"])
+        self.assertIn("8/8 tasks in gang unschedulable", urgent["message"])
 
 
 class AdmissionTest(unittest.TestCase):

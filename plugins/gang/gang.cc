@@ -52,6 +52,9 @@ class Gang : public framework::Plugin {
         });
     s.Register<framework::JobReady>(
         [&s](const api::JobInfo& job) { return Ready(s, job, 0); });
+    s.Register<framework::JobStarving>([&s](const api::JobInfo& job) {
+      return !Ready(s, job, job.Count(api::TaskStatus::kPipelined));
+    });
     s.Register<framework::JobPipelined>([&s](const api::JobInfo& job) {
       return Ready(s, job, job.Count(api::TaskStatus::kPipelined)) ? 1 : -1;
     });

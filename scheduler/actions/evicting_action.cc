@@ -13,7 +13,7 @@ void EvictingAction::Execute(framework::Session& s) {
       s,
       [&](api::JobInfo& job) {
         return job.PendingCount() > 0 && s.JobAdmitted(job) &&
-               s.JobSchedulable(job, &job.message) && Wants(s, job);
+               s.JobSchedulable(job, &job.message) && s.Starving(job) && Wants(s, job);
       },
       skip_overused());
   for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
@@ -48,7 +48,9 @@ void EvictingAction::Execute(framework::Session& s) {
     };
     for (api::TaskIndex t : pending) {
       const api::TaskInfo& task = s.task(t);
-      if (!MayTake(s, task)) break;
+      // Take only what the job is short of (its gang minimum, or its
+      // elastic target); beyond that it waits for free room.
+      if (!s.Starving(job) || !MayTake(s, task)) break;
       std::vector<api::NodeIndex>& free_room = roomy_for(task);
       auto room = FindRoom(
           s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
@@ -59,13 +61,12 @@ void EvictingAction::Execute(framework::Session& s) {
         for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
       }
       for (api::TaskIndex v : room->victims) {
-        stmt.Evict(v, reason(), task.pod->Key());
+        // Shrinking an elastic job is its own reason, whoever asked.
+        const char* why = s.job(s.task(v).job).elastic() ? "elastic" : reason();
+        stmt.Evict(v, why, task.pod->Key());
         evicted = true;
       }
       stmt.Pipeline(t, room->node);
-      // Evict for the gang's minimum only; growth beyond it waits for
-      // free room.
-      if (job.ReadyCount() + job.Count(api::TaskStatus::kPipelined) >= job.min_member) break;
     }
     if (evicted && s.Call<framework::JobPipelined>(job)) {
       stmt.Commit();

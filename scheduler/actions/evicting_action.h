@@ -1,7 +1,10 @@
-// preempt and reclaim share one shape: for each waiting job, find room
+// preempt and reclaim share one shape: for each starving job (JobStarving:
+// a gang below its minimum, an elastic job below its target), find room
 // for its pending tasks by evicting what the tiers allow, pipeline the
-// tasks onto that room, and keep the evictions only if the job's gang is
-// then complete (counting pipelined tasks). Otherwise nothing is evicted.
+// tasks onto that room until it starves no more, and keep the evictions
+// only if the job's gang is then complete (counting pipelined tasks).
+// Otherwise nothing is evicted. Victims of elastic jobs are evicted with
+// reason "elastic".
 #ifndef SHOAL_SCHEDULER_ACTIONS_EVICTING_ACTION_H_
 #define SHOAL_SCHEDULER_ACTIONS_EVICTING_ACTION_H_
 

@@ -5,16 +5,15 @@
 namespace shoal::actions {
 namespace {
 
-// Inside a queue: a job whose gang is incomplete takes room from the
+// Inside a queue: a starving job (gang incomplete, or an elastic job below
+// its target) takes room from the
 // tasks the tiers let it preempt (by default: lower priority, surplus
 // above other gangs' minimum, never system pods). A pod with
 // preemptionPolicy: Never takes nothing.
 class Preempt : public EvictingAction {
   const char* reason() const override { return "preempt"; }
   bool skip_overused() const override { return false; }
-  bool Wants(framework::Session& s, const api::JobInfo& job) const override {
-    return !s.Call<framework::JobReady>(job);
-  }
+  bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
   bool MayTake(framework::Session&, const api::TaskInfo& task) const override {
     return !task.pod->preempt_never;
   }

@@ -7,26 +7,76 @@ namespace shoal::actions {
 
 void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks) {
   const api::ClusterInfo& c = s.cluster();
-  std::stable_sort(tasks.begin(), tasks.end(), [&c](api::TaskIndex a, api::TaskIndex b) {
+  // Dominant share of each victim's job, computed once per job.
+  std::map<api::JobIndex, double> share;
+  for (api::TaskIndex t : tasks) {
+    api::JobIndex j = c.tasks[t].job;
+    if (share.count(j) != 0) continue;
+    api::Resource held;
+    for (api::TaskIndex u : c.jobs[j].tasks) {
+      if (api::HoldsShare(c.tasks[u].status)) held += c.tasks[u].request();
+    }
+    share[j] = held.DominantShare(c.total_allocatable);
+  }
+  std::stable_sort(tasks.begin(), tasks.end(), [&](api::TaskIndex a, api::TaskIndex b) {
     const api::TaskInfo& x = c.tasks[a];
     const api::TaskInfo& y = c.tasks[b];
-    int32_t jx = c.jobs[x.job].priority, jy = c.jobs[y.job].priority;
-    if (jx != jy) return jx < jy;
+    const api::JobInfo& jx = c.jobs[x.job];
+    const api::JobInfo& jy = c.jobs[y.job];
+    if (jx.priority != jy.priority) return jx.priority < jy.priority;
     if (x.pod->priority != y.pod->priority) return x.pod->priority < y.pod->priority;
+    // An elastic job's surplus before a pod whose eviction ends its job.
+    bool last_x = jx.tasks.size() == 1, last_y = jy.tasks.size() == 1;
+    if (last_x != last_y) return !last_x;
+    if (share[x.job] != share[y.job]) return share[x.job] > share[y.job];
     return x.pod->created > y.pod->created;
   });
 }
 
 namespace {
 
-// How many more of the job's tasks may be evicted without leaving a
-// running gang below its minimum. A job of one pod may go whole. This is
-// the scheduler's promise, not a policy: the tiers' answer cannot
-// override it.
-int32_t Spare(const api::JobInfo& job) {
-  if (job.tasks.size() == 1) return job.ReadyCount();
-  return std::max(0, job.ReadyCount() - job.min_member);
-}
+// How many more of the job's tasks of `role` may be evicted without
+// leaving a running gang below its minMember or the role below its
+// minTaskMember. A job of one pod may go whole. This is the scheduler's
+// promise, not a policy: the tiers' answer cannot override it.
+class GangFloor {
+ public:
+  explicit GangFloor(const framework::Session& s) : s_(s) {}
+
+  // Takes one of the job's tasks of `role` if the floor allows.
+  bool Take(api::JobIndex j, const std::string& role) {
+    const api::JobInfo& job = s_.cluster().jobs[j];
+    auto [job_it, fresh] = job_spare_.try_emplace(j, 0);
+    if (fresh) {
+      job_it->second = job.tasks.size() == 1
+                           ? job.ReadyCount()
+                           : std::max(0, job.ReadyCount() - job.min_member);
+    }
+    auto min_it = job.min_task_member.find(role);
+    int32_t* role_spare = nullptr;
+    if (min_it != job.min_task_member.end()) {
+      auto [it, fresh_role] = role_spare_.try_emplace({j, role}, 0);
+      if (fresh_role) {
+        int32_t ready = 0;
+        for (api::TaskIndex t : job.tasks) {
+          const api::TaskInfo& task = s_.cluster().tasks[t];
+          if (task.pod->role == role && api::IsReadyStatus(task.status)) ++ready;
+        }
+        it->second = std::max(0, ready - min_it->second);
+      }
+      role_spare = &it->second;
+    }
+    if (job_it->second == 0 || (role_spare != nullptr && *role_spare == 0)) return false;
+    --job_it->second;
+    if (role_spare != nullptr) --*role_spare;
+    return true;
+  }
+
+ private:
+  const framework::Session& s_;
+  std::map<api::JobIndex, int32_t> job_spare_;
+  std::map<std::pair<api::JobIndex, std::string>, int32_t> role_spare_;
+};
 
 }  // namespace
 
@@ -59,14 +109,10 @@ std::optional<Room> FindRoom(
     std::vector<api::TaskIndex> allowed = ask(candidates);
     SortByExpendability(s, allowed);
     Room plan{n, {}};
-    std::map<api::JobIndex, int32_t> spare;
+    GangFloor floor(s);
     for (api::TaskIndex v : allowed) {
       if (s.Fits(task, node, room)) break;
-      api::JobIndex j = s.task(v).job;
-      auto [it, fresh] = spare.try_emplace(j, 0);
-      if (fresh) it->second = Spare(s.job(j));
-      if (it->second == 0) continue;
-      --it->second;
+      if (!floor.Take(s.task(v).job, s.task(v).pod->role)) continue;
       room += s.task(v).request();
       plan.victims.push_back(v);
     }

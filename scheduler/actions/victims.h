@@ -35,8 +35,9 @@ std::optional<Room> FindRoom(
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr);
 
-// Most expendable first: lower job priority, lower task priority, then the
-// most recently created.
+// Most expendable first: lower job priority, lower task priority, an
+// elastic job's surplus before a lone pod, the job with the larger
+// dominant share, then the most recently created.
 void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks);
 
 }  // namespace shoal::actions

@@ -49,6 +49,13 @@ struct JobInfo {
   // PodGroup (and, for a job of one, the pod) about why it waits.
   std::string fit_error;
   std::string message;
+  // For an elastic job (more pods than minMember): how many pods it should
+  // run now, between minMember and its pod count; 0 otherwise. Written by
+  // the elastic plugin for job controllers that resize themselves.
+  int32_t elastic_target = 0;
+
+  // More pods than its gang minimum: the rest grow and shrink.
+  bool elastic() const { return static_cast<int32_t>(tasks.size()) > min_member; }
 
   std::string Key() const { return ns + "/" + name; }
   int32_t Count(TaskStatus s) const {

@@ -66,6 +66,12 @@ SHOAL_CALLBACK(JobPipelined, "jobPipelined", "enableJobPipelined",
 SHOAL_CALLBACK(JobEnqueueable, "jobEnqueueable", "enableJobEnqueued",
                Combine::kVote, int(const api::JobInfo&, std::string* why));
 
+// Whether the job should take room by eviction now (a gang below its
+// minimum, an elastic job below its target). With no plugin registered,
+// a job is starving while its gang minimum is not met.
+SHOAL_CALLBACK(JobStarving, "jobStarving", "enableJobStarving", Combine::kAnyTrue,
+               bool(const api::JobInfo&));
+
 // Queue gates. Overused: the queue holds its deserved share or more.
 // Allocatable: the queue may take this task now.
 SHOAL_CALLBACK(Overused, "overused", "enableOverused", Combine::kAnyTrue,

@@ -92,6 +92,13 @@ bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
   return Call<JobValid>(job, why);
 }
 
+bool Session::Starving(const api::JobInfo& job) const {
+  if (Table<framework::JobStarving>().empty()) {
+    return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined) < job.min_member;
+  }
+  return Call<framework::JobStarving>(job);
+}
+
 bool Session::JobAdmitted(const api::JobInfo& job) const {
   return !policy_.config.HasAction("enqueue") ||
          job.phase != api::PodGroupPhase::kPending;

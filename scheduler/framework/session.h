@@ -82,6 +82,10 @@ class Session {
   bool JobBefore(const api::JobInfo& a, const api::JobInfo& b) const;
   bool TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const;
 
+  // JobStarving through the tiers, or, when no plugin answers, whether the
+  // gang minimum is still unmet (counting pipelined tasks).
+  bool Starving(const api::JobInfo& job) const;
+
   // Whether the job may be scheduled at all this cycle: its queue exists
   // and is open, and every JobValid callback agrees. Otherwise writes why.
   bool JobSchedulable(const api::JobInfo& job, std::string* why) const;
@@ -128,7 +132,8 @@ class Session {
   std::tuple<CallbackTable<QueueOrder>, CallbackTable<JobOrder>,
              CallbackTable<TaskOrder>, CallbackTable<JobValid>,
              CallbackTable<JobReady>, CallbackTable<JobPipelined>,
-             CallbackTable<JobEnqueueable>, CallbackTable<Overused>,
+             CallbackTable<JobEnqueueable>, CallbackTable<JobStarving>,
+             CallbackTable<Overused>,
              CallbackTable<Allocatable>, CallbackTable<Predicate>,
              CallbackTable<Fit>, CallbackTable<NodeOrder>,
              CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
