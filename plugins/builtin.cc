@@ -2,6 +2,7 @@
 
 #include "plugins/conformance/conformance.h"
 #include "plugins/drf/drf.h"
+#include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
 #include "plugins/nodeorder/nodeorder.h"
 #include "plugins/overcommit/overcommit.h"
@@ -17,6 +18,7 @@ framework::PluginRegistry BuiltinPlugins() {
   r.Add("binpack", nodeorder::NewBinpack);
   r.Add("conformance", conformance::New);
   r.Add("drf", drf::New);
+  r.Add("elastic", elastic::New);
   r.Add("gang", gang::New);
   r.Add("nodeorder", nodeorder::New);
   r.Add("overcommit", overcommit::New);

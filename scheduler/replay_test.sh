@@ -142,7 +142,7 @@ done
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drff\n' > $TMP/typo.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown plugin exit" "$rc" 2
-expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, conformance, drf, gang, nodeorder, overcommit, predicates, priority, proportion, reservation)"
+expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, conformance, drf, elastic, gang, nodeorder, overcommit, predicates, priority, proportion, reservation)"
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2

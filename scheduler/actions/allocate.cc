@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -51,28 +52,46 @@ class Allocate : public framework::Action {
                  s.JobSchedulable(job, &job.message);
         },
         /*skip_overused_queues=*/true);
+    // First every job's gang minimum, then growth: pods beyond a job's
+    // minimum only get the room no minimum wanted.
     std::map<api::JobIndex, JobCursor> cursors;
+    std::set<api::JobIndex> growing;
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
-      auto it = cursors.find(j);
-      if (it == cursors.end()) {
-        it = cursors.emplace(j, JobCursor(s)).first;
-        it->second.tasks = TasksToPlace(s, s.job(j));
-      }
-      if (PlaceSome(s, j, it->second)) {
-        jobs.Push(j);
+      JobCursor& cursor = CursorFor(s, j, cursors);
+      if (PlaceSome(s, j, cursor)) {
+        growing.insert(j);
         continue;
       }
       // strictOrder: a job that could not start blocks its queue.
       if (strict_order_ && !s.Call<framework::JobReady>(s.job(j))) jobs.CloseQueueOf(j);
-      cursors.erase(it);
+      cursors.erase(j);
+    }
+    if (growing.empty()) return;
+    PendingJobs growers(
+        s,
+        [&](api::JobInfo& job) {
+          return growing.count(static_cast<api::JobIndex>(&job - s.cluster().jobs.data())) > 0;
+        },
+        /*skip_overused_queues=*/true);
+    for (api::JobIndex j = growers.Next(); j != api::kNone; j = growers.Next()) {
+      if (PlaceSome(s, j, CursorFor(s, j, cursors))) growers.Push(j);
     }
   }
 
  private:
+  static JobCursor& CursorFor(Session& s, api::JobIndex j, std::map<api::JobIndex, JobCursor>& cursors) {
+    auto it = cursors.find(j);
+    if (it == cursors.end()) {
+      it = cursors.emplace(j, JobCursor(s)).first;
+      it->second.tasks = TasksToPlace(s, s.job(j));
+    }
+    return it->second;
+  }
+
   // Places the job's tasks until its gang is complete, and commits them
-  // together; a job that is already running takes one more task per turn,
-  // so that jobs in the same queue grow in the tiers' order (DRF shares
-  // even out) rather than first come, first served. A gang that is only
+  // together; a job that is already running takes one more task per turn
+  // (in the growth phase), so that jobs grow in the tiers' order (DRF and
+  // elastic shares even out) rather than first come, first served. A gang that is only
   // complete counting pipelined tasks holds its room without binding; one
   // that cannot complete leaves no trace. Returns whether the job should
   // get another turn.

@@ -1,0 +1,187 @@
+#include "plugins/elastic/elastic.h"
+
+#include <algorithm>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::plugins::elastic {
+namespace {
+
+using framework::Session;
+
+int32_t Placed(const api::JobInfo& job) {
+  return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
+}
+
+class Elastic : public framework::Plugin {
+ public:
+  void OnSessionOpen(Session& s) override {
+    ++cycle_;
+    const api::ClusterInfo& c = s.cluster();
+    // When each running pod was placed; pods first seen running are old.
+    absl::flat_hash_map<std::string, uint64_t> placed;
+    for (const api::TaskInfo& t : c.tasks) {
+      if (!api::HoldsShare(t.status)) continue;
+      auto it = placed_at_.find(t.pod->uid);
+      placed[t.pod->uid] = it == placed_at_.end() ? 0 : it->second;
+    }
+    placed_at_ = std::move(placed);
+    ComputeTargets(s);
+
+    // Between two running elastic jobs, the smaller share grows first.
+    s.Register<framework::JobOrder>([this, &s](const api::JobInfo& a, const api::JobInfo& b) {
+      if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member || Placed(b) < b.min_member) {
+        return 0;
+      }
+      double sa = Share(s, a), sb = Share(s, b);
+      return sa < sb ? -1 : (sa > sb ? 1 : 0);
+    });
+    s.Register<framework::Allocatable>([this, &s](const api::QueueInfo&, const api::TaskInfo& t) {
+      const api::JobInfo& job = s.cluster().jobs[t.job];
+      if (!job.elastic() || Placed(job) < job.min_member) return true;
+      return Placed(job) < target_[t.job];
+    });
+    s.Register<framework::JobStarving>([this, &s](const api::JobInfo& job) {
+      if (!job.elastic() || Placed(job) < job.min_member) return false;  // gang's call
+      return job.PendingCount() > 0 && Placed(job) < target_[Index(s, job)];
+    });
+    // A job short of its minimum (a gang, a lone pod) may take any elastic
+    // job's pods: elastic pods only ever borrow room no minimum wants.
+    // Growth takes only from jobs above their target, and not pods placed
+    // this cycle or the last. Other victims are the other plugins' call.
+    s.Register<framework::Preemptable>(
+        [this, &s](const api::TaskInfo& taker, const std::vector<api::TaskIndex>& candidates) {
+          const api::JobInfo& tj = s.cluster().jobs[taker.job];
+          bool growing = tj.elastic() && Placed(tj) >= tj.min_member;
+          std::vector<api::TaskIndex> victims;
+          std::vector<int32_t> over(target_.size(), -1);
+          for (api::TaskIndex c : candidates) {
+            const api::TaskInfo& v = s.cluster().tasks[c];
+            const api::JobInfo& vj = s.cluster().jobs[v.job];
+            if (v.job == taker.job || !vj.elastic()) continue;
+            if (growing) {
+              if (Young(v)) continue;
+              if (over[v.job] < 0) over[v.job] = std::max(0, Placed(vj) - target_[v.job]);
+              if (over[v.job] == 0) continue;
+              --over[v.job];
+            }
+            victims.push_back(c);
+          }
+          return framework::Victims(std::move(victims));
+        });
+    s.AddEventHandler({[this](const api::TaskInfo& t) {
+                         placed_at_.try_emplace(t.pod->uid, cycle_);
+                       },
+                       nullptr});
+  }
+
+  void OnSessionClose(Session& s) override {
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
+      s.job(j).elastic_target = target_[j];
+    }
+  }
+
+ private:
+  static api::JobIndex Index(const Session& s, const api::JobInfo& j) {
+    return static_cast<api::JobIndex>(&j - s.cluster().jobs.data());
+  }
+
+  double Share(const Session& s, const api::JobInfo& job) const {
+    api::Resource held;
+    for (api::TaskIndex t : job.tasks) {
+      if (api::HoldsShare(s.cluster().tasks[t].status)) held += s.cluster().tasks[t].request();
+    }
+    return held.DominantShare(s.cluster().total_allocatable);
+  }
+
+  bool Young(const api::TaskInfo& t) const {
+    auto it = placed_at_.find(t.pod->uid);
+    return it != placed_at_.end() && it->second + 1 >= cycle_;
+  }
+
+  // Room for elastic pods: the cluster, less everything running that is not
+  // an elastic job's surplus, less what admitted work still waits for
+  // (other jobs' pending pods, elastic jobs' unmet minimums). It is handed
+  // out one pod at a time to the elastic job with the smallest dominant
+  // share.
+  void ComputeTargets(Session& s) {
+    const api::ClusterInfo& c = s.cluster();
+    target_.assign(c.jobs.size(), 0);
+    api::Resource room = c.total_allocatable;
+    for (const api::NodeInfo& n : c.nodes) {
+      if (n.spec().ready) room -= n.used();
+    }
+    struct Grower {
+      api::JobIndex job;
+      api::Resource held;   // its minimum, then its minimum plus extra pods
+      api::Resource pod;    // what one more pod asks for
+      int32_t extra = 0;
+      int32_t max_extra = 0;
+    };
+    std::vector<Grower> growers;
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
+      const api::JobInfo& job = c.jobs[j];
+      api::Resource held, pending;
+      const api::TaskInfo* next_pod = nullptr;  // what growing asks for
+      for (api::TaskIndex t : job.tasks) {
+        const api::TaskInfo& task = c.tasks[t];
+        if (api::HoldsShare(task.status) && task.status != api::TaskStatus::kPipelined) {
+          held += task.request();
+        }
+        if (task.status == api::TaskStatus::kPending) {
+          pending += task.request();
+          if (next_pod == nullptr) next_pod = &task;
+        }
+      }
+      std::string why;
+      if (!s.JobAdmitted(job) || !s.JobSchedulable(job, &why)) continue;
+      if (!job.elastic()) {
+        room -= pending;  // it will take this room
+        continue;
+      }
+      // Its surplus is up for redistribution; its unmet minimum is owed.
+      api::Resource minimum = c.GangMinimum(job);
+      room += held;
+      room -= minimum;
+      target_[j] = job.min_member;
+      if (next_pod == nullptr) continue;  // nothing left to grow
+      growers.push_back({j, minimum, next_pod->request(), 0,
+                         std::max(0, job.ValidCount() - job.min_member)});
+    }
+    auto smaller_share = [&c, &growers](size_t a, size_t b) {
+      return growers[a].held.DominantShare(c.total_allocatable) >
+             growers[b].held.DominantShare(c.total_allocatable);
+    };
+    std::priority_queue<size_t, std::vector<size_t>, decltype(smaller_share)> next(smaller_share);
+    for (size_t g = 0; g < growers.size(); ++g) next.push(g);
+    while (!next.empty()) {
+      Grower& g = growers[next.top()];
+      size_t index = next.top();
+      next.pop();
+      if (g.extra >= g.max_extra || !g.pod.LessEqualWhere(room, g.pod)) continue;
+      room -= g.pod;
+      g.held += g.pod;
+      ++g.extra;
+      target_[g.job] = c.jobs[g.job].min_member + g.extra;
+      next.push(index);
+    }
+  }
+
+  // Across sessions.
+  uint64_t cycle_ = 0;
+  absl::flat_hash_map<std::string, uint64_t> placed_at_;  // pod uid -> cycle
+  // This session.
+  std::vector<int32_t> target_;  // by job; 0 when not elastic
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments&) {
+  return std::make_unique<Elastic>();
+}
+
+}  // namespace shoal::plugins::elastic

@@ -1,0 +1,35 @@
+// Elastic jobs: a PodGroup with more pods than minMember runs its gang
+// minimum and grows into capacity nobody's gang needs, and gives it back
+// when others need it.
+//
+// Each cycle the plugin computes every elastic job's target size by
+// water-filling on dominant share: what the cluster has left after all
+// other work and every admitted gang's minimum goes one pod at a time to
+// the elastic job with the smallest share, up to its pod count. Then:
+// * grow: allocate places pods beyond a job's minimum only after every
+//   minimum had its turn (allocate's second phase), and only up to the
+//   target (allocatable);
+// * shrink: a job below its target may take pods from elastic jobs above
+//   theirs (preemptable), never pods placed in this or the previous cycle
+//   (no flapping), and never below a job's minimum (the victim search's
+//   gang floor). Gangs and higher-priority pods take elastic pods first
+//   through the other plugins' answers, young or not.
+// The target is published on the job (JobInfo::elastic_target) for job
+// controllers that resize themselves.
+#ifndef SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
+#define SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "scheduler/framework/arguments.h"
+#include "scheduler/framework/plugin.h"
+
+namespace shoal::plugins::elastic {
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments& args);
+
+}  // namespace shoal::plugins::elastic
+
+#endif  // SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
