@@ -56,6 +56,7 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
       ev->set_reason(e.reason);
     }
     for (const auto& job : out.cluster.jobs) {
+      cache.SetPodGroupPhase(job.Key(), job.phase);  // the status write
       // A lone pod is listed only while it waits.
       if (job.source == api::GroupSource::kSinglePod && job.PendingCount() == 0) continue;
       v1::PodGroupStatus* pg = cycle->add_pod_groups();

@@ -10,7 +10,7 @@ packages=(
   libabsl-dev libgoogle-glog-dev libgflags-dev nlohmann-json3-dev
   libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3
+  python3 python3-matplotlib       # the simulator's plots
 )
 
 missing=()

@@ -39,10 +39,7 @@ class Drf : public framework::Plugin {
           std::vector<api::TaskIndex> victims;
           for (api::TaskIndex t : candidates) {
             const api::TaskInfo& v = s.cluster().tasks[t];
-            if (v.job == preemptor.job) {
-              victims.push_back(t);
-              continue;
-            }
+            if (v.job == preemptor.job) continue;  // shares are between jobs
             double theirs = (allocated_[v.job] - v.request()).DominantShare(total_);
             if (mine < theirs + kShareEpsilon) victims.push_back(t);
           }

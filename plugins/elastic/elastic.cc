@@ -113,7 +113,7 @@ class Elastic : public framework::Plugin {
     target_.assign(c.jobs.size(), 0);
     api::Resource room = c.total_allocatable;
     for (const api::NodeInfo& n : c.nodes) {
-      if (n.spec().ready) room -= n.used();
+      if (n.spec().ready) room -= n.used() + n.pipelined();  // pipelined is promised
     }
     struct Grower {
       api::JobIndex job;

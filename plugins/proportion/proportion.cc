@@ -1,5 +1,6 @@
 #include "plugins/proportion/proportion.h"
 
+#include <map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,7 +16,10 @@ struct QueueShare {
   api::Resource deserved;
   api::Resource allocated;  // held by the queue's tasks now
   api::Resource request;    // everything its jobs ask for: allocated + pending
-  api::Resource inqueue;    // admitted gang minimums not yet placed
+  // What admission has committed, by job priority: held by the queue's
+  // jobs (less elastic surplus, which only borrows) plus the minimums of
+  // admitted gangs not placed yet.
+  std::map<int32_t, api::Resource> committed;
   api::Resource real_capability;  // capability, less others' guarantees
   double share = 0;
   bool satisfied = false;  // water-filling is done with it
@@ -74,7 +78,12 @@ class Proportion : public framework::Plugin {
           if (q == api::kNone) return 0;
           QueueShare& qs = shares_[q];
           api::Resource minimum = s.cluster().GangMinimum(job);
-          api::Resource after = qs.allocated + qs.inqueue + minimum;
+          // Lower-priority work, running or promised, does not stand in the
+          // way: preemption makes room for this job.
+          api::Resource after = minimum;
+          for (auto it = qs.committed.lower_bound(job.priority); it != qs.committed.end(); ++it) {
+            after += it->second;
+          }
           if (!after.LessEqualWhere(qs.real_capability, minimum)) {
             std::vector<std::string> over;
             after.ForEachShortage(qs.real_capability, [&](api::ResourceId id) {
@@ -85,10 +94,11 @@ class Proportion : public framework::Plugin {
                                           api::FormatQuantity(qs.real_capability.Get(id), scale)));
             });
             *why = absl::StrCat("queue ", job.queue, " is full (", absl::StrJoin(over, ", "),
-                                ", counting running pods and admitted gangs)");
+                                ", counting running pods and admitted gangs of this "
+                                "priority or higher)");
             return -1;
           }
-          qs.inqueue += minimum;
+          qs.committed[job.priority] += minimum;
           // Within its deserved share the queue is entitled (reclaim makes
           // room if needed); beyond it, the job borrows and other plugins
           // (overcommit) decide.
@@ -133,12 +143,19 @@ class Proportion : public framework::Plugin {
         }
       }
       qs.allocated += held;
+      api::Resource committed = held;
+      if (job.elastic()) {
+        api::Resource surplus = held - c.GangMinimum(job);
+        surplus.MaxWith(api::Resource());
+        committed -= surplus;
+      }
       // An admitted gang that is not placed yet has its minimum promised.
       if (job.phase == api::PodGroupPhase::kInqueue) {
         api::Resource promised = c.GangMinimum(job) - held;
         promised.MaxWith(api::Resource());
-        qs.inqueue += promised;
+        committed += promised;
       }
+      qs.committed[job.priority] += committed;
     }
     api::Resource guaranteed;
     for (const auto& queue : c.queues) guaranteed += queue.guarantee;

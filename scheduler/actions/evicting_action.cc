@@ -27,7 +27,6 @@ void EvictingAction::Execute(framework::Session& s) {
       return s.TaskBefore(s.task(a), s.task(b));
     });
     framework::Statement stmt(s);
-    bool evicted = false;
     // Nodes with room that needs no eviction: found once per kind of
     // task (request and placement), then only the nodes this statement
     // evicted on can gain such room.
@@ -56,6 +55,11 @@ void EvictingAction::Execute(framework::Session& s) {
           s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
           [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
           &free_room);
+      if (!room.has_value() && may_end_whole_gangs()) {
+        room = FindWholeGang(
+            s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
+            [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); });
+      }
       if (!room.has_value()) break;
       if (!room->victims.empty()) {
         for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
@@ -64,11 +68,12 @@ void EvictingAction::Execute(framework::Session& s) {
         // Shrinking an elastic job is its own reason, whoever asked.
         const char* why = s.job(s.task(v).job).elastic() ? "elastic" : reason();
         stmt.Evict(v, why, task.pod->Key());
-        evicted = true;
       }
       stmt.Pipeline(t, room->node);
     }
-    if (evicted && s.Call<framework::JobPipelined>(job)) {
+    // Room found without evicting (freed by earlier evictions) is kept for
+    // the job too.
+    if (s.Call<framework::JobPipelined>(job)) {
       stmt.Commit();
     } else {
       stmt.Discard();

@@ -32,6 +32,8 @@ class EvictingAction : public framework::Action {
   // Which running tasks the action considers for `taker`.
   virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                         const api::TaskInfo& other) const = 0;
+  // Whether a whole running gang may be evicted when no surplus suffices.
+  virtual bool may_end_whole_gangs() const { return false; }
   // The tiers' victim answer for `taker` among `candidates`.
   virtual std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
                                           const std::vector<api::TaskIndex>& candidates) const = 0;

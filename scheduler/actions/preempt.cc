@@ -9,10 +9,12 @@ namespace {
 // its target) takes room from the
 // tasks the tiers let it preempt (by default: lower priority, surplus
 // above other gangs' minimum, never system pods). A pod with
-// preemptionPolicy: Never takes nothing.
+// preemptionPolicy: Never takes nothing. When no surplus suffices, a whole
+// lower-priority gang may go, if the tiers allow every one of its pods.
 class Preempt : public EvictingAction {
   const char* reason() const override { return "preempt"; }
   bool skip_overused() const override { return false; }
+  bool may_end_whole_gangs() const override { return true; }
   bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
   bool MayTake(framework::Session&, const api::TaskInfo& task) const override {
     return !task.pod->preempt_never;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace shoal::actions {
 
@@ -97,7 +98,10 @@ std::optional<Room> FindRoom(
     api::Resource most = room;
     for (api::TaskIndex t : node.tasks()) {
       const api::TaskInfo& other = s.task(t);
-      if (!api::HoldsShare(other.status) || other.status == api::TaskStatus::kPipelined ||
+      // A job never evicts its own pods to place its own, unless for a
+      // pod of higher priority.
+      bool own = other.job == task.job && other.pod->priority >= task.pod->priority;
+      if (!api::HoldsShare(other.status) || other.status == api::TaskStatus::kPipelined || own ||
           !eligible(other)) {
         continue;
       }
@@ -117,6 +121,51 @@ std::optional<Room> FindRoom(
       plan.victims.push_back(v);
     }
     if (s.Fits(task, node, room)) return plan;
+  }
+  return std::nullopt;
+}
+
+std::optional<Room> FindWholeGang(
+    framework::Session& s, const api::TaskInfo& task,
+    const std::function<bool(const api::TaskInfo&)>& eligible,
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask) {
+  std::set<api::JobIndex> refused;  // the tiers did not allow all of it
+  const int32_t taker_priority = s.job(task.job).priority;
+  for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
+    const api::NodeInfo& node = s.node(n);
+    std::map<api::JobIndex, api::Resource> on_node;
+    for (api::TaskIndex t : node.tasks()) {
+      const api::TaskInfo& other = s.task(t);
+      // Only a higher priority ends a whole job.
+      if (other.job == task.job || s.job(other.job).priority >= taker_priority ||
+          !api::HoldsShare(other.status) ||
+          other.status == api::TaskStatus::kPipelined || !eligible(other)) {
+        continue;
+      }
+      on_node[other.job] += other.request();
+    }
+    std::vector<api::JobIndex> jobs;
+    for (const auto& [j, held] : on_node) {
+      if (refused.count(j) == 0 && s.Fits(task, node, node.FutureIdle() + held)) jobs.push_back(j);
+    }
+    std::stable_sort(jobs.begin(), jobs.end(), [&s](api::JobIndex a, api::JobIndex b) {
+      if (s.job(a).priority != s.job(b).priority) return s.job(a).priority < s.job(b).priority;
+      return s.job(a).tasks.size() < s.job(b).tasks.size();
+    });
+    for (api::JobIndex j : jobs) {
+      std::vector<api::TaskIndex> all;
+      for (api::TaskIndex t : s.job(j).tasks) {
+        const api::TaskInfo& member = s.task(t);
+        if (api::HoldsShare(member.status) && member.status != api::TaskStatus::kPipelined) {
+          all.push_back(t);
+        }
+      }
+      bool every_one = std::all_of(all.begin(), all.end(),
+                                   [&](api::TaskIndex t) { return eligible(s.task(t)); }) &&
+                       ask(all).size() == all.size();
+      if (every_one) return Room{n, std::move(all)};
+      refused.insert(j);
+    }
   }
   return std::nullopt;
 }

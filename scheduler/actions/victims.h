@@ -35,6 +35,16 @@ std::optional<Room> FindRoom(
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr);
 
+// When no node has room without cutting a gang: a whole running gang
+// whose pods on one node make the task fit, if the tiers allow evicting
+// every one of its pods (on any node). The lowest-priority, then smallest,
+// such gang. Used by preempt only: priority may end a whole job, fairness
+// may not.
+std::optional<Room> FindWholeGang(
+    framework::Session& s, const api::TaskInfo& task,
+    const std::function<bool(const api::TaskInfo&)>& eligible,
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask);
+
 // Most expendable first: lower job priority, lower task priority, an
 // elastic job's surplus before a lone pod, the job with the larger
 // dominant share, then the most recently created.

@@ -71,8 +71,10 @@ void Resource::MaxWith(const Resource& other) {
   if (other.amounts_.size() > amounts_.size()) {
     amounts_.resize(other.amounts_.size(), 0);
   }
-  for (size_t i = 0; i < other.amounts_.size(); ++i) {
-    amounts_[i] = std::max(amounts_[i], other.amounts_[i]);
+  // Amounts `other` has no slot for are zero: MaxWith(Resource()) clamps
+  // negatives to zero.
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    amounts_[i] = std::max(amounts_[i], other.Get(i));
   }
 }
 

@@ -74,6 +74,13 @@ TEST(ResourceTest, ShareMath) {
   EXPECT_FALSE(R({{"nvidia.com/gpu", "1"}}).AllLessEqual(total));
 }
 
+TEST(ResourceTest, MaxWithEmptyClampsNegativesToZero) {
+  Resource r = R({{"cpu", "1"}}) - R({{"cpu", "2"}, {"memory", "1Gi"}});
+  ASSERT_TRUE(r.AnyNegative());
+  r.MaxWith(Resource());
+  EXPECT_TRUE(r.IsZero());
+}
+
 TEST(ResourceTest, MaxWith) {
   Resource a = R({{"cpu", "1"}, {"memory", "4Gi"}});
   a.MaxWith(R({{"cpu", "2"}, {"memory", "1Gi"}}));

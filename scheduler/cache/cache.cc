@@ -42,6 +42,12 @@ void Cache::DeletePodGroup(const std::string& key) {
   groups_.erase(key);
 }
 
+void Cache::SetPodGroupPhase(const std::string& key, api::PodGroupPhase phase) {
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(key);
+  if (it != groups_.end()) it->second.phase = phase;
+}
+
 void Cache::UpsertQueue(api::QueueInfo queue) {
   absl::MutexLock lock(&mu_);
   queues_[queue.name] = std::move(queue);
@@ -147,6 +153,10 @@ api::ClusterInfo Cache::Snapshot() const {
       single.created = pod->created;
       single.priority_class = pod->priority_class;
       single.priority = pod->priority;
+      // It has no PodGroup to remember a phase: placed means running, and
+      // a waiting one asks for admission again each cycle.
+      single.phase = pod->node_name.empty() ? api::PodGroupPhase::kPending
+                                            : api::PodGroupPhase::kRunning;
       job = b.AddJob(std::move(single));
     } else {
       std::string group_key = pod->ns + "/" + pod->group;

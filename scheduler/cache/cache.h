@@ -38,6 +38,9 @@ class Cache {
   void DeletePod(const std::string& key);
   void UpsertPodGroup(api::JobInfo group);
   void DeletePodGroup(const std::string& key);
+  // What a status write of the PodGroup's phase does, once the API server
+  // has it (the replay and the simulator play that part themselves).
+  void SetPodGroupPhase(const std::string& key, api::PodGroupPhase phase);
   void UpsertQueue(api::QueueInfo queue);
   void DeleteQueue(const std::string& name);
   void UpsertPriorityClass(api::PriorityClass pc);

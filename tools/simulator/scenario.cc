@@ -1,0 +1,328 @@
+#include "tools/simulator/scenario.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "yaml-cpp/yaml.h"
+
+namespace shoal::sim {
+namespace {
+
+// Reads one YAML document; every error names file, line and field path.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  absl::Status Error(const YAML::Node& at, const std::string& path, const std::string& why) const {
+    int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
+    return absl::InvalidArgumentError(absl::StrCat(file_, line > 0 ? absl::StrCat(":", line) : "",
+                                                   ": ", path, ": ", why));
+  }
+
+  // Refuses keys other than `known` in a map.
+  absl::Status OnlyKeys(const YAML::Node& map, const std::string& path,
+                        const std::vector<std::string>& known) const {
+    if (!map.IsMap()) return Error(map, path, "must be a map");
+    for (const auto& kv : map) {
+      std::string key = kv.first.as<std::string>();
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        return Error(kv.first, path.empty() ? key : path + "." + key,
+                     absl::StrCat("unknown field (valid: ", absl::StrJoin(known, ", "), ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> String(const YAML::Node& map, const std::string& key,
+                                     const std::string& path, bool required,
+                                     std::string fallback = "") const {
+    YAML::Node v = map[key];
+    if (!v) {
+      if (required) return Error(map, path + key, "is required");
+      return fallback;
+    }
+    if (!v.IsScalar()) return Error(v, path + key, "must be a string");
+    return v.Scalar();
+  }
+
+  absl::StatusOr<int> Int(const YAML::Node& map, const std::string& key, const std::string& path,
+                          bool required, int fallback, int min) const {
+    YAML::Node v = map[key];
+    if (!v) {
+      if (required) return Error(map, path + key, "is required");
+      return fallback;
+    }
+    int out;
+    if (!v.IsScalar() || !YAML::convert<int>::decode(v, out)) {
+      return Error(v, path + key, absl::StrCat("must be a whole number, got \"",
+                                               v.IsScalar() ? v.Scalar() : "?", "\""));
+    }
+    if (out < min) {
+      return Error(v, path + key, absl::StrCat("must be >= ", min, ", got ", out));
+    }
+    return out;
+  }
+
+  absl::StatusOr<absl::Duration> Duration(const YAML::Node& map, const std::string& key,
+                                          const std::string& path, bool required,
+                                          absl::Duration fallback) const {
+    YAML::Node v = map[key];
+    if (!v) {
+      if (required) return Error(map, path + key, "is required");
+      return fallback;
+    }
+    absl::Duration d;
+    if (!v.IsScalar() || !absl::ParseDuration(v.Scalar(), &d) || d < absl::ZeroDuration()) {
+      return Error(v, path + key, absl::StrCat("must be a duration such as \"90s\" or \"2h\", got \"",
+                                               v.IsScalar() ? v.Scalar() : "?", "\""));
+    }
+    return d;
+  }
+
+  absl::StatusOr<api::Resource> Resources(const YAML::Node& map, const std::string& key,
+                                          const std::string& path) const {
+    YAML::Node v = map[key];
+    if (!v) return Error(map, path + key, "is required");
+    if (!v.IsMap()) return Error(v, path + key, "must be a map of resource names to quantities");
+    std::vector<std::pair<std::string, std::string>> list;
+    for (const auto& kv : v) {
+      if (!kv.second.IsScalar()) {
+        return Error(kv.second, path + key + "." + kv.first.as<std::string>(), "must be a quantity");
+      }
+      list.emplace_back(kv.first.as<std::string>(), kv.second.Scalar());
+    }
+    auto r = api::Resource::FromList(list, path + key);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file_, ":", v.Mark().line + 1, ": ", r.status().message()));
+    }
+    return r;
+  }
+
+ private:
+  std::string file_;
+};
+
+#define SIM_ASSIGN(lhs, expr)                     \
+  auto lhs##_or = (expr);                         \
+  if (!lhs##_or.ok()) return lhs##_or.status();   \
+  auto lhs = std::move(*lhs##_or)
+
+absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t, const std::string& p) {
+  if (auto s = r.OnlyKeys(t, p, {"name", "replicas", "min", "requests"}); !s.ok()) return s;
+  TaskSpec task;
+  SIM_ASSIGN(name, r.String(t, "name", p + ".", true));
+  SIM_ASSIGN(replicas, r.Int(t, "replicas", p + ".", true, 0, 1));
+  SIM_ASSIGN(min, r.Int(t, "min", p + ".", false, replicas, 0));
+  if (min > replicas) {
+    return r.Error(t["min"], p + ".min", absl::StrCat("must be <= replicas (", replicas, "), got ", min));
+  }
+  SIM_ASSIGN(requests, r.Resources(t, "requests", p + "."));
+  task.name = name;
+  task.replicas = replicas;
+  task.min = min;
+  task.requests = std::move(requests);
+  task.requests.Set(api::kPods, 1);
+  return task;
+}
+
+}  // namespace
+
+absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ":", e.mark.line + 1, ":",
+                                                   e.mark.column + 1, ": malformed YAML: ", e.msg));
+  }
+  Reader r(file);
+  if (auto s = r.OnlyKeys(root, "", {"duration", "period", "policy", "priorityClasses", "cluster",
+                                     "queues", "workloads"});
+      !s.ok()) {
+    return s;
+  }
+  Scenario sc;
+  sc.file = file;
+  SIM_ASSIGN(duration, r.Duration(root, "duration", "", true, absl::ZeroDuration()));
+  SIM_ASSIGN(period, r.Duration(root, "period", "", false, absl::Seconds(1)));
+  if (period < absl::Seconds(1) || period % absl::Seconds(1) != absl::ZeroDuration()) {
+    return r.Error(root["period"], "period", "must be a whole number of seconds, at least 1s");
+  }
+  SIM_ASSIGN(policy, r.String(root, "policy", "", false, ""));
+  sc.duration = duration;
+  sc.period = period;
+  sc.policy = policy;
+  std::set<std::string> classes;
+  if (YAML::Node pcs = root["priorityClasses"]) {
+    if (!pcs.IsSequence()) return r.Error(pcs, "priorityClasses", "must be a list of {name, value}");
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      std::string p = absl::StrCat("priorityClasses[", i, "]");
+      if (auto s = r.OnlyKeys(pcs[i], p, {"name", "value"}); !s.ok()) return s;
+      SIM_ASSIGN(name, r.String(pcs[i], "name", p + ".", true));
+      SIM_ASSIGN(value, r.Int(pcs[i], "value", p + ".", true, 0, -2147483647));
+      sc.priority_classes.push_back({name, value, false});
+      classes.insert(name);
+    }
+  }
+  YAML::Node cluster = root["cluster"];
+  if (!cluster) return r.Error(root, "cluster", "is required");
+  if (auto s = r.OnlyKeys(cluster, "cluster", {"nodes"}); !s.ok()) return s;
+  YAML::Node nodes = cluster["nodes"];
+  if (!nodes || !nodes.IsSequence() || nodes.size() == 0) {
+    return r.Error(cluster, "cluster.nodes", "must list at least one node pool");
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string p = absl::StrCat("cluster.nodes[", i, "]");
+    if (auto s = r.OnlyKeys(nodes[i], p, {"prefix", "count", "allocatable", "labels", "taints"});
+        !s.ok()) {
+      return s;
+    }
+    NodePool pool;
+    SIM_ASSIGN(prefix, r.String(nodes[i], "prefix", p + ".", true));
+    SIM_ASSIGN(count, r.Int(nodes[i], "count", p + ".", true, 0, 1));
+    SIM_ASSIGN(allocatable, r.Resources(nodes[i], "allocatable", p + "."));
+    pool.prefix = prefix;
+    pool.count = count;
+    pool.allocatable = std::move(allocatable);
+    if (YAML::Node labels = nodes[i]["labels"]; labels && labels.IsMap()) {
+      std::vector<std::pair<std::string, std::string>> l;
+      for (const auto& kv : labels) l.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+      pool.labels = api::Labels(std::move(l));
+    }
+    if (YAML::Node taints = nodes[i]["taints"]; taints && taints.IsSequence()) {
+      for (size_t k = 0; k < taints.size(); ++k) {
+        std::string tp = absl::StrCat(p, ".taints[", k, "]");
+        SIM_ASSIGN(key, r.String(taints[k], "key", tp + ".", true));
+        SIM_ASSIGN(value, r.String(taints[k], "value", tp + ".", false));
+        SIM_ASSIGN(effect, r.String(taints[k], "effect", tp + ".", false, "NoSchedule"));
+        api::TaintEffect e = effect == "NoExecute"          ? api::TaintEffect::kNoExecute
+                             : effect == "PreferNoSchedule" ? api::TaintEffect::kPreferNoSchedule
+                                                            : api::TaintEffect::kNoSchedule;
+        pool.taints.push_back({key, value, e});
+      }
+    }
+    sc.pools.push_back(std::move(pool));
+  }
+  std::set<std::string> queue_names = {"default"};
+  if (YAML::Node queues = root["queues"]) {
+    if (!queues.IsSequence()) return r.Error(queues, "queues", "must be a list of {name, weight}");
+    for (size_t i = 0; i < queues.size(); ++i) {
+      std::string p = absl::StrCat("queues[", i, "]");
+      if (auto s = r.OnlyKeys(queues[i], p, {"name", "weight", "reclaimable"}); !s.ok()) return s;
+      api::QueueInfo q;
+      SIM_ASSIGN(name, r.String(queues[i], "name", p + ".", true));
+      SIM_ASSIGN(weight, r.Int(queues[i], "weight", p + ".", false, 1, 1));
+      q.name = name;
+      q.weight = weight;
+      if (YAML::Node rec = queues[i]["reclaimable"]) q.reclaimable = rec.as<bool>(true);
+      sc.queues.push_back(q);
+      queue_names.insert(name);
+    }
+  }
+  YAML::Node workloads = root["workloads"];
+  if (!workloads || !workloads.IsSequence()) {
+    return r.Error(root, "workloads", "must be a list of Job and Service workloads");
+  }
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const YAML::Node& w = workloads[i];
+    std::string p = absl::StrCat("workloads[", i, "]");
+    SIM_ASSIGN(kind, r.String(w, "kind", p + ".", true));
+    if (kind == "Job") {
+      if (auto s = r.OnlyKeys(w, p, {"kind", "name", "count", "arrival", "queue", "priorityClass",
+                                     "tasks", "work"});
+          !s.ok()) {
+        return s;
+      }
+      JobWorkload job;
+      SIM_ASSIGN(name, r.String(w, "name", p + ".", true));
+      SIM_ASSIGN(count, r.Int(w, "count", p + ".", false, 1, 1));
+      SIM_ASSIGN(queue, r.String(w, "queue", p + ".", false, "default"));
+      SIM_ASSIGN(pc, r.String(w, "priorityClass", p + ".", false));
+      if (queue_names.count(queue) == 0) {
+        return r.Error(w["queue"], p + ".queue", absl::StrCat("queue \"", queue, "\" is not in queues"));
+      }
+      if (!pc.empty() && classes.count(pc) == 0) {
+        return r.Error(w["priorityClass"], p + ".priorityClass",
+                       absl::StrCat("priority class \"", pc, "\" is not in priorityClasses"));
+      }
+      job.name = name;
+      job.count = count;
+      job.queue = queue;
+      job.priority_class = pc;
+      if (YAML::Node a = w["arrival"]) {
+        if (auto s = r.OnlyKeys(a, p + ".arrival", {"start", "every"}); !s.ok()) return s;
+        SIM_ASSIGN(start, r.Duration(a, "start", p + ".arrival.", false, absl::ZeroDuration()));
+        SIM_ASSIGN(every, r.Duration(a, "every", p + ".arrival.", false, absl::ZeroDuration()));
+        job.start = start;
+        job.every = every;
+      }
+      YAML::Node tasks = w["tasks"];
+      if (!tasks || !tasks.IsSequence() || tasks.size() == 0) {
+        return r.Error(w, p + ".tasks", "must list at least one task");
+      }
+      for (size_t k = 0; k < tasks.size(); ++k) {
+        SIM_ASSIGN(task, ParseTask(r, tasks[k], absl::StrCat(p, ".tasks[", k, "]")));
+        job.tasks.push_back(std::move(task));
+      }
+      if (YAML::Node work = w["work"]) {
+        if (auto s = r.OnlyKeys(work, p + ".work", {"task", "podSeconds"}); !s.ok()) return s;
+        SIM_ASSIGN(task, r.String(work, "task", p + ".work.", true));
+        SIM_ASSIGN(seconds, r.Int(work, "podSeconds", p + ".work.", true, 0, 1));
+        bool known = false;
+        for (const auto& t : job.tasks) known |= t.name == task;
+        if (!known) return r.Error(work["task"], p + ".work.task", absl::StrCat("no task named \"", task, "\""));
+        job.work_task = task;
+        job.pod_seconds = seconds;
+      }
+      sc.jobs.push_back(std::move(job));
+    } else if (kind == "Service") {
+      if (auto s = r.OnlyKeys(w, p, {"kind", "name", "priorityClass", "requests", "replicas"}); !s.ok()) {
+        return s;
+      }
+      ServiceWorkload svc;
+      SIM_ASSIGN(name, r.String(w, "name", p + ".", true));
+      SIM_ASSIGN(pc, r.String(w, "priorityClass", p + ".", false));
+      if (!pc.empty() && classes.count(pc) == 0) {
+        return r.Error(w["priorityClass"], p + ".priorityClass",
+                       absl::StrCat("priority class \"", pc, "\" is not in priorityClasses"));
+      }
+      SIM_ASSIGN(requests, r.Resources(w, "requests", p + "."));
+      svc.name = name;
+      svc.priority_class = pc;
+      svc.requests = std::move(requests);
+      svc.requests.Set(api::kPods, 1);
+      YAML::Node reps = w["replicas"];
+      if (!reps || !reps.IsSequence() || reps.size() == 0) {
+        return r.Error(w, p + ".replicas", "must list at least one {at, count}");
+      }
+      for (size_t k = 0; k < reps.size(); ++k) {
+        std::string rp = absl::StrCat(p, ".replicas[", k, "]");
+        if (auto s = r.OnlyKeys(reps[k], rp, {"at", "count"}); !s.ok()) return s;
+        SIM_ASSIGN(at, r.Duration(reps[k], "at", rp + ".", true, absl::ZeroDuration()));
+        SIM_ASSIGN(n, r.Int(reps[k], "count", rp + ".", true, 0, 0));
+        if (!svc.replicas.empty() && at <= svc.replicas.back().first) {
+          return r.Error(reps[k]["at"], rp + ".at", "must be later than the entry before");
+        }
+        svc.replicas.emplace_back(at, n);
+      }
+      sc.services.push_back(std::move(svc));
+    } else {
+      return r.Error(w["kind"], p + ".kind", absl::StrCat("unknown kind \"", kind, "\" (valid: Job, Service)"));
+    }
+  }
+  return sc;
+}
+
+absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the scenario"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseScenario(text.str(), path);
+}
+
+}  // namespace shoal::sim

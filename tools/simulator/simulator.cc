@@ -1,0 +1,410 @@
+#include "tools/simulator/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/cache/cache.h"
+#include "scheduler/framework/cycle.h"
+
+namespace shoal::sim {
+namespace {
+
+// One instance of a Job workload: PodGroup NAME-k.
+struct JobRun {
+  const JobWorkload* spec = nullptr;
+  std::string name;
+  int64_t arrival = 0;        // second
+  int64_t started = -1;       // first second its minimum ran
+  int64_t finished = -1;
+  double work = 0;            // pod-seconds of spec->work_task
+  std::map<std::string, int> running;  // per task, this second
+};
+
+struct PodRecord {
+  std::string workload;
+  int job = -1;  // index into jobs_, or -1 for a service pod
+  std::string task;
+  bool running = false;
+  int64_t created = 0;
+  api::Resource request;
+};
+
+class World {
+ public:
+  World(const Scenario& sc, framework::Policy& policy, const Options& options)
+      : sc_(sc), policy_(policy), options_(options),
+        cache_("shoal", [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
+        no_constraints_(std::make_shared<api::PlacementConstraints>()) {
+    no_constraints_->ComputeFingerprint();
+    for (const auto& pc : sc.priority_classes) {
+      cache_.UpsertPriorityClass(pc);
+      priority_[pc.name] = pc.value;
+    }
+    for (const auto& q : sc.queues) cache_.UpsertQueue(q);
+    for (const auto& pool : sc.pools) {
+      for (int i = 0; i < pool.count; ++i) {
+        auto node = std::make_shared<api::NodeSpec>();
+        node->name = absl::StrCat(pool.prefix, "-", i);
+        auto labels = pool.labels.pairs();
+        labels.emplace_back("kubernetes.io/hostname", node->name);
+        node->labels = api::Labels(std::move(labels));
+        node->taints = pool.taints;
+        node->allocatable = pool.allocatable;
+        total_ += pool.allocatable;
+        cache_.UpsertNode(std::move(node));
+      }
+    }
+    for (size_t id = 0; id < total_.size(); ++id) {
+      if (id != api::kPods && total_.Get(id) > 0) {
+        tracked_.push_back(static_cast<api::ResourceId>(id));
+      }
+    }
+  }
+
+  Result Run() {
+    const int64_t end = absl::ToInt64Seconds(sc_.duration);
+    const int64_t step = absl::ToInt64Seconds(sc_.period);
+    for (now_ = 0; now_ < end; now_ += step) {
+      ScaleServices();
+      ArriveJobs();
+      Schedule();
+      Sample sample = Measure();
+      Progress(step);
+      for (int64_t k = 0; k < step && now_ + k < end; ++k) {
+        sample.second = now_ + k;
+        series_.push_back(sample);
+      }
+      if (options_.progress) options_.progress(static_cast<double>(now_ + step) / end);
+    }
+    for (const auto& [key, rec] : pods_) {
+      if (rec.job < 0 && !rec.running) max_service_wait_ = std::max(max_service_wait_, end - rec.created);
+    }
+    return Result{Summary(), std::move(series_), max_service_wait_};
+  }
+
+ private:
+  static constexpr int64_t kEpoch = 1767225600;  // 2026-01-01, any fixed start
+
+  std::shared_ptr<api::PodInfo> NewPod(const std::string& name, const api::Resource& request,
+                                       const std::string& priority_class) {
+    auto pod = std::make_shared<api::PodInfo>();
+    pod->ns = "default";
+    pod->name = name;
+    pod->uid = name;
+    pod->scheduler_name = "shoal";
+    pod->request = request;
+    pod->placement = no_constraints_;
+    pod->priority_class = priority_class;
+    auto it = priority_.find(priority_class);
+    pod->priority = it == priority_.end() ? 0 : it->second;
+    pod->created = absl::FromUnixSeconds(kEpoch + now_);
+    return pod;
+  }
+
+  void AddPod(std::shared_ptr<api::PodInfo> pod, PodRecord record) {
+    record.created = now_;
+    record.request = pod->request;
+    pods_[pod->Key()] = std::move(record);
+    cache_.UpsertPod(std::move(pod), true);
+  }
+
+  void ScaleServices() {
+    for (const auto& svc : sc_.services) {
+      int desired = 0;
+      for (const auto& [at, count] : svc.replicas) {
+        if (absl::ToInt64Seconds(at) <= now_) desired = count;
+      }
+      std::vector<std::string> live;  // pending first, then newest first
+      for (const auto& [key, rec] : pods_) {
+        if (rec.workload == svc.name && rec.job < 0) live.push_back(key);
+      }
+      std::stable_sort(live.begin(), live.end(), [this](const std::string& a, const std::string& b) {
+        const PodRecord& x = pods_[a];
+        const PodRecord& y = pods_[b];
+        if (x.running != y.running) return !x.running;
+        return x.created > y.created;
+      });
+      for (int i = static_cast<int>(live.size()); i < desired; ++i) {
+        AddPod(NewPod(absl::StrCat(svc.name, "-", next_serial_++), svc.requests, svc.priority_class),
+               PodRecord{svc.name, -1, "", false, 0, {}});
+      }
+      for (int i = 0; i < static_cast<int>(live.size()) - desired; ++i) DeletePod(live[i]);
+    }
+  }
+
+  void ArriveJobs() {
+    for (const auto& w : sc_.jobs) {
+      for (int k = 0; k < w.count; ++k) {
+        int64_t at = absl::ToInt64Seconds(w.start + k * w.every);
+        std::string name = absl::StrCat(w.name, "-", k);
+        if (at > now_ || arrived_.count(name) != 0) continue;
+        arrived_.insert(name);
+        JobRun run;
+        run.spec = &w;
+        run.name = name;
+        run.arrival = now_;
+        int index = static_cast<int>(jobs_.size());
+        jobs_.push_back(run);
+        api::JobInfo group;
+        group.ns = "default";
+        group.name = name;
+        group.uid = name;
+        group.queue = w.queue;
+        group.priority_class = w.priority_class;
+        group.created = absl::FromUnixSeconds(kEpoch + now_);
+        group.min_member = 0;
+        for (const auto& t : w.tasks) {
+          int min = options_.rigid ? t.replicas : t.min;
+          group.min_member += min;
+          group.min_task_member[t.name] = min;
+        }
+        group.min_member = std::max(group.min_member, 1);
+        cache_.UpsertPodGroup(group);
+        for (const auto& t : w.tasks) {
+          for (int i = 0; i < t.replicas; ++i) AddJobPod(index, t, absl::StrCat(name, "-", t.name, "-", i));
+        }
+      }
+    }
+  }
+
+  void AddJobPod(int job, const TaskSpec& task, const std::string& name) {
+    auto pod = NewPod(name, task.requests, jobs_[job].spec->priority_class);
+    pod->group = jobs_[job].name;
+    pod->role = task.name;
+    AddPod(std::move(pod), PodRecord{jobs_[job].spec->name, job, task.name, false, 0, {}});
+  }
+
+  void DeletePod(const std::string& key) {
+    pods_.erase(key);
+    cache_.DeletePod(key);
+  }
+
+  void Schedule() {
+    framework::CycleOutcome out = framework::RunCycle(cache_.Snapshot(), policy_);
+    // The status write: PodGroups keep the phase the session gave them.
+    for (const auto& job : out.cluster.jobs) cache_.SetPodGroupPhase(job.Key(), job.phase);
+    for (const auto& b : out.binds) {
+      auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
+      pod->node_name = out.cluster.nodes[b.node].name();
+      pod->status = api::TaskStatus::kRunning;
+      auto it = pods_.find(pod->Key());
+      if (it == pods_.end()) continue;
+      it->second.running = true;
+      // Running from this second on (the sample at now_ sees it running).
+      if (it->second.job < 0) {
+        max_service_wait_ = std::max(max_service_wait_, now_ - it->second.created);
+      }
+      cache_.UpsertPod(std::move(pod), true);
+    }
+    for (const auto& e : out.evictions) {
+      const api::PodInfo& gone = *out.cluster.tasks[e.task].pod;
+      auto it = pods_.find(gone.Key());
+      if (it == pods_.end()) continue;
+      PodRecord record = it->second;
+      DeletePod(gone.Key());
+      ++evictions_;
+      // Its controller creates a replacement at once.
+      std::string name = absl::StrCat(gone.name, "-r", next_serial_++);
+      if (record.job >= 0) {
+        for (const auto& t : jobs_[record.job].spec->tasks) {
+          if (t.name == record.task) AddJobPod(record.job, t, name);
+        }
+      } else {
+        auto pod = NewPod(name, gone.request, gone.priority_class);
+        AddPod(std::move(pod), PodRecord{record.workload, -1, "", false, 0, {}});
+      }
+    }
+  }
+
+  // A job's dominant share of the cluster from its running pods.
+  double JobShare(const JobRun& job) const {
+    api::Resource held;
+    for (const auto& t : job.spec->tasks) {
+      auto it = job.running.find(t.name);
+      if (it == job.running.end()) continue;
+      for (int i = 0; i < it->second; ++i) held += t.requests;
+    }
+    return held.DominantShare(total_);
+  }
+
+  bool MinimumRuns(const JobRun& job) const {
+    for (const auto& t : job.spec->tasks) {
+      int min = options_.rigid ? t.replicas : t.min;
+      auto it = job.running.find(t.name);
+      if ((it == job.running.end() ? 0 : it->second) < std::max(min, 0)) return false;
+    }
+    return true;
+  }
+
+  Sample Measure() {
+    Sample s;
+    api::Resource used;
+    for (auto& job : jobs_) job.running.clear();
+    for (const auto& [key, rec] : pods_) {
+      if (!rec.running) {
+        if (rec.job < 0) service_pending_seconds_ += absl::ToDoubleSeconds(sc_.period);
+        continue;
+      }
+      ++s.running_pods[rec.workload];
+      if (rec.job >= 0) ++jobs_[rec.job].running[rec.task];
+    }
+    for (const auto& [key, rec] : pods_) {
+      if (rec.running) used += rec.request;
+    }
+    for (api::ResourceId id : tracked_) {
+      double u = static_cast<double>(used.Get(id)) / total_.Get(id);
+      s.utilization[std::string(api::ResourceName(id))] = u;
+      util_samples_[std::string(api::ResourceName(id))].push_back(u);
+    }
+    std::vector<double> shares;
+    for (auto& job : jobs_) {
+      if (job.finished >= 0) continue;
+      if (MinimumRuns(job)) {
+        ++s.running_jobs;
+        if (job.started < 0) job.started = now_;
+        bool elastic = false;
+        for (const auto& t : job.spec->tasks) elastic |= t.replicas > t.min;
+        if (elastic) shares.push_back(JobShare(job));
+      } else {
+        ++s.pending_jobs;
+      }
+    }
+    if (shares.size() >= 2) {
+      double sum = 0, squares = 0;
+      for (double x : shares) {
+        sum += x;
+        squares += x * x;
+      }
+      s.jain = squares > 0 ? sum * sum / (shares.size() * squares) : 1.0;
+      jain_sum_ += s.jain;
+      ++jain_samples_;
+    }
+    pending_sum_ += s.pending_jobs;
+    ++samples_;
+    pending_max_ = std::max(pending_max_, s.pending_jobs);
+    s.evictions = evictions_;
+    return s;
+  }
+
+  void Progress(int64_t step) {
+    for (size_t j = 0; j < jobs_.size(); ++j) {
+      JobRun& job = jobs_[j];
+      if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job)) continue;
+      job.work += static_cast<double>(job.running[job.spec->work_task]) * step;
+      if (job.work < job.spec->pod_seconds) continue;
+      job.finished = now_ + step;
+      std::vector<std::string> gone;
+      for (const auto& [key, rec] : pods_) {
+        if (rec.job == static_cast<int>(j)) gone.push_back(key);
+      }
+      for (const auto& key : gone) DeletePod(key);
+      cache_.DeletePodGroup("default/" + job.name);
+    }
+  }
+
+  nlohmann::ordered_json Summary() const {
+    nlohmann::ordered_json out;
+    nlohmann::ordered_json util = nlohmann::ordered_json::object();
+    for (const auto& [name, samples] : util_samples_) {
+      double mean = 0;
+      for (double u : samples) mean += u;
+      mean = samples.empty() ? 0 : mean / samples.size();
+      std::vector<double> sorted = samples;
+      std::sort(sorted.begin(), sorted.end());
+      double p05 = sorted.empty() ? 0 : sorted[static_cast<size_t>(0.05 * (sorted.size() - 1))];
+      util[name] = {{"mean", Round(mean)}, {"p05", Round(p05)}};
+    }
+    out["utilization"] = util;
+    out["pendingJobs"] = {{"max", pending_max_},
+                          {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
+    int completed = 0;
+    double jct = 0, wait = 0, wait_max = 0;
+    const int64_t end = absl::ToInt64Seconds(sc_.duration);
+    for (const auto& job : jobs_) {
+      if (job.finished >= 0) {
+        ++completed;
+        jct += job.finished - job.arrival;
+      }
+      // A job that never started has waited until the end (at least).
+      double w = (job.started >= 0 ? job.started : end) - job.arrival;
+      wait += w;
+      wait_max = std::max(wait_max, w);
+    }
+    out["jobs"] = {{"submitted", static_cast<int>(jobs_.size())},
+                   {"completed", completed},
+                   {"jctMeanSeconds", Round(completed ? jct / completed : 0)},
+                   {"waitMeanSeconds", Round(jobs_.empty() ? 0 : wait / jobs_.size())},
+                   {"waitMaxSeconds", Round(wait_max)}};
+    out["fairness"] = {{"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
+    out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
+    out["evictions"] = evictions_;
+    return out;
+  }
+
+  static double Round(double x) { return std::round(x * 10000) / 10000; }
+
+  const Scenario& sc_;
+  framework::Policy& policy_;
+  const Options& options_;
+  int64_t now_ = 0;
+  cache::Cache cache_;
+  std::shared_ptr<api::PlacementConstraints> no_constraints_;
+  std::map<std::string, int32_t> priority_;
+  api::Resource total_;
+  std::vector<api::ResourceId> tracked_;
+  std::map<std::string, PodRecord> pods_;
+  std::vector<JobRun> jobs_;
+  std::set<std::string> arrived_;
+  int64_t next_serial_ = 0;
+  int64_t evictions_ = 0;
+  int64_t max_service_wait_ = 0;
+  double service_pending_seconds_ = 0;
+  std::map<std::string, std::vector<double>> util_samples_;
+  double pending_sum_ = 0;
+  int pending_max_ = 0;
+  int64_t samples_ = 0;
+  double jain_sum_ = 0;
+  int64_t jain_samples_ = 0;
+  std::vector<Sample> series_;
+};
+
+}  // namespace
+
+Result Simulate(const Scenario& scenario, framework::Policy& policy, const Options& options) {
+  World world(scenario, policy, options);
+  return world.Run();
+}
+
+std::string SeriesCsv(const std::vector<Sample>& series) {
+  if (series.empty()) return "";
+  std::set<std::string> workloads;
+  for (const auto& s : series) {
+    for (const auto& [w, n] : s.running_pods) workloads.insert(w);
+  }
+  std::vector<std::string> header = {"second"};
+  for (const auto& [r, u] : series.front().utilization) header.push_back("util_" + r);
+  for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"}) header.push_back(c);
+  for (const auto& w : workloads) header.push_back("pods_" + w);
+  std::string out = absl::StrJoin(header, ",") + "\n";
+  for (const auto& s : series) {
+    std::vector<std::string> row = {absl::StrCat(s.second)};
+    for (const auto& [r, u] : s.utilization) row.push_back(absl::StrFormat("%.4f", u));
+    row.push_back(absl::StrCat(s.pending_jobs));
+    row.push_back(absl::StrCat(s.running_jobs));
+    row.push_back(s.jain < 0 ? "" : absl::StrFormat("%.4f", s.jain));
+    row.push_back(absl::StrCat(s.evictions));
+    for (const auto& w : workloads) {
+      auto it = s.running_pods.find(w);
+      row.push_back(absl::StrCat(it == s.running_pods.end() ? 0 : it->second));
+    }
+    out += absl::StrJoin(row, ",") + "\n";
+  }
+  return out;
+}
+
+}  // namespace shoal::sim

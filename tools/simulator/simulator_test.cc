@@ -1,0 +1,104 @@
+// The EDL experiments and the simulator's own promises, on the shipped
+// scenarios and policies (run from the workspace root as Bazel does).
+#include "tools/simulator/simulator.h"
+
+#include "gtest/gtest.h"
+#include "plugins/builtin.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/framework/config.h"
+
+namespace shoal::sim {
+namespace {
+
+Result Simulated(const std::string& scenario_path, bool rigid) {
+  auto scenario = LoadScenario(scenario_path);
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  auto config = framework::LoadSchedulerConfig(scenario->policy);
+  EXPECT_TRUE(config.ok()) << config.status();
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(), actions::BuiltinActions());
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  Options options;
+  options.rigid = rigid;
+  return Simulate(*scenario, *policy, options);
+}
+
+constexpr char kFig1[] = "tools/simulator/scenarios/edl-fig1.yaml";
+constexpr char kFig2[] = "tools/simulator/scenarios/edl-fig2.yaml";
+
+TEST(EdlFig1, ElasticStartsEveryJobAtOnceAndSharesFairly) {
+  Result r = Simulated(kFig1, false);
+  // Every job's minimum runs within 2 periods (2 s) of its arrival.
+  EXPECT_LE(r.summary["jobs"]["waitMaxSeconds"].get<double>(), 2.0) << r.summary.dump();
+  EXPECT_GE(r.summary["fairness"]["jain"].get<double>(), 0.95) << r.summary.dump();
+  EXPECT_EQ(r.summary["jobs"]["completed"].get<int>(), 20);
+  // After the arrivals (20 jobs, 10 s apart) nothing waits.
+  for (const Sample& s : r.series) {
+    if (s.second >= 200) EXPECT_EQ(s.pending_jobs, 0) << "second " << s.second;
+  }
+}
+
+TEST(EdlFig1, RigidPendingJobsPileUpWithArrivals) {
+  Result r = Simulated(kFig1, true);
+  EXPECT_GE(r.summary["pendingJobs"]["max"].get<int>(), 10) << r.summary.dump();
+  int at_50 = 0, at_190 = 0;
+  for (const Sample& s : r.series) {
+    if (s.second == 50) at_50 = s.pending_jobs;
+    if (s.second == 190) at_190 = s.pending_jobs;
+  }
+  EXPECT_GT(at_190, at_50);
+}
+
+TEST(EdlFig2, ElasticKeepsTheClusterFullAndServicesFirst) {
+  Result elastic = Simulated(kFig2, false);
+  EXPECT_GE(elastic.summary["utilization"]["cpu"]["mean"].get<double>(), 0.95)
+      << elastic.summary.dump();
+  // No nginx pod waits longer than one period (1 s).
+  EXPECT_LE(elastic.max_service_wait_seconds, 1);
+  Result rigid = Simulated(kFig2, true);
+  // Rigid use follows nginx: lower, and it dips when nginx does.
+  EXPECT_LT(rigid.summary["utilization"]["cpu"]["mean"].get<double>(),
+            elastic.summary["utilization"]["cpu"]["mean"].get<double>() - 0.05);
+  EXPECT_LT(rigid.summary["utilization"]["cpu"]["p05"].get<double>(), 0.9);
+  EXPECT_GT(rigid.summary["pendingJobs"]["mean"].get<double>(), 1.0);
+}
+
+TEST(Simulator, SameScenarioSameResult) {
+  Result a = Simulated("tools/simulator/scenarios/starvation.yaml", false);
+  Result b = Simulated("tools/simulator/scenarios/starvation.yaml", false);
+  EXPECT_EQ(a.summary.dump(), b.summary.dump());
+  EXPECT_EQ(SeriesCsv(a.series), SeriesCsv(b.series));
+}
+
+TEST(Simulator, StarvingGangRunsThanksToTheReservation) {
+  Result r = Simulated("tools/simulator/scenarios/starvation.yaml", false);
+  // The big gang (and every small job) started; the gang waited about
+  // the 5-minute limit plus the time its reserved nodes took to drain.
+  EXPECT_LE(r.summary["jobs"]["waitMaxSeconds"].get<double>(), 420) << r.summary.dump();
+}
+
+TEST(Scenario, RefusalsNameTheField) {
+  auto msg = [](const std::string& yaml) {
+    return std::string(ParseScenario(yaml, "s.yaml").status().message());
+  };
+  const std::string base =
+      "duration: 1h\ncluster:\n  nodes: [{prefix: n, count: 1, allocatable: {cpu: \"4\"}}]\n";
+  EXPECT_EQ(msg("duration: soon\n"),
+            "s.yaml:1: duration: must be a duration such as \"90s\" or \"2h\", got \"soon\"");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  tasks: [{name: t, replicas: 2, min: 3, "
+                       "requests: {cpu: \"1\"}}]\n"),
+            "s.yaml:7: workloads[0].tasks[0].min: must be <= replicas (2), got 3");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Cron\n  name: j\n"),
+            "s.yaml:5: workloads[0].kind: unknown kind \"Cron\" (valid: Job, Service)");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Service\n  name: web\n  requests: {cpu: \"-1\"}\n"
+                       "  replicas: [{at: 0s, count: 1}]\n"),
+            "s.yaml:7: workloads[0].requests.cpu: must not be negative, got \"-1\"");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  queue: gpu\n  tasks: [{name: t, "
+                       "replicas: 1, requests: {cpu: \"1\"}}]\n"),
+            "s.yaml:7: workloads[0].queue: queue \"gpu\" is not in queues");
+  EXPECT_EQ(msg("duration: 1h\nnodes: []\n"),
+            "s.yaml:2: nodes: unknown field (valid: duration, period, policy, priorityClasses, "
+            "cluster, queues, workloads)");
+}
+
+}  // namespace
+}  // namespace shoal::sim
