@@ -22,7 +22,7 @@ expect_eq "deadlock json" "$out" '{"cycles":[{"binds":[{"pod":"ml-team/bert-larg
 
 # Under the fair-share preset the second gang's queue is full.
 out=$($BIN --snapshot=$SNAP --scheduler-conf=./policies/fair-share.yaml --output=json)
-expect_has "deadlock queue full" "$out" '"message":"waiting for admission: queue default is full (nvidia.com/gpu would reach 12 of 8, counting running pods and admitted gangs)"'
+expect_has "deadlock queue full" "$out" '"message":"waiting for admission: queue default is full (nvidia.com/gpu would reach 12 of 8, counting running pods and admitted gangs of this priority or higher)"'
 expect_eq "deadlock: exactly one gang bound" "$(echo "$out" | grep -o '"node":' | wc -l)" 6
 expect_eq "json prints nothing on stderr" "$(cat $TMP/err)" ""
 
