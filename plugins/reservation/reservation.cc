@@ -31,6 +31,16 @@ class Reservation : public framework::Plugin {
       if (n != api::kNone) reserved_[n] = true;
     }
     if (target == api::kNone) return;
+    // Nobody is admitted ahead of the gang while it waits for admission:
+    // otherwise younger jobs take every bit of room admission frees.
+    s.Register<framework::JobEnqueueable>([this, &s, target](const api::JobInfo& job,
+                                                             std::string* why) {
+      const api::JobInfo& held_for = s.cluster().jobs[target];
+      if (&job == &held_for || held_for.phase != api::PodGroupPhase::kPending) return 0;
+      *why = absl::StrCat("admission is held for podgroup ", held_for.Key(),
+                          ", which has waited longer than ", absl::FormatDuration(wait_limit_));
+      return -1;
+    });
     s.Register<framework::Fit>([this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
                                                   const api::Resource&, framework::Reasons* why) {
       api::NodeIndex i = static_cast<api::NodeIndex>(&n - s.cluster().nodes.data());
@@ -59,7 +69,14 @@ class Reservation : public framework::Plugin {
     api::JobIndex oldest = api::kNone;
     for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
       const api::JobInfo& job = c.jobs[j];
-      if (Started(job) || !s.JobAdmitted(job) || c.now - job.created < wait_limit_) continue;
+      // Waiting for admission is waiting too: held nodes drain, and the
+      // idle room they leave is what admission control needs to see.
+      // A lone pod takes the next hole anyway; holding nodes is for gangs.
+      if (job.min_member < 2 || Started(job) || job.group_missing ||
+          c.now - job.created < wait_limit_ ||
+          c.FindQueue(job.queue) == api::kNone) {
+        continue;
+      }
       if (oldest == api::kNone || job.created < c.jobs[oldest].created) oldest = j;
     }
     if (oldest == api::kNone) return api::kNone;

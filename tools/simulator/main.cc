@@ -80,7 +80,10 @@ void PrintSummaries(const std::vector<std::pair<std::string, nlohmann::ordered_j
     if (what == "cpu p05") return u.contains("cpu") ? absl::StrFormat("%.3f", u["cpu"]["p05"].get<double>()) : "-";
     if (what == "pending") return absl::StrFormat("%d / %.2f", j["pendingJobs"]["max"].get<int>(), j["pendingJobs"]["mean"].get<double>());
     if (what == "jobs") return absl::StrFormat("%d / %d", j["jobs"]["submitted"].get<int>(), j["jobs"]["completed"].get<int>());
-    if (what == "jct") return absl::StrFormat("%.0f", j["jobs"]["jctMeanSeconds"].get<double>());
+    if (what == "jct") {
+      if (j["jobs"]["completed"].get<int>() == 0) return "-";
+      return absl::StrFormat("%.0f", j["jobs"]["jctMeanSeconds"].get<double>());
+    }
     if (what == "wait") return absl::StrFormat("%.0f / %.0f", j["jobs"]["waitMeanSeconds"].get<double>(), j["jobs"]["waitMaxSeconds"].get<double>());
     if (what == "jain") return absl::StrFormat("%.4f", j["fairness"]["jain"].get<double>());
     if (what == "svc") return absl::StrFormat("%.0f", j["services"]["pendingPodSeconds"].get<double>());
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
   }
   std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::string command = absl::StrFormat("%s '%s' '%s'", python, script, out.string());
+  std::cout.flush();
   if (std::system(command.c_str()) != 0) {
     std::cerr << "shoal-sim: warning: plots not drawn (needs python3 with matplotlib: "
                  "apt-get install python3-matplotlib); summaries are in "
