@@ -60,7 +60,7 @@ class Proportion : public framework::Plugin {
           std::vector<api::TaskIndex> victims;
           for (api::TaskIndex t : candidates) {
             const api::TaskInfo& task = s.cluster().tasks[t];
-            int32_t q = s.cluster().FindQueue(s.cluster().jobs[task.job].queue);
+            int32_t q = s.cluster().jobs[task.job].queue_index;
             if (q == api::kNone || !s.cluster().queues[q].reclaimable) continue;
             if (!seen[q]) {
               left[q] = shares_[q].allocated;
@@ -74,7 +74,7 @@ class Proportion : public framework::Plugin {
         });
     s.Register<framework::JobEnqueueable>(
         [this, &s](const api::JobInfo& job, std::string* why) {
-          int32_t q = s.cluster().FindQueue(job.queue);
+          int32_t q = job.queue_index;
           if (q == api::kNone) return 0;
           QueueShare& qs = shares_[q];
           api::Resource minimum = s.cluster().GangMinimum(job);
@@ -110,11 +110,11 @@ class Proportion : public framework::Plugin {
 
  private:
   QueueShare& Of(const Session& s, const api::QueueInfo& q) {
-    return shares_[s.cluster().FindQueue(q.name)];
+    return shares_[&q - s.cluster().queues.data()];
   }
 
   void Account(const Session& s, const api::TaskInfo& t, int sign) {
-    int32_t q = s.cluster().FindQueue(s.cluster().jobs[t.job].queue);
+    int32_t q = s.cluster().jobs[t.job].queue_index;
     if (q == api::kNone) return;
     if (sign > 0) {
       shares_[q].allocated += t.request();
@@ -131,7 +131,7 @@ class Proportion : public framework::Plugin {
   // What each queue holds and asks for, from its jobs.
   void Measure(const api::ClusterInfo& c) {
     for (const api::JobInfo& job : c.jobs) {
-      int32_t q = c.FindQueue(job.queue);
+      int32_t q = job.queue_index;
       if (q == api::kNone) continue;
       QueueShare& qs = shares_[q];
       api::Resource held;

@@ -37,7 +37,9 @@ class ProportionTest : public ::testing::Test {
     api::JobIndex jb = AddGang(b, "jb", 1, b_demand, {{"cpu", "1"}});
     api::ClusterInfo c = std::move(b).Build();
     c.jobs[ja].queue = "a";
+    c.jobs[ja].queue_index = c.FindQueue("a");
     c.jobs[jb].queue = "b";
+    c.jobs[jb].queue_index = c.FindQueue("b");
     return c;
   }
   // How many 1-cpu tasks of queue `q` Allocatable admits one by one.

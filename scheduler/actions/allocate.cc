@@ -97,7 +97,7 @@ class Allocate : public framework::Action {
   // get another turn.
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
-    const api::QueueInfo& queue = s.cluster().queues[s.cluster().FindQueue(job.queue)];
+    const api::QueueInfo& queue = s.cluster().queues[job.queue_index];
     Statement stmt(s);
     while (cursor.next < cursor.tasks.size()) {
       api::TaskIndex t = cursor.tasks[cursor.next];

@@ -174,6 +174,7 @@ TEST(AllocateTest, JobInMissingQueueWaitsWithAMessage) {
   api::JobIndex j = AddGang(b, "job", 1, 1, {{"cpu", "1"}});
   api::ClusterInfo c = std::move(b).Build();
   c.jobs[j].queue = "research";
+  c.jobs[j].queue_index = c.FindQueue("research");
   auto out = RunPolicy(std::move(c));
   EXPECT_TRUE(out.binds.empty());
   EXPECT_EQ(out.cluster.jobs[j].message,

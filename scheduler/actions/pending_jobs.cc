@@ -10,7 +10,7 @@ PendingJobs::PendingJobs(
     : s_(s), skip_overused_(skip_overused_queues), by_queue_(s.cluster().queues.size()) {
   for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
     api::JobInfo& job = s.job(j);
-    int32_t q = s.cluster().FindQueue(job.queue);
+    int32_t q = job.queue_index;
     if (!wanted(job) || q == api::kNone) continue;
     by_queue_[q].push_back(j);
   }
@@ -46,14 +46,14 @@ api::JobIndex PendingJobs::Next() {
 }
 
 void PendingJobs::Push(api::JobIndex job) {
-  int32_t q = s_.cluster().FindQueue(s_.job(job).queue);
+  int32_t q = s_.job(job).queue_index;
   auto& jobs = by_queue_[q];
   jobs.push_back(job);
   std::push_heap(jobs.begin(), jobs.end(), GoesLater());
 }
 
 void PendingJobs::CloseQueueOf(api::JobIndex job) {
-  by_queue_[s_.cluster().FindQueue(s_.job(job).queue)].clear();
+  by_queue_[s_.job(job).queue_index].clear();
 }
 
 }  // namespace shoal::actions

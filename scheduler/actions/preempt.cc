@@ -21,7 +21,7 @@ class Preempt : public EvictingAction {
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
-    return s.cluster().jobs[other.job].queue == s.cluster().jobs[taker.job].queue;
+    return s.cluster().jobs[other.job].queue_index == s.cluster().jobs[taker.job].queue_index;
   }
   std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
                                   const std::vector<api::TaskIndex>& candidates) const override {

@@ -13,7 +13,7 @@ class Reclaim : public EvictingAction {
   bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
   bool MayTake(framework::Session& s, const api::TaskInfo& task) const override {
     const api::ClusterInfo& c = s.cluster();
-    return s.Call<framework::Allocatable>(c.queues[c.FindQueue(c.jobs[task.job].queue)], task);
+    return s.Call<framework::Allocatable>(c.queues[c.jobs[task.job].queue_index], task);
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
@@ -22,9 +22,8 @@ class Reclaim : public EvictingAction {
     // safety plugins (gang, conformance) decide without asking the
     // fairness plugins in a later tier.
     const api::ClusterInfo& c = s.cluster();
-    const std::string& theirs = c.jobs[other.job].queue;
-    int32_t q = c.FindQueue(theirs);
-    return theirs != c.jobs[taker.job].queue && q != api::kNone && c.queues[q].reclaimable &&
+    int32_t q = c.jobs[other.job].queue_index;
+    return q != c.jobs[taker.job].queue_index && q != api::kNone && c.queues[q].reclaimable &&
            s.Call<framework::Overused>(c.queues[q]);
   }
   std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,

@@ -65,6 +65,7 @@ ClusterInfo ClusterBuilder::Build() && {
     q.implicit = true;
     AddQueue(std::move(q));
   }
+  for (JobInfo& job : cluster_.jobs) job.queue_index = cluster_.FindQueue(job.queue);
   return std::move(cluster_);
 }
 

@@ -31,6 +31,9 @@ struct JobInfo {
   std::string uid;
   GroupSource source = GroupSource::kVolcano;
   std::string queue = "default";
+  // Index of `queue` in ClusterInfo.queues, or kNone when it does not
+  // exist; resolved once when the snapshot is built.
+  int32_t queue_index = kNone;
   int32_t min_member = 1;
   std::map<std::string, int32_t> min_task_member;  // per role
   std::optional<Resource> min_resources;

@@ -78,7 +78,7 @@ bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
                         " does not exist; its pods wait until it is created");
     return false;
   }
-  int32_t q = cluster_.FindQueue(job.queue);
+  int32_t q = job.queue_index;
   if (q == api::kNone) {
     *why = absl::StrCat("queue \"", job.queue,
                         "\" does not exist; create it or change spec.queue");

@@ -113,9 +113,11 @@ TEST_F(SessionTest, MissingOrClosedQueueIsExplained) {
   EXPECT_FALSE(s.JobSchedulable(s.job(0), &why));
   EXPECT_EQ(why, "queue \"gpu\" does not exist; create it or change spec.queue");
   s.job(0).queue = "closed";
+  s.job(0).queue_index = s.cluster().FindQueue("closed");
   EXPECT_FALSE(s.JobSchedulable(s.job(0), &why));
   EXPECT_EQ(why, "queue \"closed\" is closed and admits no new work");
   s.job(0).queue = "default";  // implicit
+  s.job(0).queue_index = s.cluster().FindQueue("default");
   EXPECT_TRUE(s.JobSchedulable(s.job(0), &why));
   EXPECT_FALSE(s.JobAdmitted(s.job(0)));  // enqueue is configured
 }
