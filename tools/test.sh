@@ -13,5 +13,5 @@ set -e
 # One line that counts test targets, for people and for CI.
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
 failed=$(grep -cE '^//[^ ]+ +(FAILED|FAILED TO BUILD|TIMEOUT|NO STATUS|INCOMPLETE)' "$log" || true)
-echo "test targets: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed"
 exit "$rc"

@@ -74,7 +74,7 @@ class Reservation : public framework::Plugin {
       // A lone pod takes the next hole anyway; holding nodes is for gangs.
       if (job.min_member < 2 || Started(job) || job.group_missing ||
           c.now - job.created < wait_limit_ ||
-          c.FindQueue(job.queue) == api::kNone) {
+          job.queue_index == api::kNone) {
         continue;
       }
       if (oldest == api::kNone || job.created < c.jobs[oldest].created) oldest = j;

@@ -3,7 +3,6 @@
 // 1,000 gangs of 50, with the default policy.
 //
 //   bazel run //tools/bench:allocate_bench -- --benchmark_repetitions=5
-#include <fstream>
 #include <string>
 
 #include "benchmark/benchmark.h"
@@ -11,20 +10,12 @@
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/cycle.h"
+#include "tools/bench/peak_rss.h"
 #include "tools/bench/synthetic_cluster.h"
 
 namespace shoal::bench {
 namespace {
 
-// Peak resident memory of this process so far (VmHWM), in MiB.
-double PeakRssMib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0;
-}
 
 void BM_AllocateCycle(benchmark::State& state) {
   SyntheticClusterSpec spec;

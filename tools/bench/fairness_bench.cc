@@ -16,19 +16,12 @@
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/cycle.h"
+#include "tools/bench/peak_rss.h"
 #include "tools/bench/synthetic_cluster.h"
 
 namespace shoal::bench {
 namespace {
 
-double PeakRssMib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0;
-}
 
 framework::Policy FairShare() {
   std::ifstream in("policies/fair-share.yaml");
