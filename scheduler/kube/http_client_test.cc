@@ -1,0 +1,131 @@
+// Real HTTP over loopback against a cpp-httplib server.
+#include "scheduler/kube/http_client.h"
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "httplib.h"
+
+namespace shoal::kube {
+namespace {
+
+class HttpClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+      last_auth_ = req.get_header_value("Authorization");
+      res.set_content(R"({"kind":"NodeList","items":[]})", "application/json");
+    });
+    server_.Post("/api/v1/namespaces/ns/pods/p/binding",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   last_body_ = req.body;
+                   last_type_ = req.get_header_value("Content-Type");
+                   res.status = 201;
+                   res.set_content("{}", "application/json");
+                 });
+    server_.Get("/api/v1/pods", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 500;
+      res.set_content(R"({"kind":"Status","code":500,"message":"etcd unavailable"})",
+                      "application/json");
+    });
+    server_.Get("/api/v1/watch", [](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
+        std::string events = "{\"type\":\"ADDED\",\"n\":1}\n{\"type\":\"MOD";
+        sink.write(events.data(), events.size());
+        std::string rest = "IFIED\",\"n\":2}\n{\"type\":\"BOOKMARK\"}\n";
+        sink.write(rest.data(), rest.size());
+        sink.done();
+        return true;
+      });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  void TearDown() override {
+    server_.stop();
+    thread_.join();
+  }
+  ConnectionConfig Config() {
+    ConnectionConfig c;
+    c.server = "http://127.0.0.1:" + std::to_string(port_);
+    return c;
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::string last_auth_, last_body_, last_type_;
+};
+
+TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
+  ConnectionConfig c = Config();
+  c.token = "abc";
+  HttpClient client(c);
+  auto nodes = client.Request("GET", "/api/v1/nodes");
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  EXPECT_EQ(nodes->status, 200);
+  EXPECT_EQ(nodes->body, R"({"kind":"NodeList","items":[]})");
+  EXPECT_EQ(last_auth_, "Bearer abc");
+  auto bind = client.Request("POST", "/api/v1/namespaces/ns/pods/p/binding", R"({"target":{}})");
+  ASSERT_TRUE(bind.ok());
+  EXPECT_EQ(bind->status, 201);
+  EXPECT_EQ(last_body_, R"({"target":{}})");
+  EXPECT_EQ(last_type_, "application/json");
+  auto failing = client.Request("GET", "/api/v1/pods");
+  ASSERT_TRUE(failing.ok());
+  EXPECT_EQ(failing->status, 500);
+  EXPECT_NE(failing->body.find("etcd unavailable"), std::string::npos);
+}
+
+TEST_F(HttpClientTest, TokenFileIsReadAndReReadWhenItRotates) {
+  std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  std::string file = dir + "/token";
+  std::ofstream(file) << "first\n";
+  ConnectionConfig c = Config();
+  c.token_file = file;
+  HttpClient client(c);
+  ASSERT_TRUE(client.Request("GET", "/api/v1/nodes").ok());
+  EXPECT_EQ(last_auth_, "Bearer first");
+  std::ofstream(file) << "second\n";
+  // A new mtime: file systems with 1 s resolution need the clock to move.
+  std::filesystem::last_write_time(file, std::filesystem::last_write_time(file) +
+                                             std::chrono::seconds(2));
+  ASSERT_TRUE(client.Request("GET", "/api/v1/nodes").ok());
+  EXPECT_EQ(last_auth_, "Bearer second");
+}
+
+TEST_F(HttpClientTest, StreamsLinesAcrossChunks) {
+  HttpClient client(Config());
+  std::vector<std::string> lines;
+  auto status = client.Stream("/api/v1/watch", [&](const std::string& line) {
+    lines.push_back(line);
+    return true;
+  });
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, 200);
+  EXPECT_EQ(lines, (std::vector<std::string>{R"({"type":"ADDED","n":1})",
+                                             R"({"type":"MODIFIED","n":2})",
+                                             R"({"type":"BOOKMARK"})"}));
+  lines.clear();
+  ASSERT_TRUE(client.Stream("/api/v1/watch", [&](const std::string& line) {
+                      lines.push_back(line);
+                      return false;  // stop after the first event
+                    }).ok());
+  EXPECT_EQ(lines.size(), 1u);
+}
+
+TEST(HttpClientDownTest, TransportFailuresNameMethodAndUrl) {
+  ConnectionConfig c;
+  c.server = "http://127.0.0.1:1";  // nothing listens there
+  HttpClient client(c);
+  auto r = client.Request("GET", "/api/v1/nodes", "", "application/json", absl::Seconds(2));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(std::string(r.status().message()).rfind("GET http://127.0.0.1:1/api/v1/nodes: ", 0), 0u)
+      << r.status();
+}
+
+}  // namespace
+}  // namespace shoal::kube
