@@ -1,0 +1,36 @@
+// Bind and evict through the API server: the Binding subresource, and the
+// Eviction API (policy/v1) so that PodDisruptionBudgets are honoured.
+#ifndef SHOAL_SCHEDULER_KUBE_API_BINDER_H_
+#define SHOAL_SCHEDULER_KUBE_API_BINDER_H_
+
+#include <string>
+
+#include "scheduler/cache/binder.h"
+#include "scheduler/kube/http_client.h"
+
+namespace shoal::kube {
+
+class ApiBinder : public cache::Binder, public cache::Evictor {
+ public:
+  explicit ApiBinder(HttpClient& client) : client_(client) {}
+
+  // POST .../pods/NAME/binding. A pod already bound elsewhere (409) or
+  // gone (404) is refused with what the API server said.
+  absl::Status Bind(const api::PodInfo& pod, const std::string& node) override;
+
+  // POST .../pods/NAME/eviction. A PodDisruptionBudget that forbids it
+  // (429) comes back as ResourceExhausted: that victim is unavailable this
+  // cycle. A pod already gone (404) counts as evicted.
+  absl::Status Evict(const api::PodInfo& pod, const std::string& reason,
+                     const std::string& preemptor) override;
+
+ private:
+  HttpClient& client_;
+};
+
+// The `message` of a Kubernetes Status body, or the body itself.
+std::string StatusMessage(const std::string& body);
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_API_BINDER_H_
