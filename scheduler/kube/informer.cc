@@ -1,0 +1,156 @@
+#include "scheduler/kube/informer.h"
+
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "glog/logging.h"
+#include "scheduler/kube/api_binder.h"
+
+namespace shoal::kube {
+namespace {
+
+using nlohmann::json;
+
+std::string KeyOf(const json& object) {
+  const json& meta = object.value("metadata", json::object());
+  std::string name = meta.value("name", "");
+  std::string ns = meta.value("namespace", "");
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string VersionOf(const json& object) {
+  return object.value("metadata", json::object()).value("resourceVersion", "");
+}
+
+}  // namespace
+
+Informer::Informer(HttpClient& client, WatchedKind kind, Backoff backoff)
+    : client_(client), kind_(std::move(kind)), backoff_(backoff) {}
+
+void Informer::Apply(const json& object) {
+  absl::Status s = kind_.upsert(object);
+  if (!s.ok()) {
+    LOG(WARNING) << "skipping " << kind_.name << " " << KeyOf(object) << ": " << s.message();
+    return;
+  }
+  known_.insert(KeyOf(object));
+}
+
+absl::StatusOr<std::string> Informer::List() {
+  auto r = client_.Request("GET", kind_.list_path);
+  if (!r.ok()) return r.status();
+  if (r->status == 404) {
+    return absl::NotFoundError(absl::StrCat("list ", kind_.name, ": not served by this API server (",
+                                            kind_.list_path, ")"));
+  }
+  if (r->status != 200) {
+    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": HTTP ", r->status, ": ",
+                                               StatusMessage(r->body)));
+  }
+  json list = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
+    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": not a list"));
+  }
+  std::set<std::string> present;
+  for (const json& item : list["items"]) {
+    present.insert(KeyOf(item));
+    Apply(item);
+  }
+  // What the new list lacks was deleted while we were not watching.
+  for (auto it = known_.begin(); it != known_.end();) {
+    if (present.count(*it) == 0) {
+      kind_.remove(*it);
+      it = known_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  synced_ = true;
+  return VersionOf(list);
+}
+
+absl::StatusOr<std::string> Informer::Watch(const std::string& version,
+                                            const std::atomic<bool>& stop) {
+  std::string path = absl::StrCat(kind_.list_path, "?watch=1&allowWatchBookmarks=true",
+                                  "&timeoutSeconds=300&resourceVersion=", version);
+  std::string newest = version;
+  bool gone = false;
+  auto status = client_.Stream(path, [&](const std::string& line) {
+    if (stop.load()) return false;
+    json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!event.is_object()) return true;  // not JSON: skip the line
+    std::string type = event.value("type", "");
+    const json& object = event.value("object", json::object());
+    if (type == "ERROR") {
+      gone = object.value("code", 0) == 410;
+      return false;
+    }
+    std::string v = VersionOf(object);
+    if (!v.empty()) newest = v;
+    if (type == "ADDED" || type == "MODIFIED") {
+      Apply(object);
+    } else if (type == "DELETED") {
+      kind_.remove(KeyOf(object));
+      known_.erase(KeyOf(object));
+    }
+    return true;  // BOOKMARK only moves the version
+  });
+  if (!status.ok()) return status.status();
+  if (gone || *status == 410) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("watch ", kind_.name, ": resourceVersion ", version, " is gone"));
+  }
+  if (*status != 200) {
+    return absl::UnavailableError(absl::StrCat("watch ", kind_.name, ": HTTP ", *status));
+  }
+  return newest;
+}
+
+void Informer::Run(const std::atomic<bool>& stop) {
+  std::mt19937_64 rng(std::random_device{}());
+  absl::Duration delay = backoff_.initial;
+  bool reported_missing = false;
+  std::string version;
+  auto pause = [&] {
+    // Jitter: between half and all of the current delay, so that many
+    // informers do not reconnect in step.
+    std::uniform_real_distribution<double> jitter(0.5, 1.0);
+    absl::Duration d = delay * jitter(rng);
+    for (absl::Duration slept; slept < d && !stop.load(); slept += absl::Milliseconds(50)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    delay = std::min(delay * 2, backoff_.max);
+  };
+  while (!stop.load()) {
+    if (version.empty()) {
+      auto listed = List();
+      if (listed.status().code() == absl::StatusCode::kNotFound && kind_.optional) {
+        if (!reported_missing) LOG(INFO) << listed.status().message() << "; will look again";
+        reported_missing = true;
+        delay = backoff_.max;
+        pause();
+        continue;
+      }
+      if (!listed.ok()) {
+        LOG(WARNING) << listed.status().message() << "; retrying";
+        pause();
+        continue;
+      }
+      version = *listed;
+    }
+    auto watched = Watch(version, stop);
+    if (watched.ok()) {
+      version = *watched;
+      delay = backoff_.initial;
+    } else if (watched.status().code() == absl::StatusCode::kFailedPrecondition) {
+      LOG(INFO) << watched.status().message() << "; listing again";
+      version.clear();
+    } else {
+      LOG(WARNING) << watched.status().message() << "; reconnecting";
+      pause();
+    }
+  }
+}
+
+}  // namespace shoal::kube

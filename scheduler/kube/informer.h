@@ -1,0 +1,68 @@
+// Keeps one kind of object in step with the API server: list, then watch
+// from the list's resourceVersion; bookmarks move the resourceVersion on;
+// 410 Gone (the server no longer has that version) means list again, and
+// objects the new list lacks are removed; a failed connection is retried
+// with jittered exponential backoff. A kind whose CRD is not installed
+// (404 on list) is reported once and retried slowly, never fatal.
+#ifndef SHOAL_SCHEDULER_KUBE_INFORMER_H_
+#define SHOAL_SCHEDULER_KUBE_INFORMER_H_
+
+#include <atomic>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/kube/http_client.h"
+
+namespace shoal::kube {
+
+struct WatchedKind {
+  std::string name;       // "pods", for messages
+  std::string list_path;  // "/api/v1/pods"
+  bool optional = false;  // a CRD that may be missing
+  // Applies an added or modified object; a refusal (a malformed object) is
+  // logged and the object skipped.
+  std::function<absl::Status(const nlohmann::json&)> upsert;
+  // Removes the object with this "namespace/name" (or "name") key.
+  std::function<void(const std::string& key)> remove;
+};
+
+struct Backoff {
+  absl::Duration initial = absl::Milliseconds(500);
+  absl::Duration max = absl::Seconds(30);
+};
+
+class Informer {
+ public:
+  Informer(HttpClient& client, WatchedKind kind, Backoff backoff = {});
+
+  // Lists everything and applies it; returns the list's resourceVersion.
+  // NotFound when the kind does not exist on the server.
+  absl::StatusOr<std::string> List();
+
+  // One watch connection from `version` until the server ends it or `stop`
+  // is set; returns the newest resourceVersion seen. FailedPrecondition
+  // ("gone") when the version is too old and a new list is needed.
+  absl::StatusOr<std::string> Watch(const std::string& version, const std::atomic<bool>& stop);
+
+  // List and watch until `stop`.
+  void Run(const std::atomic<bool>& stop);
+
+  bool synced() const { return synced_.load(); }
+
+ private:
+  void Apply(const nlohmann::json& object);
+
+  HttpClient& client_;
+  WatchedKind kind_;
+  Backoff backoff_;
+  std::set<std::string> known_;  // keys applied and not removed
+  std::atomic<bool> synced_{false};
+};
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_INFORMER_H_
