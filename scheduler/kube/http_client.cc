@@ -45,6 +45,11 @@ size_t SplitLines(char* data, size_t size, size_t n, void* raw) {
   return size * n;
 }
 
+// curl asks about once a second, data or not: a non-zero answer aborts.
+int Cancelled(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
+
 void SetBlob(CURL* c, CURLoption option, const std::string& pem) {
   curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
   curl_easy_setopt(c, option, &blob);
@@ -129,7 +134,8 @@ absl::StatusOr<HttpResponse> HttpClient::Request(const std::string& method,
 
 absl::StatusOr<long> HttpClient::Stream(const std::string& path,
                                         const std::function<bool(const std::string&)>& on_line,
-                                        absl::Duration idle_timeout) {
+                                        absl::Duration idle_timeout,
+                                        const std::atomic<bool>* cancel) {
   std::string url = config_.server + path;
   CURL* c = static_cast<CURL*>(Prepare("GET", url, absl::ZeroDuration()));
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
@@ -143,9 +149,15 @@ absl::StatusOr<long> HttpClient::Stream(const std::string& path,
   LineSink sink{&on_line, "", false};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  if (cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, Cancelled);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
+  }
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
-  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped)) {
+  bool cancelled = rc == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load();
+  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) && !cancelled) {
     return absl::UnavailableError(absl::StrCat("GET ", url, " (stream): ", curl_easy_strerror(rc)));
   }
   if (!sink.partial.empty() && !sink.stopped) on_line(sink.partial);

@@ -6,6 +6,7 @@
 #ifndef SHOAL_SCHEDULER_KUBE_HTTP_CLIENT_H_
 #define SHOAL_SCHEDULER_KUBE_HTTP_CLIENT_H_
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -39,9 +40,12 @@ class HttpClient {
   // JSON event per line); `on_line` returns false to stop. Returns when
   // the server ends the stream, `on_line` stops it, or nothing arrives
   // for `idle_timeout`.
+  // `cancel`, when given and set, ends the stream within about a second
+  // even while nothing arrives (a quiet watch at shutdown).
   absl::StatusOr<long> Stream(const std::string& path,
                               const std::function<bool(const std::string&)>& on_line,
-                              absl::Duration idle_timeout = absl::Minutes(5));
+                              absl::Duration idle_timeout = absl::Minutes(5),
+                              const std::atomic<bool>* cancel = nullptr);
 
   const ConnectionConfig& config() const { return config_; }
 

@@ -95,7 +95,7 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
       known_.erase(KeyOf(object));
     }
     return true;  // BOOKMARK only moves the version
-  });
+  }, absl::Minutes(5), &stop);
   if (!status.ok()) return status.status();
   if (gone || *status == 410) {
     return absl::FailedPreconditionError(

@@ -1,0 +1,29 @@
+// Live mode: informers keep the cache in step with the API server, and
+// every period a scheduling cycle runs on a snapshot; its binds and
+// evictions go back through the API. Runs until `stop`.
+#ifndef SHOAL_SCHEDULER_LIVE_H_
+#define SHOAL_SCHEDULER_LIVE_H_
+
+#include <atomic>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "scheduler/framework/policy.h"
+#include "scheduler/kube/connection_config.h"
+
+namespace shoal {
+
+struct LiveOptions {
+  std::string scheduler_name = "shoal";
+  absl::Duration period = absl::Seconds(1);
+  // How long to wait for the first list of every required kind.
+  absl::Duration sync_timeout = absl::Seconds(60);
+};
+
+absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,
+                     const LiveOptions& options, const std::atomic<bool>& stop);
+
+}  // namespace shoal
+
+#endif  // SHOAL_SCHEDULER_LIVE_H_
