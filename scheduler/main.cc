@@ -1,5 +1,10 @@
-// shoal-scheduler: the batch scheduler. With --snapshot it replays a
-// cluster dump and prints what it would do, touching no API server.
+// shoal-scheduler: the batch scheduler. Connected to a cluster it watches
+// nodes, pods, PodGroups, Queues and PriorityClasses and binds pods every
+// --schedule-period; with --snapshot it replays a cluster dump and prints
+// what it would do, touching no API server.
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,13 +19,19 @@
 #include "scheduler/cli/flags.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/policy.h"
+#include "scheduler/kube/connection_config.h"
 #include "scheduler/kube/snapshot_file.h"
+#include "scheduler/live.h"
 #include "scheduler/replay.h"
 
 ABSL_FLAG(std::string, snapshot, "",
           "Replay this cluster dump (multi-document YAML or JSON of Nodes, "
           "Pods, PodGroups, Queues, PriorityClasses) instead of connecting "
           "to a cluster.");
+ABSL_FLAG(std::string, kubeconfig, "",
+          "Kubeconfig of the cluster to schedule (default: $KUBECONFIG; inside a "
+          "pod, the service account is used when neither is set).");
+ABSL_FLAG(std::string, context, "", "Kubeconfig context (default: its current-context).");
 ABSL_FLAG(std::string, scheduler_conf, "",
           "Scheduler configuration (Volcano format). Default: the built-in "
           "policies/default.yaml.");
@@ -35,6 +46,10 @@ ABSL_FLAG(absl::Duration, schedule_period, absl::Seconds(1),
 
 namespace {
 
+std::atomic<bool> stopping{false};
+
+void Stop(int) { stopping = true; }
+
 int Refuse(const std::string& message) {
   std::cerr << "shoal-scheduler: " << message << "\n";
   return shoal::cli::kBadInput;
@@ -45,6 +60,8 @@ int Refuse(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Gang-aware batch scheduler for Kubernetes.\n"
+      "  shoal-scheduler [--kubeconfig=FILE [--context=NAME]] [--scheduler-conf=FILE] "
+      "[--scheduler-name=shoal] [--schedule-period=1s]\n"
       "  shoal-scheduler --snapshot=cluster.yaml [--scheduler-conf=FILE] "
       "[--cycles=N] [--output=text|json]");
   std::vector<std::string> rest =
@@ -74,15 +91,41 @@ int main(int argc, char** argv) {
   if (!policy.ok()) return Refuse(std::string(policy.status().message()));
   for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
 
-  const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
-  if (snapshot.empty()) {
-    return Refuse(
-        "no cluster to schedule: pass --snapshot=FILE to replay a cluster dump "
-        "(connecting to a live API server is not built yet)");
-  }
   if (absl::GetFlag(FLAGS_schedule_period) <= absl::ZeroDuration()) {
     return Refuse("--schedule-period must be positive, got " +
                   absl::FormatDuration(absl::GetFlag(FLAGS_schedule_period)));
+  }
+  const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
+  if (snapshot.empty()) {
+    // Live: a kubeconfig, else the pod's service account.
+    std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
+    if (kubeconfig.empty() && std::getenv("KUBECONFIG") != nullptr) {
+      kubeconfig = std::getenv("KUBECONFIG");
+    }
+    absl::StatusOr<shoal::kube::ConnectionConfig> connection;
+    if (!kubeconfig.empty()) {
+      connection = shoal::kube::LoadKubeconfig(kubeconfig, absl::GetFlag(FLAGS_context));
+    } else if (std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) {
+      connection = shoal::kube::InClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount");
+    } else {
+      return Refuse(
+          "no cluster to schedule: pass --kubeconfig=FILE, run inside a cluster, or pass "
+          "--snapshot=FILE to replay a cluster dump");
+    }
+    if (!connection.ok()) return Refuse(std::string(connection.status().message()));
+    std::signal(SIGTERM, Stop);
+    std::signal(SIGINT, Stop);
+    shoal::LiveOptions options;
+    options.scheduler_name = absl::GetFlag(FLAGS_scheduler_name);
+    options.period = absl::GetFlag(FLAGS_schedule_period);
+    std::cerr << "shoal-scheduler: scheduling pods of schedulerName " << options.scheduler_name
+              << " on " << connection->server << " (context " << connection->context << ")\n";
+    absl::Status s = shoal::RunLive(*connection, *policy, options, stopping);
+    if (!s.ok()) {
+      std::cerr << "shoal-scheduler: " << s.message() << "\n";
+      return 1;
+    }
+    return 0;
   }
   absl::Time clock;
   shoal::cache::Cache cache(absl::GetFlag(FLAGS_scheduler_name), [&clock] { return clock; });

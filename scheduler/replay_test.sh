@@ -191,5 +191,13 @@ $BIN --snapshot=$SNAP cluster.yaml >/dev/null 2>$TMP/err; rc=$?
 expect_eq "positional argument exit" "$rc" 2
 expect_eq "positional argument message" "$(cat $TMP/err)" "shoal-scheduler: unexpected argument \"cluster.yaml\"; flags take the form --name=value"
 
+# --- Live mode: what it cannot use is refused before anything runs.
+$BIN --kubeconfig=/nonexistent/kubeconfig >/dev/null 2>$TMP/err; rc=$?
+expect_eq "missing kubeconfig exit" "$rc" 2
+expect_eq "missing kubeconfig message" "$(cat $TMP/err)" "shoal-scheduler: kubeconfig: cannot read /nonexistent/kubeconfig"
+$BIN --kubeconfig=/nonexistent/kubeconfig --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
+expect_eq "bad policy refused before the cluster" "$rc" 2
+expect_has "bad policy message first" "$(cat $TMP/err)" "unknown plugin \"drff\""
+
 echo "replay_test: $passed passed, $failed failed"
 [ "$failed" = 0 ]
