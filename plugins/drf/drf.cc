@@ -21,9 +21,7 @@ class Drf : public framework::Plugin {
     allocated_.assign(c.jobs.size(), api::Resource());
     share_.assign(c.jobs.size(), 0);
     for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
-      for (api::TaskIndex t : c.jobs[j].tasks) {
-        if (api::HoldsShare(c.tasks[t].status)) allocated_[j] += c.tasks[t].request();
-      }
+      allocated_[j] = c.Held(c.jobs[j]);
       share_[j] = allocated_[j].DominantShare(total_);
     }
     s.Register<framework::JobOrder>([this, &s](const api::JobInfo& a, const api::JobInfo& b) {

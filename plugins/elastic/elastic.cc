@@ -91,11 +91,7 @@ class Elastic : public framework::Plugin {
   }
 
   double Share(const Session& s, const api::JobInfo& job) const {
-    api::Resource held;
-    for (api::TaskIndex t : job.tasks) {
-      if (api::HoldsShare(s.cluster().tasks[t].status)) held += s.cluster().tasks[t].request();
-    }
-    return held.DominantShare(s.cluster().total_allocatable);
+    return s.cluster().Held(job).DominantShare(s.cluster().total_allocatable);
   }
 
   bool Young(const api::TaskInfo& t) const {

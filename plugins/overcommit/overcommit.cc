@@ -25,11 +25,7 @@ class Overcommit : public framework::Plugin {
     room_ = c.total_allocatable.Scaled(factor_) - used;
     for (const api::JobInfo& job : c.jobs) {
       if (job.phase != api::PodGroupPhase::kInqueue) continue;
-      api::Resource held;
-      for (api::TaskIndex t : job.tasks) {
-        if (api::HoldsShare(c.tasks[t].status)) held += c.tasks[t].request();
-      }
-      api::Resource promised = c.GangMinimum(job) - held;
+      api::Resource promised = c.GangMinimum(job) - c.Held(job);
       promised.MaxWith(api::Resource());
       room_ -= promised;
     }

@@ -12,12 +12,7 @@ void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex
   std::map<api::JobIndex, double> share;
   for (api::TaskIndex t : tasks) {
     api::JobIndex j = c.tasks[t].job;
-    if (share.count(j) != 0) continue;
-    api::Resource held;
-    for (api::TaskIndex u : c.jobs[j].tasks) {
-      if (api::HoldsShare(c.tasks[u].status)) held += c.tasks[u].request();
-    }
-    share[j] = held.DominantShare(c.total_allocatable);
+    if (share.count(j) == 0) share[j] = c.Held(c.jobs[j]).DominantShare(c.total_allocatable);
   }
   std::stable_sort(tasks.begin(), tasks.end(), [&](api::TaskIndex a, api::TaskIndex b) {
     const api::TaskInfo& x = c.tasks[a];

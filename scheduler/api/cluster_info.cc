@@ -17,4 +17,12 @@ Resource ClusterInfo::GangMinimum(const JobInfo& job) const {
   return sum;
 }
 
+Resource ClusterInfo::Held(const JobInfo& job) const {
+  Resource held;
+  for (TaskIndex t : job.tasks) {
+    if (HoldsShare(tasks[t].status)) held += tasks[t].request();
+  }
+  return held;
+}
+
 }  // namespace shoal::api

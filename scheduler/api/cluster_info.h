@@ -36,6 +36,8 @@ struct ClusterInfo {
   // The job's minResources, or else what its first minMember tasks (in
   // creation order) request: what admitting the gang commits.
   Resource GangMinimum(const JobInfo& job) const;
+  // What the job's tasks hold now (those that count toward its share).
+  Resource Held(const JobInfo& job) const;
 
   NodeIndex FindNode(const std::string& name) const {
     auto it = node_by_name.find(name);
