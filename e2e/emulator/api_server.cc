@@ -1,0 +1,376 @@
+#include "e2e/emulator/api_server.h"
+
+#include <httplib.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "e2e/emulator/patches.h"
+
+namespace shoal::emulator {
+
+using nlohmann::json;
+
+struct ApiServer::Target {
+  const ResourceType* type = nullptr;
+  std::string ns;
+  std::string name;         // empty: the collection
+  std::string subresource;  // status, binding, eviction
+};
+
+namespace {
+
+const ResourceType* Find(const std::vector<ResourceType>& resources, const std::string& group,
+                         const std::string& version, const std::string& resource) {
+  for (const auto& r : resources) {
+    if (r.group == group && r.version == version && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
+Reply NotServed() {
+  return Reply::Error({404, "NotFound", "the server could not find the requested resource"});
+}
+
+std::optional<Selector> QuerySelector(const httplib::Request& req, const char* param,
+                                      bool labels, std::string* error) {
+  std::string text = req.has_param(param) ? req.get_param_value(param) : "";
+  return labels ? Selector::ParseLabels(text, error) : Selector::ParseFields(text, error);
+}
+
+std::string EventLine(const std::string& type, const json& object) {
+  return json{{"type", type}, {"object", object}}.dump() + "\n";
+}
+
+}  // namespace
+
+ApiServer::ApiServer(ApiServerOptions options)
+    : options_(std::move(options)),
+      resources_(DefaultResources(options_.without_groups)),
+      store_(options_.history),
+      http_(std::make_unique<httplib::Server>()) {
+  pod_resources_ = {Find(resources_, "", "v1", "pods"),
+                    Find(resources_, "scheduling.k8s.io", "v1", "priorityclasses"),
+                    Find(resources_, "policy", "v1", "poddisruptionbudgets")};
+  namespaces_ = Find(resources_, "", "v1", "namespaces");
+  size_t threads = options_.threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_keep_alive_max_count(1u << 30);
+  http_->set_keep_alive_timeout(120);
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  http_->Get(".*", handler);
+  http_->Post(".*", handler);
+  http_->Put(".*", handler);
+  http_->Patch(".*", handler);
+  http_->Delete(".*", handler);
+  Seed();
+}
+
+ApiServer::~ApiServer() { Stop(); }
+
+void ApiServer::Seed() {
+  for (const char* ns : {"default", "kube-system", "kube-public"}) {
+    store_.Create(*namespaces_, "", {{"metadata", {{"name", ns}}}, {"status", {{"phase", "Active"}}}});
+  }
+  const ResourceType* classes = pod_resources_.priority_classes;
+  store_.Create(*classes, "",
+                {{"metadata", {{"name", "system-cluster-critical"}}}, {"value", 2000000000}});
+  store_.Create(*classes, "",
+                {{"metadata", {{"name", "system-node-critical"}}}, {"value", 2000001000}});
+}
+
+int ApiServer::Bind(const std::string& host, int port) {
+  if (port == 0) return http_->bind_to_any_port(host);
+  return http_->bind_to_port(host, port) ? port : -1;
+}
+
+void ApiServer::Serve() { http_->listen_after_bind(); }
+
+void ApiServer::Stop() {
+  stopping_ = true;
+  http_->stop();
+}
+
+bool ApiServer::Parse(const std::string& path, Target* t) const {
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  std::string group, version;
+  size_t i;
+  if (parts.size() >= 3 && parts[0] == "api") {
+    version = parts[1];
+    i = 2;
+  } else if (parts.size() >= 4 && parts[0] == "apis") {
+    group = parts[1];
+    version = parts[2];
+    i = 3;
+  } else {
+    return false;
+  }
+  std::vector<std::string> rest(parts.begin() + i, parts.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    const ResourceType* r = Find(resources_, group, version, rest[2]);
+    if (r != nullptr && r->namespaced) {
+      t->type = r;
+      t->ns = rest[1];
+      if (rest.size() > 3) t->name = rest[3];
+      if (rest.size() > 4) t->subresource = rest[4];
+      return rest.size() <= 5;
+    }
+  }
+  t->type = Find(resources_, group, version, rest[0]);
+  if (t->type == nullptr) return false;
+  if (rest.size() > 1) t->name = rest[1];
+  if (rest.size() > 2) t->subresource = rest[2];
+  // A namespaced kind is named only inside its namespace.
+  return rest.size() <= 3 && (!t->type->namespaced || t->name.empty());
+}
+
+void ApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
+  Reply reply;
+  Target t;
+  if (req.path == "/healthz" || req.path == "/readyz" || req.path == "/livez") {
+    res.set_content("ok", "text/plain");
+    return;
+  }
+  if (req.path == "/version") {
+    reply = {200, {{"major", "1"}, {"minor", "28"}, {"gitVersion", "v1.28.0-shoal-emulator"}}};
+  } else if (!Parse(req.path, &t)) {
+    reply = NotServed();
+  } else if (req.method == "GET" && t.name.empty() && req.has_param("watch") &&
+             req.get_param_value("watch") != "false" && req.get_param_value("watch") != "0") {
+    Watch(req, res, t);
+    return;
+  } else {
+    reply = Dispatch(req, t);
+  }
+  res.status = reply.code;
+  res.set_content(reply.body.dump(), "application/json");
+}
+
+Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
+  const std::string& m = req.method;
+  const std::string& sub = t.subresource;
+  json body;
+  if (m == "POST" || m == "PUT") {
+    body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object()) {
+      return Reply::Error(BadRequest("the request body is not a JSON object"));
+    }
+  }
+  if (t.name.empty()) {
+    if (m == "GET") {
+      std::string error;
+      auto labels = QuerySelector(req, "labelSelector", true, &error);
+      auto fields = QuerySelector(req, "fieldSelector", false, &error);
+      if (!labels || !fields) return Reply::Error(BadRequest(error));
+      return store_.List(*t.type, t.ns, *labels, *fields);
+    }
+    if (m == "POST" && (!t.type->namespaced || !t.ns.empty())) return Create(t, std::move(body));
+    return Reply::Error({405, "MethodNotAllowed", "the server does not allow this method on the requested resource"});
+  }
+  bool is_pods = t.type == pod_resources_.pods;
+  if (sub.empty() || (sub == "status" && t.type->has_status)) {
+    bool status = !sub.empty();
+    if (m == "GET") return store_.Get(*t.type, t.ns, t.name);
+    if (m == "PUT") return Update(t, std::move(body), status);
+    if (m == "PATCH") return Patch(t, req.get_header_value("Content-Type"), req.body, status);
+    if (m == "DELETE" && !status) return Delete(req, t);
+  } else if (is_pods && sub == "binding" && m == "POST") {
+    return BindPod(store_, pod_resources_, t.ns, t.name, body);
+  } else if (is_pods && sub == "eviction" && m == "POST") {
+    return EvictPod(store_, pod_resources_, t.ns, t.name, body);
+  } else {
+    return NotServed();
+  }
+  return Reply::Error({405, "MethodNotAllowed", "the server does not allow this method on the requested resource"});
+}
+
+Reply ApiServer::Create(const Target& t, json object) {
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  if (t.type->namespaced && meta.contains("namespace") && meta["namespace"] != t.ns) {
+    return Reply::Error(BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  if (t.type == pod_resources_.pods) {
+    if (auto e = AdmitPod(store_, pod_resources_, object)) return Reply::Error(*e);
+  } else if (t.type == namespaces_) {
+    object["status"] = {{"phase", "Active"}};
+  } else if (t.type->custom && t.type->has_status) {
+    object.erase("status");  // status is written through /status only
+  }
+  return store_.Create(*t.type, t.ns, std::move(object));
+}
+
+Reply ApiServer::Update(const Target& t, json object, bool status) {
+  std::string version = object.value("metadata", json::object()).value("resourceVersion", "");
+  if (version.empty()) {
+    return Reply::Error(Invalid(t.type->kind, t.name, "metadata.resourceVersion",
+                                "Invalid value: 0x0: must be specified for an update"));
+  }
+  return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
+    if (current["metadata"].value("resourceVersion", "") != version) {
+      return Conflict(t.type->QualifiedName(), t.name,
+                      "the object has been modified; please apply your changes to the latest "
+                      "version and try again");
+    }
+    if (status) {
+      current["status"] = object.value("status", json::object());
+      return std::nullopt;
+    }
+    if (t.type == pod_resources_.pods) {
+      if (auto e = CheckPodUpdate(current, object)) return e;
+    }
+    json kept_status = current.value("status", json());
+    json kept_meta = current["metadata"];
+    current = std::move(object);
+    if (t.type->has_status) current["status"] = kept_status;
+    for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "generation"}) {
+      if (kept_meta.contains(field)) current["metadata"][field] = kept_meta[field];
+    }
+    return std::nullopt;
+  });
+}
+
+Reply ApiServer::Patch(const Target& t, const std::string& content_type,
+                       const std::string& body, bool status) {
+  return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
+    json patched = current;
+    if (auto e = ApplyPatch(content_type, body, t.type->custom, patched)) return e;
+    if (patched["metadata"].value("resourceVersion", "") !=
+        current["metadata"].value("resourceVersion", "")) {
+      return Conflict(t.type->QualifiedName(), t.name,
+                      "the object has been modified; please apply your changes to the latest "
+                      "version and try again");
+    }
+    if (status) {
+      current["status"] = patched.value("status", json::object());
+      return std::nullopt;
+    }
+    if (t.type == pod_resources_.pods) {
+      if (auto e = CheckPodUpdate(current, patched)) return e;
+    }
+    if (t.type->has_status) patched["status"] = current.value("status", json());
+    current = std::move(patched);
+    return std::nullopt;
+  });
+}
+
+Reply ApiServer::Delete(const httplib::Request& req, const Target& t) {
+  std::optional<int64_t> grace;
+  int64_t seconds;
+  if (req.has_param("gracePeriodSeconds") &&
+      absl::SimpleAtoi(req.get_param_value("gracePeriodSeconds"), &seconds)) {
+    grace = seconds;
+  }
+  json options = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (options.is_object() && options.contains("gracePeriodSeconds") &&
+      options["gracePeriodSeconds"].is_number_integer()) {
+    grace = options["gracePeriodSeconds"].get<int64_t>();
+  }
+  if (t.type == pod_resources_.pods) return DeletePod(store_, pod_resources_, t.ns, t.name, grace);
+  if (t.type == namespaces_) {
+    // Without a namespace controller a namespace only ever starts
+    // terminating; nothing new may be created in it.
+    return store_.Mutate(*t.type, "", t.name, [](json& n) -> std::optional<ApiError> {
+      if (!n["metadata"].contains("deletionTimestamp")) {
+        n["metadata"]["deletionTimestamp"] = Rfc3339(absl::Now());
+      }
+      n["status"]["phase"] = "Terminating";
+      return std::nullopt;
+    });
+  }
+  return store_.Remove(*t.type, t.ns, t.name);
+}
+
+void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const Target& t) {
+  std::string error;
+  auto labels = QuerySelector(req, "labelSelector", true, &error);
+  auto fields = QuerySelector(req, "fieldSelector", false, &error);
+  if (!labels || !fields) {
+    res.status = 400;
+    res.set_content(BadRequest(error).ToStatus().dump(), "application/json");
+    return;
+  }
+  struct State {
+    uint64_t cursor = 0;
+    std::string pending;  // lines not yet written
+    absl::Time deadline;
+    absl::Time last_bookmark;
+    bool gone = false;
+  };
+  auto state = std::make_shared<State>();
+  std::string from = req.has_param("resourceVersion") ? req.get_param_value("resourceVersion") : "";
+  int64_t timeout = 1800;
+  if (req.has_param("timeoutSeconds")) {
+    (void)absl::SimpleAtoi(req.get_param_value("timeoutSeconds"), &timeout);
+  }
+  state->deadline = absl::Now() + absl::Seconds(timeout);
+  state->last_bookmark = absl::Now();
+  bool bookmarks = req.has_param("allowWatchBookmarks") &&
+                   req.get_param_value("allowWatchBookmarks") == "true";
+  const ResourceType* type = t.type;
+  std::string ns = t.ns;
+  if (from.empty() || from == "0") {
+    // No version: the current state first, as ADDED events.
+    for (const auto& object : store_.Current(*type, ns, &state->cursor)) {
+      if (labels->Matches(*object) && fields->Matches(*object)) {
+        state->pending += EventLine("ADDED", *object);
+      }
+    }
+  } else if (!absl::SimpleAtoi(from, &state->cursor)) {
+    res.status = 400;
+    res.set_content(BadRequest("invalid resourceVersion \"" + from + "\"").ToStatus().dump(),
+                    "application/json");
+    return;
+  } else if (state->cursor < store_.oldest_resumable()) {
+    state->gone = true;
+  }
+  absl::Duration bookmark_interval = options_.bookmark_interval;
+  res.set_chunked_content_provider(
+      "application/json",
+      [this, state, type, ns, labels = *labels, fields = *fields, bookmarks, bookmark_interval](
+          size_t, httplib::DataSink& sink) {
+        auto flush = [&] {
+          bool ok = state->pending.empty() || sink.write(state->pending.data(), state->pending.size());
+          state->pending.clear();
+          return ok;
+        };
+        if (state->gone) {
+          ApiError e{410, "Expired",
+                     absl::StrCat("too old resource version: ", state->cursor, " (",
+                                  store_.oldest_resumable(), ")")};
+          state->pending = EventLine("ERROR", e.ToStatus());
+          flush();
+          sink.done();
+          return true;
+        }
+        if (!flush()) return false;
+        if (stopping_ || absl::Now() >= state->deadline) {
+          sink.done();
+          return true;
+        }
+        std::vector<WatchEvent> changes;
+        absl::Duration wait = std::min(absl::Milliseconds(500), state->deadline - absl::Now());
+        if (!store_.ChangesAfter(state->cursor, wait, &changes)) {
+          state->gone = true;
+          return true;
+        }
+        for (const WatchEvent& e : changes) {
+          state->cursor = e.version;
+          if (e.type != type || (!ns.empty() && e.ns != ns)) continue;
+          if (!labels.Matches(*e.object) || !fields.Matches(*e.object)) continue;
+          state->pending += EventLine(e.kind, *e.object);
+        }
+        if (bookmarks && absl::Now() - state->last_bookmark >= bookmark_interval) {
+          state->last_bookmark = absl::Now();
+          state->pending += EventLine(
+              "BOOKMARK", {{"kind", type->kind},
+                           {"apiVersion", type->ApiVersion()},
+                           {"metadata", {{"resourceVersion", absl::StrCat(state->cursor)}}}});
+        }
+        return flush();
+      });
+}
+
+}  // namespace shoal::emulator

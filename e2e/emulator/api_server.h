@@ -1,0 +1,73 @@
+// A Kubernetes API server for tests, over plain HTTP: the REST paths,
+// verbs, subresources, watch stream and errors that Shoal and the
+// official clients rely on, with nothing behind it but an ObjectStore.
+// It is not a cluster: no kubelet, no controllers, no authentication.
+#ifndef SHOAL_E2E_EMULATOR_API_SERVER_H_
+#define SHOAL_E2E_EMULATOR_API_SERVER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "e2e/emulator/object_store.h"
+#include "e2e/emulator/pod_rules.h"
+#include "e2e/emulator/resource_table.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace shoal::emulator {
+
+struct ApiServerOptions {
+  // How many changes a watch can resume from before it is told 410.
+  size_t history = 100000;
+  // How often a watch that asked for bookmarks gets one.
+  absl::Duration bookmark_interval = absl::Seconds(5);
+  // API groups not served, as when their CRDs are not installed.
+  std::vector<std::string> without_groups;
+  size_t threads = 64;
+};
+
+class ApiServer {
+ public:
+  explicit ApiServer(ApiServerOptions options);
+  ~ApiServer();
+
+  // Binds `host`:`port` (0: any free port) and returns the port, or -1.
+  int Bind(const std::string& host, int port);
+  // Serves until Stop().
+  void Serve();
+  void Stop();
+
+  ObjectStore& store() { return store_; }
+
+ private:
+  struct Target;  // a parsed request path
+  bool Parse(const std::string& path, Target* target) const;
+  void Handle(const httplib::Request& req, httplib::Response& res);
+  Reply Dispatch(const httplib::Request& req, const Target& t);
+  void Watch(const httplib::Request& req, httplib::Response& res, const Target& t);
+  Reply Create(const Target& t, nlohmann::json object);
+  Reply Update(const Target& t, nlohmann::json object, bool status);
+  Reply Patch(const Target& t, const std::string& content_type, const std::string& body,
+              bool status);
+  Reply Delete(const httplib::Request& req, const Target& t);
+  void Seed();
+
+  ApiServerOptions options_;
+  std::vector<ResourceType> resources_;
+  PodResources pod_resources_;
+  const ResourceType* namespaces_ = nullptr;
+  ObjectStore store_;
+  std::unique_ptr<httplib::Server> http_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace shoal::emulator
+
+#endif  // SHOAL_E2E_EMULATOR_API_SERVER_H_

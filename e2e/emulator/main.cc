@@ -1,0 +1,49 @@
+// kube-emulator: a test-only Kubernetes API server (see api_server.h).
+// Prints "listening on http://HOST:PORT" once it accepts connections, so
+// a test harness can start it on port 0 and read where it went.
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_split.h"
+#include "e2e/emulator/api_server.h"
+#include "scheduler/cli/flags.h"
+
+ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on.");
+ABSL_FLAG(int, port, 0, "Port to listen on (0: any free port).");
+ABSL_FLAG(int, history, 100000, "Changes a watch can resume from before it is told 410 Gone.");
+ABSL_FLAG(int, bookmark_seconds, 5, "Seconds between bookmarks on watches that ask for them.");
+ABSL_FLAG(std::string, without_groups, "",
+          "Comma-separated API groups not to serve, like a cluster without those CRDs.");
+
+namespace {
+shoal::emulator::ApiServer* g_server = nullptr;
+void OnSignal(int) {
+  if (g_server != nullptr) g_server->Stop();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  shoal::cli::ParseFlags(argc, argv, "kube-emulator");
+  shoal::emulator::ApiServerOptions options;
+  options.history = absl::GetFlag(FLAGS_history);
+  options.bookmark_interval = absl::Seconds(absl::GetFlag(FLAGS_bookmark_seconds));
+  options.without_groups =
+      absl::StrSplit(absl::GetFlag(FLAGS_without_groups), ',', absl::SkipEmpty());
+  shoal::emulator::ApiServer server(options);
+  std::string host = absl::GetFlag(FLAGS_host);
+  int port = server.Bind(host, absl::GetFlag(FLAGS_port));
+  if (port < 0) {
+    std::fprintf(stderr, "kube-emulator: cannot listen on %s:%d\n", host.c_str(),
+                 absl::GetFlag(FLAGS_port));
+    return 1;
+  }
+  g_server = &server;
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  std::printf("listening on http://%s:%d\n", host.c_str(), port);
+  std::fflush(stdout);
+  server.Serve();
+  return 0;
+}

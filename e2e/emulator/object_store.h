@@ -1,0 +1,97 @@
+// The emulator's etcd: every object by resource, namespace and name, one
+// global resourceVersion counter, and a bounded history of changes that
+// watches replay from. A watch asking for a version older than the
+// history is told 410 Gone, as after an etcd compaction.
+#ifndef SHOAL_E2E_EMULATOR_OBJECT_STORE_H_
+#define SHOAL_E2E_EMULATOR_OBJECT_STORE_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "e2e/emulator/api_error.h"
+#include "e2e/emulator/resource_table.h"
+#include "e2e/emulator/selectors.h"
+#include "nlohmann/json.hpp"
+
+namespace shoal::emulator {
+
+// What a request gets back: an HTTP code and an object, list or Status.
+struct Reply {
+  int code = 200;
+  nlohmann::json body;
+  static Reply Error(const ApiError& e) { return {e.code, e.ToStatus()}; }
+  bool ok() const { return code < 300; }
+};
+
+struct WatchEvent {
+  uint64_t version = 0;
+  const ResourceType* type = nullptr;
+  std::string ns;
+  std::string kind;  // ADDED, MODIFIED, DELETED
+  std::shared_ptr<const nlohmann::json> object;
+};
+
+class ObjectStore {
+ public:
+  // `history`: how many changes watches can resume from.
+  explicit ObjectStore(size_t history);
+
+  // Assigns uid, creationTimestamp and resourceVersion; a generateName
+  // gets a random suffix. The namespace must exist and not be
+  // terminating.
+  Reply Create(const ResourceType& type, const std::string& ns, nlohmann::json object);
+  Reply Get(const ResourceType& type, const std::string& ns, const std::string& name) const;
+  // `ns` empty: across all namespaces.
+  Reply List(const ResourceType& type, const std::string& ns, const Selector& labels,
+             const Selector& fields) const;
+
+  // Read-modify-write under the store's lock. `change` edits the object
+  // or refuses with an error. A change that alters nothing keeps the
+  // resourceVersion and sends no event, like the real API server.
+  using Change = std::function<std::optional<ApiError>(nlohmann::json& object)>;
+  Reply Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
+               const Change& change);
+  Reply Remove(const ResourceType& type, const std::string& ns, const std::string& name);
+
+  // For a watch starting now: the objects that exist (sent as ADDED) and
+  // the version they are current at.
+  std::vector<std::shared_ptr<const nlohmann::json>> Current(const ResourceType& type,
+                                                             const std::string& ns,
+                                                             uint64_t* version) const;
+  // Changes after `after`, waiting up to `timeout` for the first. False
+  // when `after` is older than the history (410 Gone).
+  bool ChangesAfter(uint64_t after, absl::Duration timeout, std::vector<WatchEvent>* out) const;
+  uint64_t version() const;
+  uint64_t oldest_resumable() const;
+
+ private:
+  using Objects = std::map<std::string, std::shared_ptr<const nlohmann::json>>;
+  void Record(const ResourceType& type, const std::string& ns, const std::string& kind,
+              std::shared_ptr<const nlohmann::json> object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<ApiError> CheckNamespace(const std::string& ns) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  const size_t history_;
+  mutable absl::Mutex mu_;
+  uint64_t version_ ABSL_GUARDED_BY(mu_) = 1;
+  // Watches may resume from any version >= this: the newest change that
+  // has fallen out of the history.
+  uint64_t oldest_resumable_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, Objects> objects_ ABSL_GUARDED_BY(mu_);  // by QualifiedName()
+  std::deque<WatchEvent> changes_ ABSL_GUARDED_BY(mu_);
+};
+
+std::string Rfc3339(absl::Time t);
+std::string NewUid();
+
+}  // namespace shoal::emulator
+
+#endif  // SHOAL_E2E_EMULATOR_OBJECT_STORE_H_
