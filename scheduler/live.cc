@@ -1,5 +1,7 @@
 #include "scheduler/live.h"
 
+#include <unistd.h>
+
 #include <memory>
 #include <thread>
 #include <vector>
@@ -9,8 +11,12 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/event_recorder.h"
 #include "scheduler/kube/informer.h"
 #include "scheduler/kube/objects.h"
+#include "scheduler/kube/request_pool.h"
+#include "scheduler/kube/status_writer.h"
+#include "scheduler/partial_gangs.h"
 
 namespace shoal {
 namespace {
@@ -25,7 +31,7 @@ json Typed(json object, const char* api_version, const char* kind) {
   return object;
 }
 
-std::vector<kube::WatchedKind> Kinds(cache::Cache& cache) {
+std::vector<kube::WatchedKind> Kinds(cache::Cache& cache, kube::StatusWriter& status) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back({"nodes", "/api/v1/nodes", false,
                    [&cache](const json& o) {
@@ -36,26 +42,32 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache) {
                    },
                    [&cache](const std::string& key) { cache.DeleteNode(key); }});
   kinds.push_back({"pods", "/api/v1/pods", false,
-                   [&cache](const json& o) {
+                   [&cache, &status](const json& o) {
                      auto pod = kube::DecodePod(Typed(o, "v1", "Pod"));
                      if (!pod.ok()) return pod.status();
+                     if (pod->pod->scheduler_name == cache.scheduler_name()) status.ObservePod(o);
                      cache.UpsertPod(pod->pod, pod->has_priority);
                      return absl::OkStatus();
                    },
-                   [&cache](const std::string& key) { cache.DeletePod(key); }});
-  for (const auto& [path, api_version] :
-       {std::pair<const char*, const char*>{"/apis/scheduling.volcano.sh/v1beta1/podgroups",
-                                            "scheduling.volcano.sh/v1beta1"},
-        {"/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "scheduling.x-k8s.io/v1alpha1"}}) {
-    std::string version = api_version;
-    kinds.push_back({absl::StrCat("podgroups (", api_version, ")"), path, true,
-                     [&cache, version](const json& o) {
-                       auto group = kube::DecodePodGroup(Typed(o, version.c_str(), "PodGroup"));
+                   [&cache, &status](const std::string& key) {
+                     cache.DeletePod(key);
+                     status.ForgetPod(key);
+                   }});
+  for (const char* api_version : {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
+    kinds.push_back({absl::StrCat("podgroups (", api_version, ")"),
+                     absl::StrCat("/apis/", api_version, "/podgroups"), true,
+                     [&cache, &status, api_version](const json& o) {
+                       json typed = Typed(o, api_version, "PodGroup");
+                       auto group = kube::DecodePodGroup(typed);
                        if (!group.ok()) return group.status();
+                       status.ObservePodGroup(typed);
                        cache.UpsertPodGroup(*group);
                        return absl::OkStatus();
                      },
-                     [&cache](const std::string& key) { cache.DeletePodGroup(key); }});
+                     [&cache, &status, api_version](const std::string& key) {
+                       cache.DeletePodGroup(key);
+                       status.ForgetPodGroup(api_version, key);
+                     }});
   }
   kinds.push_back({"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
                    [&cache](const json& o) {
@@ -76,12 +88,80 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache) {
   return kinds;
 }
 
+std::string HostName() {
+  char name[256] = {0};
+  return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : "shoal";
+}
+
+kube::ObjectRef RefOf(const api::PodInfo& pod) { return {"v1", "Pod", pod.ns, pod.name, pod.uid}; }
+
+// Runs what one cycle decided against the API server: binds and
+// evictions many at a time, then waits for all of them, so a cycle never
+// ends with a gang's binds still undecided.
+class Executor {
+ public:
+  Executor(cache::Cache& cache, kube::RequestPool& pool, kube::EventRecorder& events)
+      : cache_(cache), pool_(pool), events_(events) {}
+
+  void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node) {
+    // Assumed before the request leaves: nothing may book this room again.
+    cache_.AssumeBound(pod->Key(), node);
+    pool_.Submit([this, pod, node](kube::HttpClient& client) {
+      absl::Status s = kube::ApiBinder(client).Bind(*pod, node);
+      if (s.ok()) {
+        events_.Record(RefOf(*pod), "Normal", "Scheduled",
+                       absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
+        return;
+      }
+      // Pending again; the watch says where it really is if a bind
+      // succeeded after all (409: already assigned).
+      cache_.ForgetAssumed(pod->Key());
+      LOG(WARNING) << s.message() << "; will retry in a later cycle";
+    });
+  }
+
+  void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string& reason,
+             const std::string& preemptor) {
+    pool_.Submit([this, pod, reason, preemptor](kube::HttpClient& client) {
+      absl::Status s = kube::ApiBinder(client).Evict(*pod, reason, preemptor);
+      if (!s.ok()) {
+        LOG(WARNING) << s.message()
+                     << (s.code() == absl::StatusCode::kResourceExhausted
+                             ? "; that victim is unavailable this cycle"
+                             : "");
+        return;
+      }
+      std::string why = preemptor.empty() ? reason : absl::StrCat(reason, " for ", preemptor);
+      if (reason == "preempt") {
+        events_.Record(RefOf(*pod), "Normal", "Preempted",
+                       absl::StrCat("Preempted by ", preemptor));
+      } else {
+        events_.Record(RefOf(*pod), "Normal", "Evict", absl::StrCat("Evicted by shoal: ", why));
+      }
+    });
+  }
+
+  void Wait() { pool_.Wait(); }
+
+ private:
+  cache::Cache& cache_;
+  kube::RequestPool& pool_;
+  kube::EventRecorder& events_;
+};
+
 }  // namespace
 
 absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,
                      const LiveOptions& options, const std::atomic<bool>& stop) {
   cache::Cache cache(options.scheduler_name);
-  std::vector<kube::WatchedKind> kinds = Kinds(cache);
+  kube::RequestPool event_pool(connection, 2);
+  kube::EventRecorder events(event_pool, options.scheduler_name, HostName());
+  kube::RequestPool status_pool(connection, 4);
+  kube::StatusWriter status(status_pool, events);
+  kube::RequestPool bind_pool(connection, options.bind_concurrency);
+  Executor executor(cache, bind_pool, events);
+
+  std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
   // One HTTP client per thread: libcurl handles are not shared.
   std::vector<std::unique_ptr<kube::HttpClient>> clients;
   std::vector<std::unique_ptr<kube::Informer>> informers;
@@ -112,31 +192,39 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
   }
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);
-  kube::HttpClient api(connection);
-  kube::ApiBinder binder(api);
+  PartialGangs partial_gangs(options.partial_gang_release_cycles);
   while (!stop.load()) {
     absl::Time start = absl::Now();
     framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
+    const api::ClusterInfo& cluster = out.cluster;
     for (const auto& b : out.binds) {
-      const api::PodInfo& pod = *out.cluster.tasks[b.task].pod;
-      const std::string& node = out.cluster.nodes[b.node].name();
-      absl::Status s = binder.Bind(pod, node);
-      if (s.ok()) {
-        cache.AssumeBound(pod.Key(), node);
-      } else {
-        LOG(WARNING) << s.message();
-      }
+      executor.Bind(cluster.tasks[b.task].pod, cluster.nodes[b.node].name());
     }
     for (const auto& e : out.evictions) {
-      const api::PodInfo& pod = *out.cluster.tasks[e.task].pod;
-      absl::Status s = binder.Evict(pod, e.reason, e.preemptor);
-      if (!s.ok()) LOG(WARNING) << s.message();
+      executor.Evict(cluster.tasks[e.task].pod, e.reason, e.preemptor);
+    }
+    for (api::TaskIndex t : partial_gangs.Review(cluster)) {
+      const api::JobInfo& job = cluster.jobs[cluster.tasks[t].job];
+      LOG(WARNING) << "releasing " << cluster.tasks[t].pod->Key() << ": its gang " << job.Key()
+                   << " has stayed below minMember " << job.min_member << " for more than "
+                   << options.partial_gang_release_cycles << " cycles";
+      executor.Evict(cluster.tasks[t].pod, "gang-incomplete", "");
+    }
+    // Even when asked to stop: a cycle's binds all finish (or fail) before
+    // the scheduler exits, so no gang is left half-sent.
+    executor.Wait();
+    status.Publish(cluster);
+    if (!out.binds.empty() || !out.evictions.empty()) {
+      LOG(INFO) << "cycle: " << out.binds.size() << " bound, " << out.evictions.size()
+                << " evicted in " << absl::FormatDuration(absl::Now() - start);
     }
     absl::Duration left = options.period - (absl::Now() - start);
-    for (; left > absl::ZeroDuration() && !stop.load(); left -= absl::Milliseconds(20)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (; left > absl::ZeroDuration() && !stop.load(); left -= absl::Milliseconds(10)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
+  size_t dropped = status_pool.Abandon() + event_pool.Abandon();
+  if (dropped > 0) LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
   join();
   return absl::OkStatus();
 }

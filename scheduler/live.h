@@ -19,6 +19,10 @@ struct LiveOptions {
   absl::Duration period = absl::Seconds(1);
   // How long to wait for the first list of every required kind.
   absl::Duration sync_timeout = absl::Seconds(60);
+  // Binds (and evictions) in flight at once, each on its own connection.
+  int bind_concurrency = 16;
+  // See partial_gangs.h.
+  int partial_gang_release_cycles = 30;
 };
 
 absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,

@@ -12,6 +12,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "glog/logging.h"
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
@@ -43,6 +44,12 @@ ABSL_FLAG(absl::Duration, schedule_period, absl::Seconds(1),
           "Time between scheduling cycles. With --snapshot, the replay's clock "
           "starts at the dump's newest creationTimestamp and advances this much "
           "per cycle.");
+ABSL_FLAG(int, bind_concurrency, 16,
+          "Binds and evictions in flight at once against the API server, each on its own "
+          "kept-alive connection.");
+ABSL_FLAG(int, partial_gang_release_cycles, 30,
+          "A gang that stays below minMember with some pods bound for more than this many "
+          "cycles has those pods released (evicted), so they stop holding room.");
 
 namespace {
 
@@ -95,6 +102,14 @@ int main(int argc, char** argv) {
     return Refuse("--schedule-period must be positive, got " +
                   absl::FormatDuration(absl::GetFlag(FLAGS_schedule_period)));
   }
+  if (absl::GetFlag(FLAGS_bind_concurrency) < 1) {
+    return Refuse(absl::StrCat("--bind-concurrency must be at least 1, got ",
+                               absl::GetFlag(FLAGS_bind_concurrency)));
+  }
+  if (absl::GetFlag(FLAGS_partial_gang_release_cycles) < 1) {
+    return Refuse(absl::StrCat("--partial-gang-release-cycles must be at least 1, got ",
+                               absl::GetFlag(FLAGS_partial_gang_release_cycles)));
+  }
   const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
   if (snapshot.empty()) {
     // Live: a kubeconfig, else the pod's service account.
@@ -113,11 +128,15 @@ int main(int argc, char** argv) {
           "--snapshot=FILE to replay a cluster dump");
     }
     if (!connection.ok()) return Refuse(std::string(connection.status().message()));
+    FLAGS_logtostderr = true;
+    google::InitGoogleLogging("shoal-scheduler");
     std::signal(SIGTERM, Stop);
     std::signal(SIGINT, Stop);
     shoal::LiveOptions options;
     options.scheduler_name = absl::GetFlag(FLAGS_scheduler_name);
     options.period = absl::GetFlag(FLAGS_schedule_period);
+    options.bind_concurrency = absl::GetFlag(FLAGS_bind_concurrency);
+    options.partial_gang_release_cycles = absl::GetFlag(FLAGS_partial_gang_release_cycles);
     std::cerr << "shoal-scheduler: scheduling pods of schedulerName " << options.scheduler_name
               << " on " << connection->server << " (context " << connection->context << ")\n";
     absl::Status s = shoal::RunLive(*connection, *policy, options, stopping);

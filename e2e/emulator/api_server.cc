@@ -57,7 +57,7 @@ ApiServer::ApiServer(ApiServerOptions options)
   size_t threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_keep_alive_max_count(1u << 30);
-  http_->set_keep_alive_timeout(120);
+  http_->set_keep_alive_timeout(5);  // also bounds how long Stop() waits
   auto handler = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
   http_->Get(".*", handler);
   http_->Post(".*", handler);
@@ -196,6 +196,13 @@ Reply ApiServer::Create(const Target& t, json object) {
     if (auto e = AdmitPod(store_, pod_resources_, object)) return Reply::Error(*e);
   } else if (t.type == namespaces_) {
     object["status"] = {{"phase", "Active"}};
+  } else if (t.type->kind == "CustomResourceDefinition") {
+    // Its kinds are served from the start (the emulator knows them):
+    // established at once, as the API server reports when it is ready.
+    object["status"] = {{"conditions",
+                         {{{"type", "NamesAccepted"}, {"status", "True"}},
+                          {{"type", "Established"}, {"status", "True"}}}},
+                        {"acceptedNames", object["spec"].value("names", json::object())}};
   } else if (t.type->custom && t.type->has_status) {
     object.erase("status");  // status is written through /status only
   }

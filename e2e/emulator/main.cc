@@ -1,7 +1,10 @@
 // kube-emulator: a test-only Kubernetes API server (see api_server.h).
 // Prints "listening on http://HOST:PORT" once it accepts connections, so
 // a test harness can start it on port 0 and read where it went.
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <thread>
 #include <cstdio>
 #include <string>
 
@@ -18,10 +21,8 @@ ABSL_FLAG(std::string, without_groups, "",
           "Comma-separated API groups not to serve, like a cluster without those CRDs.");
 
 namespace {
-shoal::emulator::ApiServer* g_server = nullptr;
-void OnSignal(int) {
-  if (g_server != nullptr) g_server->Stop();
-}
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,11 +40,13 @@ int main(int argc, char** argv) {
                  absl::GetFlag(FLAGS_port));
     return 1;
   }
-  g_server = &server;
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
+  std::thread serving([&server] { server.Serve(); });
   std::printf("listening on http://%s:%d\n", host.c_str(), port);
   std::fflush(stdout);
-  server.Serve();
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server.Stop();  // open watches end within half a second
+  serving.join();
   return 0;
 }

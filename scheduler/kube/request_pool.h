@@ -1,0 +1,50 @@
+// A fixed set of workers, each with its own HTTP client (so its own
+// kept-alive connection), that run API requests concurrently: binds of a
+// cycle go out many at a time instead of one after another, with at most
+// `workers` in flight against the API server.
+#ifndef SHOAL_SCHEDULER_KUBE_REQUEST_POOL_H_
+#define SHOAL_SCHEDULER_KUBE_REQUEST_POOL_H_
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "scheduler/kube/http_client.h"
+
+namespace shoal::kube {
+
+class RequestPool {
+ public:
+  using Work = std::function<void(HttpClient&)>;
+
+  RequestPool(const ConnectionConfig& connection, int workers);
+  // Finishes the requests already started, drops the queued ones.
+  ~RequestPool();
+  RequestPool(const RequestPool&) = delete;
+  RequestPool& operator=(const RequestPool&) = delete;
+
+  void Submit(Work work);
+  // Blocks until everything submitted so far has run.
+  void Wait();
+  // Drops queued work that has not started; returns how much.
+  size_t Abandon();
+  // Work submitted and not yet finished.
+  size_t Outstanding();
+
+ private:
+  void Loop(HttpClient& client);
+
+  absl::Mutex mu_;
+  std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::unique_ptr<HttpClient>> clients_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_REQUEST_POOL_H_

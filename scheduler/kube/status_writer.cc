@@ -1,0 +1,197 @@
+#include "scheduler/kube/status_writer.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "glog/logging.h"
+#include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/pod_group_status.h"
+
+namespace shoal::kube {
+namespace {
+
+using nlohmann::json;
+
+const char* ApiVersionOf(const api::JobInfo& job) {
+  return job.source == api::GroupSource::kSchedulerPlugins ? "scheduling.x-k8s.io/v1alpha1"
+                                                           : "scheduling.volcano.sh/v1beta1";
+}
+
+std::string GroupKey(const std::string& api_version, const std::string& key) {
+  return api_version + "/" + key;
+}
+
+std::string ObjectKey(const json& object) {
+  const json& meta = object.value("metadata", json::object());
+  return meta.value("namespace", "") + "/" + meta.value("name", "");
+}
+
+std::string VersionOf(const json& object) {
+  return object.value("metadata", json::object()).value("resourceVersion", "");
+}
+
+json PodScheduledCondition(const json& pod) {
+  const json& conditions = pod.value("status", json::object()).value("conditions", json::array());
+  if (conditions.is_array()) {
+    for (const json& c : conditions) {
+      if (c.is_object() && c.value("type", "") == "PodScheduled") return c;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+StatusWriter::StatusWriter(RequestPool& pool, EventRecorder& events)
+    : pool_(pool), events_(events) {}
+
+void StatusWriter::Remember(std::map<std::string, Observed>& into, const std::string& key,
+                            Observed seen) {
+  auto it = into.find(key);
+  uint64_t known, now;
+  // resourceVersions are opaque, but etcd's are numbers; when both parse,
+  // an older answer (a late watch event) does not overwrite a newer one.
+  if (it != into.end() && absl::SimpleAtoi(it->second.resource_version, &known) &&
+      absl::SimpleAtoi(seen.resource_version, &now) && now < known) {
+    return;
+  }
+  into[key] = std::move(seen);
+}
+
+void StatusWriter::ObservePodGroup(const json& object) {
+  absl::MutexLock lock(&mu_);
+  Remember(groups_, GroupKey(object.value("apiVersion", ""), ObjectKey(object)),
+           {VersionOf(object), object.value("status", json::object())});
+}
+
+void StatusWriter::ForgetPodGroup(const std::string& api_version, const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  groups_.erase(GroupKey(api_version, key));
+}
+
+void StatusWriter::ObservePod(const json& object) {
+  absl::MutexLock lock(&mu_);
+  Remember(pods_, ObjectKey(object), {VersionOf(object), PodScheduledCondition(object)});
+}
+
+void StatusWriter::ForgetPod(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  pods_.erase(key);
+}
+
+int64_t StatusWriter::writes() const {
+  absl::MutexLock lock(&mu_);
+  return writes_;
+}
+
+void StatusWriter::Publish(const api::ClusterInfo& cluster) {
+  absl::Time now = absl::Now();
+  absl::MutexLock lock(&mu_);
+  for (const api::JobInfo& job : cluster.jobs) {
+    if (job.source == api::GroupSource::kSinglePod || job.group_missing) continue;
+    std::string key = GroupKey(ApiVersionOf(job), job.Key());
+    auto seen = groups_.find(key);
+    if (seen == groups_.end() || in_flight_.count(key) > 0) continue;
+    if (AlreadySays(seen->second.status, DesiredPodGroupStatus(job, seen->second.status, now))) {
+      continue;
+    }
+    in_flight_.insert(key);
+    std::string path = absl::StrCat("/apis/", ApiVersionOf(job), "/namespaces/", job.ns,
+                                    "/podgroups/", job.name, "/status");
+    pool_.Submit([this, key, path, job](HttpClient& c) { WritePodGroup(c, key, path, job); });
+  }
+  for (const api::TaskInfo& task : cluster.tasks) {
+    if (task.status != api::TaskStatus::kPending) continue;
+    std::string message = PendingReason(cluster.jobs[task.job]);
+    if (message.empty()) continue;
+    const std::string key = task.pod->Key();
+    auto seen = pods_.find(key);
+    if (seen == pods_.end() || in_flight_.count(key) > 0) continue;
+    if (AlreadySays(seen->second.status,
+                    UnschedulableCondition(message, seen->second.status, now))) {
+      continue;
+    }
+    in_flight_.insert(key);
+    pool_.Submit([this, pod = task.pod, message](HttpClient& c) {
+      WritePodCondition(c, *pod, message);
+    });
+  }
+}
+
+void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
+                                 const std::string& path, const api::JobInfo& job) {
+  constexpr int kAttempts = 3;
+  std::string object_path = path.substr(0, path.size() - std::string("/status").size());
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    Observed seen;
+    {
+      absl::MutexLock lock(&mu_);
+      seen = groups_[key];
+    }
+    json patch = {{"metadata", {{"resourceVersion", seen.resource_version}}},
+                  {"status", DesiredPodGroupStatus(job, seen.status, absl::Now())}};
+    auto r = client.Request("PATCH", path, patch.dump(), "application/merge-patch+json");
+    if (r.ok() && r->status == 200) {
+      json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+      absl::MutexLock lock(&mu_);
+      if (updated.is_object()) {
+        Remember(groups_, key, {VersionOf(updated), updated.value("status", json::object())});
+      }
+      ++writes_;
+      in_flight_.erase(key);
+      return;
+    }
+    if (r.ok() && r->status == 409 && attempt < kAttempts) {
+      // Someone else wrote in between: read it afresh and recompute.
+      auto fresh = client.Request("GET", object_path);
+      json object = fresh.ok() ? json::parse(fresh->body, nullptr, false) : json();
+      if (fresh.ok() && fresh->status == 200 && object.is_object()) {
+        absl::MutexLock lock(&mu_);
+        groups_[key] = {VersionOf(object), object.value("status", json::object())};
+        continue;
+      }
+    }
+    if (r.ok() && r->status == 404) break;  // deleted meanwhile
+    LOG(WARNING) << "podgroup " << job.Key() << " status: "
+                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ", StatusMessage(r->body))
+                            : std::string(r.status().message()));
+    break;
+  }
+  absl::MutexLock lock(&mu_);
+  in_flight_.erase(key);
+}
+
+void StatusWriter::WritePodCondition(HttpClient& client, const api::PodInfo& pod,
+                                     const std::string& message) {
+  json observed;
+  {
+    absl::MutexLock lock(&mu_);
+    observed = pods_[pod.Key()].status;
+  }
+  json condition = UnschedulableCondition(message, observed, absl::Now());
+  // A strategic merge patch merges the conditions list by type, leaving
+  // the kubelet's conditions alone.
+  json patch = {{"status", {{"conditions", json::array({condition})}}}};
+  std::string path = absl::StrCat("/api/v1/namespaces/", pod.ns, "/pods/", pod.name, "/status");
+  auto r = client.Request("PATCH", path, patch.dump(), "application/strategic-merge-patch+json");
+  bool written = r.ok() && r->status == 200;
+  if (written) {
+    events_.Record({"v1", "Pod", pod.ns, pod.name, pod.uid}, "Warning", "FailedScheduling",
+                   message);
+  } else if (!(r.ok() && r->status == 404)) {
+    LOG(WARNING) << "pod " << pod.Key() << " condition: "
+                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ", StatusMessage(r->body))
+                            : std::string(r.status().message()));
+  }
+  absl::MutexLock lock(&mu_);
+  if (written) {
+    json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+    if (updated.is_object()) {
+      Remember(pods_, pod.Key(), {VersionOf(updated), PodScheduledCondition(updated)});
+    }
+    ++writes_;
+  }
+  in_flight_.erase(pod.Key());
+}
+
+}  // namespace shoal::kube

@@ -1,0 +1,63 @@
+// Tells users what the scheduler decided, through the API server:
+// PodGroup `/status` (phase, counts, conditions, elastic target) and, on
+// each pod still waiting, PodScheduled=False/Unschedulable with the
+// reason, plus a FailedScheduling event when that reason changes.
+//
+// It writes only what differs from what the API server last showed (fed
+// by the informers and by the answers to its own writes), one write per
+// object at a time. PodGroup writes carry the resourceVersion they were
+// computed from; a 409 is retried on a freshly read object.
+#ifndef SHOAL_SCHEDULER_KUBE_STATUS_WRITER_H_
+#define SHOAL_SCHEDULER_KUBE_STATUS_WRITER_H_
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/kube/event_recorder.h"
+#include "scheduler/kube/request_pool.h"
+
+namespace shoal::kube {
+
+class StatusWriter {
+ public:
+  StatusWriter(RequestPool& pool, EventRecorder& events);
+
+  // The informers' view: PodGroups of either API, and pods.
+  void ObservePodGroup(const nlohmann::json& object);
+  void ForgetPodGroup(const std::string& api_version, const std::string& key);
+  void ObservePod(const nlohmann::json& object);
+  void ForgetPod(const std::string& key);
+
+  // After a cycle: queue the writes its verdict calls for.
+  void Publish(const api::ClusterInfo& cluster);
+
+  int64_t writes() const;
+
+ private:
+  struct Observed {
+    std::string resource_version;
+    nlohmann::json status;  // a PodGroup's status, or a pod's PodScheduled condition
+  };
+  void WritePodGroup(HttpClient& client, const std::string& key, const std::string& path,
+                     const api::JobInfo& job);
+  void WritePodCondition(HttpClient& client, const api::PodInfo& pod, const std::string& message);
+  // Takes `object` as the newest view unless a newer one is known.
+  void Remember(std::map<std::string, Observed>& into, const std::string& key, Observed seen)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  RequestPool& pool_;
+  EventRecorder& events_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Observed> groups_ ABSL_GUARDED_BY(mu_);  // by api version + ns/name
+  std::map<std::string, Observed> pods_ ABSL_GUARDED_BY(mu_);    // by ns/name
+  std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_STATUS_WRITER_H_
