@@ -122,15 +122,21 @@ class Elastic : public framework::Plugin {
     for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
       const api::JobInfo& job = c.jobs[j];
       api::Resource held, pending;
-      const api::TaskInfo* next_pod = nullptr;  // what growing asks for
+      // What one more pod asks for: a pending one's request, else (all
+      // placed) a placed one's, so that a job already at full size keeps a
+      // target covering the pods it runs.
+      const api::TaskInfo* next_pod = nullptr;
       for (api::TaskIndex t : job.tasks) {
         const api::TaskInfo& task = c.tasks[t];
         if (api::HoldsShare(task.status) && task.status != api::TaskStatus::kPipelined) {
           held += task.request();
+          if (next_pod == nullptr) next_pod = &task;
         }
         if (task.status == api::TaskStatus::kPending) {
           pending += task.request();
-          if (next_pod == nullptr) next_pod = &task;
+          if (next_pod == nullptr || next_pod->status != api::TaskStatus::kPending) {
+            next_pod = &task;
+          }
         }
       }
       std::string why;
@@ -144,7 +150,7 @@ class Elastic : public framework::Plugin {
       room += held;
       room -= minimum;
       target_[j] = job.min_member;
-      if (next_pod == nullptr) continue;  // nothing left to grow
+      if (next_pod == nullptr) continue;  // nothing placed or pending
       growers.push_back({j, minimum, next_pod->request(), 0,
                          std::max(0, job.ValidCount() - job.min_member)});
     }

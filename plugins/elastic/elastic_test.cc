@@ -117,6 +117,19 @@ TEST(ElasticTest, IdleCapacityIsSharedEquallyAndTargetsArePublished) {
   for (const auto& job : out.cluster.jobs) EXPECT_EQ(job.elastic_target, 4) << job.name;
 }
 
+TEST(ElasticTest, AJobAtFullSizeKeepsATargetCoveringItsPods) {
+  World w;
+  w.AddNodes(1, "12");
+  w.AddJob("full", 2, 6, /*running=*/6);  // nothing pending: all placed
+  w.AddJob("growing", 2, 10);
+  framework::CycleOutcome out = w.Cycle();
+  for (const auto& job : out.cluster.jobs) {
+    // 12 cpus: "full" keeps its 6, "growing" gets the other 6.
+    EXPECT_EQ(job.elastic_target, 6) << job.name;
+  }
+  EXPECT_TRUE(out.evictions.empty());
+}
+
 TEST(ElasticTest, GrowthWaitsForEveryGangMinimum) {
   World w;
   w.AddNodes(1, "10");

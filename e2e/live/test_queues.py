@@ -1,0 +1,68 @@
+"""Queues share the cluster by weight; reclaim and preempt go through the
+Eviction API."""
+import collections
+
+from harness.cluster import wait_for
+
+FAIR_SHARE = "policies/fair-share.yaml"
+
+
+def lone_jobs(objects, prefix, count, queue, **pod_args):
+    """`count` single-pod PodGroups (minMember 1) in `queue`."""
+    for i in range(count):
+        objects.gang(f"{prefix}-{i}", 1, queue=queue, **pod_args)
+
+
+def by_prefix(pods):
+    return collections.Counter(p.metadata.name.split("-")[0] for p in pods)
+
+
+def test_queues_share_by_weight(objects, kubelet, schedulers):
+    for i in range(2):
+        objects.node(f"n{i}", cpu="8", memory="64Gi")
+    light = objects.queue("light", weight=1)
+    heavy = objects.queue("heavy", weight=3)
+    lone_jobs(objects, "light", 16, light)
+    lone_jobs(objects, "heavy", 16, heavy)
+    schedulers(conf=FAIR_SHARE)
+    wait_for("the 16 cpus in use", lambda: len(objects.bound()) == 16)
+    count = by_prefix(objects.bound())
+    assert abs(count["light"] - 4) <= 1 and abs(count["heavy"] - 12) <= 1, count
+
+
+def test_reclaim_takes_back_a_lent_share_through_evictions(objects, kubelet, schedulers):
+    for i in range(2):
+        objects.node(f"n{i}", cpu="4", memory="64Gi")
+    a = objects.queue("a", weight=1)
+    b = objects.queue("b", weight=1)
+    lone_jobs(objects, "a", 8, a)
+    schedulers(conf=FAIR_SHARE)
+    wait_for("queue a holding the idle cluster", lambda: len(objects.bound("a-")) == 8)
+    objects.gang("b", 4, queue=b)
+    wait_for("b's gang bound", lambda: len(objects.bound("b-")) == 4, timeout=40)
+    evicted = objects.events(reason="Evict")
+    assert len(evicted) == 4, [(e.involved_object.name, e.message) for e in evicted]
+    assert all(e.involved_object.name.startswith("a-") for e in evicted)
+    assert all(e.message.startswith("Evicted by shoal: reclaim") for e in evicted), evicted[0].message
+    assert len(objects.bound("a-")) == 4
+    wait_for("b's PodGroup Running with 4 running", lambda: (
+        lambda s: (s.get("phase"), s.get("running")) == ("Running", 4))(
+            objects.get_pod_group("b").get("status", {})))
+
+
+def test_high_priority_gang_preempts_through_evictions(objects, kubelet, schedulers):
+    for i in range(2):
+        objects.node(f"n{i}", cpu="4", memory="64Gi")
+    low = objects.priority_class("low", 10)
+    high = objects.priority_class("high", 1000)
+    lone_jobs(objects, "low", 8, None, priority_class=low)
+    schedulers(conf=FAIR_SHARE)
+    wait_for("low-priority pods filling the cluster", lambda: len(objects.bound("low-")) == 8)
+    objects.gang("urgent", 3, priority_class=high)
+    wait_for("the urgent gang bound", lambda: len(objects.bound("urgent-")) == 3, timeout=40)
+    preempted = objects.events(reason="Preempted")
+    assert len(preempted) == 3, [(e.involved_object.name, e.message) for e in preempted]
+    for e in preempted:
+        assert e.involved_object.name.startswith("low-")
+        assert e.message.startswith(f"Preempted by {objects.ns}/urgent"), e.message
+    assert len(objects.bound("low-")) == 5
