@@ -165,6 +165,10 @@ Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
       if (!labels || !fields) return Reply::Error(BadRequest(error));
       return store_.List(*t.type, t.ns, *labels, *fields);
     }
+    if (m == "POST" && t.type->resource == "bindings" && t.type->group.empty()) {
+      std::string pod = body.value("metadata", json::object()).value("name", "");
+      return BindPod(store_, pod_resources_, t.ns, pod, body);
+    }
     if (m == "POST" && (!t.type->namespaced || !t.ns.empty())) return Create(t, std::move(body));
     return Reply::Error({405, "MethodNotAllowed", "the server does not allow this method on the requested resource"});
   }

@@ -10,6 +10,8 @@ std::vector<ResourceType> DefaultResources(const std::vector<std::string>& witho
       {"", "v1", "nodes", "Node", false, true, false},
       {"", "v1", "pods", "Pod", true, true, false},
       {"", "v1", "events", "Event", true, false, false},
+      // POST only: the older form of pods/NAME/binding.
+      {"", "v1", "bindings", "Binding", true, false, false},
       {"", "v1", "configmaps", "ConfigMap", true, false, false},
       {"", "v1", "serviceaccounts", "ServiceAccount", true, false, false},
       {"events.k8s.io", "v1", "events", "Event", true, false, false},

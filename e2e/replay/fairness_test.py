@@ -192,5 +192,22 @@ class AdmissionTest(unittest.TestCase):
         self.assertEqual(report["cycles"][0]["binds"], [])
 
 
+
+class AdmissionAfterRestartTest(unittest.TestCase):
+    def test_a_gang_partly_bound_before_a_restart_is_admitted_and_completed(self):
+        # An exactly full fit: 200 cpus, a gang of 200 of which 9 were bound
+        # by a scheduler that then died before writing the PodGroup's phase.
+        # What the gang holds must not count twice against the queue and
+        # the cluster.
+        objs = [node("n%d" % i, cpu="8", memory="64Gi") for i in range(25)]
+        objs.append(podgroup("big", 200, phase="Pending"))
+        objs += [pod("big-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="big",
+                     node_name=None if i >= 9 else ("n0" if i < 8 else "n1"))
+                 for i in range(200)]
+        report, _ = replay(objs, cycles=1)
+        self.assertEqual(len(report["cycles"][0]["binds"]), 191)
+        (group,) = report["cycles"][0]["podGroups"]
+        self.assertEqual((group["phase"], group["scheduled"]), ("Running", 200))
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -30,7 +30,9 @@ class Overcommit : public framework::Plugin {
       room_ -= promised;
     }
     s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job, std::string* why) {
-      api::Resource minimum = s.cluster().GangMinimum(job);
+      // What it already holds is in `used`; only the rest is promised.
+      api::Resource minimum = s.cluster().GangMinimum(job) - s.cluster().Held(job);
+      minimum.MaxWith(api::Resource());
       if (!minimum.LessEqualWhere(room_, minimum)) {
         std::vector<std::string> short_of;
         minimum.ForEachShortage(room_, [&](api::ResourceId id) {

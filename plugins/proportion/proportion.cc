@@ -78,9 +78,15 @@ class Proportion : public framework::Plugin {
           if (q == api::kNone) return 0;
           QueueShare& qs = shares_[q];
           api::Resource minimum = s.cluster().GangMinimum(job);
+          // What the job already holds (pods bound before a restart, or
+          // before its PodGroup went back to Pending) is counted in
+          // `committed`; only the rest of its minimum is new.
+          api::Resource held = s.cluster().Held(job);
+          api::Resource extra = minimum - held;
+          extra.MaxWith(api::Resource());
           // Lower-priority work, running or promised, does not stand in the
           // way: preemption makes room for this job.
-          api::Resource after = minimum;
+          api::Resource after = extra;
           for (auto it = qs.committed.lower_bound(job.priority); it != qs.committed.end(); ++it) {
             after += it->second;
           }
@@ -98,7 +104,7 @@ class Proportion : public framework::Plugin {
                                 "priority or higher)");
             return -1;
           }
-          qs.committed[job.priority] += minimum;
+          qs.committed[job.priority] += extra;
           // Within its deserved share the queue is entitled (reclaim makes
           // room if needed); beyond it, the job borrows and other plugins
           // (overcommit) decide.
