@@ -56,6 +56,7 @@ ApiServer::ApiServer(ApiServerOptions options)
   namespaces_ = Find(resources_, "", "v1", "namespaces");
   size_t threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_tcp_nodelay(true);  // small JSON answers must not wait for Nagle
   http_->set_keep_alive_max_count(1u << 30);
   http_->set_keep_alive_timeout(5);  // also bounds how long Stop() waits
   auto handler = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };

@@ -1,0 +1,208 @@
+// End to end through an API server: gangs of pods are created over HTTP,
+// shoal-scheduler's live loop (informers, cycles, concurrent binds,
+// status writes, events) places them, and the clock stops when a watch
+// has seen every pod bound. Reports pods bound per second, from the first
+// create to the last bind seen.
+//
+// By default it starts the test API server emulator in-process on a free
+// port. With SHOAL_BENCH_KUBECONFIG=path it runs against that cluster
+// instead (a kube-apiserver with no kubelets is enough; it creates and
+// deletes its own nodes and namespace).
+//
+//   bazel run -c opt //tools/bench:live_bench -- --benchmark_repetitions=5
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "benchmark/benchmark.h"
+#include "e2e/emulator/api_server.h"
+#include "glog/logging.h"
+#include "nlohmann/json.hpp"
+#include "plugins/builtin.h"
+#include "policies/default_policy.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/kube/http_client.h"
+#include "scheduler/live.h"
+#include "tools/bench/peak_rss.h"
+
+namespace shoal::bench {
+namespace {
+
+using nlohmann::json;
+
+// Where to run: the emulator (started here) or a real cluster.
+struct Target {
+  std::unique_ptr<emulator::ApiServer> server;
+  std::thread serving;
+  kube::ConnectionConfig connection;
+
+  ~Target() {
+    if (server) {
+      server->Stop();
+      serving.join();
+    }
+  }
+};
+
+std::unique_ptr<Target> StartTarget() {
+  auto t = std::make_unique<Target>();
+  if (const char* kubeconfig = std::getenv("SHOAL_BENCH_KUBECONFIG")) {
+    auto c = kube::LoadKubeconfig(kubeconfig, "");
+    if (!c.ok()) LOG(FATAL) << c.status().message();
+    t->connection = *c;
+    return t;
+  }
+  emulator::ApiServerOptions options;
+  options.threads = 128;
+  t->server = std::make_unique<emulator::ApiServer>(options);
+  int port = t->server->Bind("127.0.0.1", 0);
+  t->serving = std::thread([s = t->server.get()] { s->Serve(); });
+  t->connection.server = absl::StrCat("http://127.0.0.1:", port);
+  return t;
+}
+
+void MustRequest(kube::HttpClient& c, const std::string& method, const std::string& path,
+                 const json& body = nullptr) {
+  auto r = c.Request(method, path, body.is_null() ? "" : body.dump());
+  if (!r.ok() || (r->status >= 300 && r->status != 404 && r->status != 409)) {
+    LOG(FATAL) << method << " " << path << ": "
+               << (r.ok() ? absl::StrCat(r->status, " ", r->body) : std::string(r.status().message()));
+  }
+}
+
+// Runs `work(client, i)` for i in [0, n) on `threads` connections.
+void Parallel(const kube::ConnectionConfig& conn, int n, int threads,
+              const std::function<void(kube::HttpClient&, int)>& work) {
+  std::vector<std::thread> pool;
+  for (int w = 0; w < threads; ++w) {
+    pool.emplace_back([&, w] {
+      kube::HttpClient client(conn);
+      for (int i = w; i < n; i += threads) work(client, i);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+void BM_PodsBoundThroughApiServer(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int gangs = static_cast<int>(state.range(1));
+  const int gang_size = 10;
+  const int pods = gangs * gang_size;
+  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  int round = 0;
+  for (auto _ : state) {
+    std::unique_ptr<Target> target = StartTarget();
+    const kube::ConnectionConfig& conn = target->connection;
+    const std::string ns = absl::StrCat("shoal-bench-", getpid(), "-", round++);
+    kube::HttpClient admin(conn);
+    MustRequest(admin, "POST", "/api/v1/namespaces", {{"metadata", {{"name", ns}}}});
+    MustRequest(admin, "POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
+                {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"},
+                 {"metadata", {{"name", "default"}}}, {"spec", {{"weight", 1}}}});
+    // Nodes with room for exactly all pods (10 cpus each for 10 per node).
+    Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
+      std::string name = absl::StrCat(ns, "-node-", i);
+      json capacity = {{"cpu", absl::StrCat(pods / nodes)}, {"memory", "256Gi"}, {"pods", "110"}};
+      MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
+      auto r = c.Request("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+                         json{{"status", {{"capacity", capacity}, {"allocatable", capacity},
+                                          {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
+                             .dump(),
+                         "application/strategic-merge-patch+json");
+      if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
+    });
+
+    auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                         actions::BuiltinActions());
+    std::atomic<bool> stop{false};
+    LiveOptions options;
+    options.period = absl::Milliseconds(100);
+    options.bind_concurrency = 16;
+    std::thread scheduler([&] { (void)RunLive(conn, *policy, options, stop); });
+
+    // A watch counts pods as they become bound.
+    std::atomic<int> bound{0};
+    std::atomic<bool> watching{false};
+    std::thread watcher([&] {
+      kube::HttpClient c(conn);
+      std::set<std::string> seen;
+      auto list = c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
+      std::string version = json::parse(list->body)["metadata"]["resourceVersion"];
+      watching = true;
+      (void)c.Stream(
+          absl::StrCat("/api/v1/namespaces/", ns, "/pods?watch=1&resourceVersion=", version),
+          [&](const std::string& line) {
+            json e = json::parse(line, nullptr, false);
+            if (!e.is_object()) return true;
+            const json& o = e["object"];
+            if (o.contains("spec") && o["spec"].contains("nodeName") &&
+                seen.insert(o["metadata"]["name"].get<std::string>()).second) {
+              ++bound;
+            }
+            return bound.load() < pods && !stop.load();
+          },
+          absl::Minutes(2), &stop);
+    });
+    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Let the scheduler sync its (empty) namespace first.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+    absl::Time start = absl::Now();
+    Parallel(conn, gangs, 8, [&](kube::HttpClient& c, int g) {
+      std::string group = absl::StrCat("gang-", g);
+      MustRequest(c, "POST",
+                  absl::StrCat("/apis/scheduling.volcano.sh/v1beta1/namespaces/", ns, "/podgroups"),
+                  {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+                   {"metadata", {{"name", group}}}, {"spec", {{"minMember", gang_size}}}});
+      for (int p = 0; p < gang_size; ++p) {
+        json requests = {{"cpu", "1"}, {"memory", "1Gi"}};
+        MustRequest(
+            c, "POST", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+            {{"metadata",
+              {{"name", absl::StrCat(group, "-", p)},
+               {"annotations", {{"scheduling.k8s.io/group-name", group}}}}},
+             {"spec",
+              {{"schedulerName", "shoal"},
+               {"containers",
+                {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.9"},
+                  {"resources", {{"requests", requests}}}}}}}}});
+      }
+    });
+    absl::Time created = absl::Now();
+    watcher.join();
+    absl::Time done = absl::Now();
+    stop = true;
+    scheduler.join();
+    if (bound.load() < pods) {
+      state.SkipWithError(absl::StrCat("only ", bound.load(), " of ", pods, " pods bound").c_str());
+      break;
+    }
+    double seconds = absl::ToDoubleSeconds(done - start);
+    state.SetIterationTime(seconds);
+    state.counters["pods_per_s"] = pods / seconds;
+    state.counters["create_s"] = absl::ToDoubleSeconds(created - start);
+    // On a real cluster, leave nothing behind.
+    if (!target->server) {
+      Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
+        MustRequest(c, "DELETE", absl::StrCat("/api/v1/nodes/", ns, "-node-", i));
+      });
+      MustRequest(admin, "DELETE", absl::StrCat("/api/v1/namespaces/", ns));
+    }
+  }
+  state.counters["peak_rss_MiB"] = PeakRssMib();
+}
+
+BENCHMARK(BM_PodsBoundThroughApiServer)
+    ->Args({100, 100})    // 1,000 pods in 100 gangs of 10 on 100 nodes
+    ->Args({1000, 1000})  // 10,000 pods on 1,000 nodes
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+}  // namespace
+}  // namespace shoal::bench
