@@ -52,6 +52,8 @@ def test_pods_of_other_schedulers_are_left_alone_but_take_room(objects, kubelet,
     objects.pod("foreign-running", cpu="3", scheduler="default-scheduler", node_name=first)
     objects.pod("foreign-pending", cpu="1", scheduler="default-scheduler")
     objects.pod("mine", cpu="2")
+    # A gang for Volcano running alongside: its PodGroup is not Shoal's.
+    objects.gang("theirs", 2, scheduler="volcano")
     schedulers()
     wait_for("mine bound", lambda: objects.bound("mine"))
     assert objects.c.core.read_namespaced_pod("mine", objects.ns).spec.node_name == second
@@ -60,3 +62,6 @@ def test_pods_of_other_schedulers_are_left_alone_but_take_room(objects, kubelet,
     assert foreign.spec.node_name is None
     assert not [c for c in foreign.status.conditions or [] if c.type == "PodScheduled"]
     assert objects.events(name="foreign-pending") == []
+    assert "status" not in objects.get_pod_group("theirs") or \
+        not objects.get_pod_group("theirs")["status"].get("phase")
+    assert objects.bound("theirs-") == []

@@ -66,3 +66,18 @@ def test_high_priority_gang_preempts_through_evictions(objects, kubelet, schedul
         assert e.involved_object.name.startswith("low-")
         assert e.message.startswith(f"Preempted by {objects.ns}/urgent"), e.message
     assert len(objects.bound("low-")) == 5
+
+
+def test_pod_group_naming_a_missing_queue_says_so(objects, kubelet, schedulers):
+    objects.node("n0", cpu="8")
+    objects.gang("lost", 2, queue="no-such-queue")
+    schedulers()
+    condition = wait_for("lost's Unschedulable condition", lambda: [
+        c for c in objects.get_pod_group("lost").get("status", {}).get("conditions", [])
+        if c["type"] == "Unschedulable"])[0]
+    assert condition["status"] == "True" and condition["reason"] == "NotEnqueued"
+    assert condition["message"] == 'queue "no-such-queue" does not exist; create it or change spec.queue'
+    assert objects.get_pod_group("lost")["status"]["phase"] == "Pending"
+    pod = wait_for("the pods' condition", lambda: objects.pod_condition("lost-0"))
+    assert pod.message == condition["message"]
+    assert objects.bound("lost-") == []

@@ -1,5 +1,7 @@
 #include "scheduler/cache/cache.h"
 
+#include <set>
+
 #include "scheduler/api/cluster_builder.h"
 
 namespace shoal::cache {
@@ -115,8 +117,18 @@ api::ClusterInfo Cache::Snapshot() const {
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, queue] : queues_) b.AddQueue(queue);
 
+  // A PodGroup whose pods all belong to another scheduler (Volcano
+  // running alongside) is that scheduler's: not admitted, not charged to
+  // a queue, its status not written.
+  std::set<std::string> ours, theirs;
+  for (const auto& [key, entry] : pods_) {
+    if (entry.pod->group.empty()) continue;
+    std::string group_key = entry.pod->ns + "/" + entry.pod->group;
+    (entry.pod->scheduler_name == scheduler_name_ ? ours : theirs).insert(group_key);
+  }
   std::map<std::string, api::JobIndex> job_of_group;
   for (const auto& [key, group] : groups_) {
+    if (theirs.count(key) > 0 && ours.count(key) == 0) continue;
     api::JobInfo job = group;
     job.priority = job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
     job_of_group[key] = b.AddJob(std::move(job));
