@@ -81,16 +81,20 @@ void ApiServer::Seed() {
                 {{"metadata", {{"name", "system-node-critical"}}}, {"value", 2000001000}});
 }
 
-int ApiServer::Bind(const std::string& host, int port) {
-  if (port == 0) return http_->bind_to_any_port(host);
-  return http_->bind_to_port(host, port) ? port : -1;
+int ApiServer::Start(const std::string& host, int port) {
+  int bound = port == 0 ? http_->bind_to_any_port(host)
+                        : (http_->bind_to_port(host, port) ? port : -1);
+  if (bound < 0) return -1;
+  serving_ = std::thread([this] { http_->listen_after_bind(); });
+  // Stop() before the loop runs would be lost: wait until it does.
+  while (!http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return bound;
 }
-
-void ApiServer::Serve() { http_->listen_after_bind(); }
 
 void ApiServer::Stop() {
   stopping_ = true;
   http_->stop();
+  if (serving_.joinable()) serving_.join();
 }
 
 bool ApiServer::Parse(const std::string& path, Target* t) const {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -38,10 +39,10 @@ class ApiServer {
   explicit ApiServer(ApiServerOptions options);
   ~ApiServer();
 
-  // Binds `host`:`port` (0: any free port) and returns the port, or -1.
-  int Bind(const std::string& host, int port);
-  // Serves until Stop().
-  void Serve();
+  // Listens on `host`:`port` (0: any free port) and serves from a thread
+  // of its own; returns the port once it accepts connections, or -1.
+  int Start(const std::string& host, int port);
+  // Ends open watches within half a second and stops serving. Idempotent.
   void Stop();
 
   ObjectStore& store() { return store_; }
@@ -65,6 +66,7 @@ class ApiServer {
   const ResourceType* namespaces_ = nullptr;
   ObjectStore store_;
   std::unique_ptr<httplib::Server> http_;
+  std::thread serving_;
   std::atomic<bool> stopping_{false};
 };
 

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
       absl::StrSplit(absl::GetFlag(FLAGS_without_groups), ',', absl::SkipEmpty());
   shoal::emulator::ApiServer server(options);
   std::string host = absl::GetFlag(FLAGS_host);
-  int port = server.Bind(host, absl::GetFlag(FLAGS_port));
+  int port = server.Start(host, absl::GetFlag(FLAGS_port));
   if (port < 0) {
     std::fprintf(stderr, "kube-emulator: cannot listen on %s:%d\n", host.c_str(),
                  absl::GetFlag(FLAGS_port));
@@ -42,11 +42,9 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
-  std::thread serving([&server] { server.Serve(); });
   std::printf("listening on http://%s:%d\n", host.c_str(), port);
   std::fflush(stdout);
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   server.Stop();  // open watches end within half a second
-  serving.join();
   return 0;
 }

@@ -38,15 +38,7 @@ using nlohmann::json;
 // Where to run: the emulator (started here) or a real cluster.
 struct Target {
   std::unique_ptr<emulator::ApiServer> server;
-  std::thread serving;
   kube::ConnectionConfig connection;
-
-  ~Target() {
-    if (server) {
-      server->Stop();
-      serving.join();
-    }
-  }
 };
 
 std::unique_ptr<Target> StartTarget() {
@@ -60,8 +52,7 @@ std::unique_ptr<Target> StartTarget() {
   emulator::ApiServerOptions options;
   options.threads = 128;
   t->server = std::make_unique<emulator::ApiServer>(options);
-  int port = t->server->Bind("127.0.0.1", 0);
-  t->serving = std::thread([s = t->server.get()] { s->Serve(); });
+  int port = t->server->Start("127.0.0.1", 0);
   t->connection.server = absl::StrCat("http://127.0.0.1:", port);
   return t;
 }

@@ -1,0 +1,195 @@
+// The emulator's wire behaviour, as Shoal's client sees it: the answers
+// the end-to-end suite relies on being the real API server's.
+#include "e2e/emulator/api_server.h"
+
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/kube/http_client.h"
+
+namespace shoal::emulator {
+namespace {
+
+using nlohmann::json;
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start({}); }
+  void TearDown() override { Shutdown(); }
+
+  void Start(ApiServerOptions options) {
+    options.bookmark_interval = absl::Milliseconds(200);
+    server_ = std::make_unique<ApiServer>(options);
+    int port = server_->Start("127.0.0.1", 0);
+    ASSERT_GT(port, 0);
+    kube::ConnectionConfig c;
+    c.server = "http://127.0.0.1:" + std::to_string(port);
+    client_ = std::make_unique<kube::HttpClient>(c);
+  }
+  void Shutdown() {
+    client_.reset();
+    server_->Stop();
+  }
+
+  json Call(const std::string& method, const std::string& path, const json& body = nullptr,
+            long* code = nullptr, const std::string& type = "application/json") {
+    auto r = client_->Request(method, path, body.is_null() ? "" : body.dump(), type);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (code != nullptr) *code = r->status;
+    return json::parse(r->body);
+  }
+  json NewPod(const std::string& name) {
+    return {{"metadata", {{"name", name}}},
+            {"spec", {{"schedulerName", "shoal"},
+                      {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}};
+  }
+  // The watch's lines until `count` arrived.
+  std::vector<json> Watch(const std::string& path, size_t count) {
+    std::vector<json> events;
+    auto r = client_->Stream(path, [&](const std::string& line) {
+      events.push_back(json::parse(line));
+      return events.size() < count;
+    }, absl::Seconds(5));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return events;
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<kube::HttpClient> client_;
+};
+
+TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {
+  long code;
+  json missing = Call("GET", "/api/v1/namespaces/default/pods/nope", nullptr, &code);
+  EXPECT_EQ(code, 404);
+  EXPECT_EQ(missing["kind"], "Status");
+  EXPECT_EQ(missing["reason"], "NotFound");
+  EXPECT_EQ(missing["message"], "pods \"nope\" not found");
+
+  json bad = Call("POST", "/api/v1/namespaces/default/pods", NewPod("Bad_Name"), &code);
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(bad["reason"], "Invalid");
+  EXPECT_EQ(bad["details"]["causes"][0]["field"], "metadata.name");
+
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
+  EXPECT_EQ(code, 201);
+  json again = Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
+  EXPECT_EQ(code, 409);
+  EXPECT_EQ(again["reason"], "AlreadyExists");
+
+  json no_ns = Call("POST", "/api/v1/namespaces/absent/pods", NewPod("p"), &code);
+  EXPECT_EQ(code, 404);
+  EXPECT_EQ(no_ns["message"], "namespaces \"absent\" not found");
+}
+
+TEST_F(ApiServerTest, StaleUpdatesConflictAndStatusIsItsOwnSubresource) {
+  json group = {{"metadata", {{"name", "g"}}},
+                {"spec", {{"minMember", 2}}},
+                {"status", {{"phase", "Running"}}}};
+  long code;
+  json created = Call("POST", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups",
+                      group, &code);
+  EXPECT_EQ(code, 201);
+  EXPECT_FALSE(created.contains("status")) << "status is written through /status only";
+  std::string path = "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/g";
+  json patched = Call("PATCH", path + "/status", {{"status", {{"phase", "Inqueue"}}}}, &code,
+                      "application/merge-patch+json");
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(patched["status"]["phase"], "Inqueue");
+  // An update carrying the old resourceVersion is refused.
+  json stale = created;
+  stale["spec"]["minMember"] = 3;
+  json conflict = Call("PUT", path, stale, &code);
+  EXPECT_EQ(code, 409);
+  EXPECT_EQ(conflict["reason"], "Conflict");
+  EXPECT_EQ(conflict["message"],
+            "Operation cannot be fulfilled on podgroups.scheduling.volcano.sh \"g\": the object "
+            "has been modified; please apply your changes to the latest version and try again");
+  // So is a patch that names an old version.
+  Call("PATCH", path + "/status",
+       {{"metadata", {{"resourceVersion", created["metadata"]["resourceVersion"]}}},
+        {"status", {{"phase", "Running"}}}},
+       &code, "application/merge-patch+json");
+  EXPECT_EQ(code, 409);
+  // Custom resources take no strategic merge patch.
+  Call("PATCH", path, {{"spec", {{"minMember", 4}}}}, &code,
+       "application/strategic-merge-patch+json");
+  EXPECT_EQ(code, 415);
+}
+
+TEST_F(ApiServerTest, StrategicMergeMergesConditionsByType) {
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"));
+  std::string path = "/api/v1/namespaces/default/pods/p/status";
+  auto patch = [&](const std::string& type, const std::string& status) {
+    return Call("PATCH", path,
+                {{"status", {{"conditions", {{{"type", type}, {"status", status}}}}}}}, nullptr,
+                "application/strategic-merge-patch+json");
+  };
+  patch("Ready", "False");
+  patch("PodScheduled", "False");
+  json pod = patch("Ready", "True");
+  ASSERT_EQ(pod["status"]["conditions"].size(), 2u);
+  EXPECT_EQ(pod["status"]["conditions"][0]["status"], "True");
+}
+
+TEST_F(ApiServerTest, BindingEvictionAndGracefulDeletion) {
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"));
+  long code;
+  json binding = {{"target", {{"kind", "Node"}, {"name", "n1"}}}};
+  Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
+  EXPECT_EQ(code, 201);
+  json twice = Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
+  EXPECT_EQ(code, 409);
+  EXPECT_EQ(twice["message"],
+            "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to "
+            "node \"n1\"");
+  // A budget that allows no disruption refuses the eviction.
+  Call("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+       {{"metadata", {{"name", "keep"}}}, {"spec", {{"selector", {{"matchLabels", json::object()}}}}}});
+  json refused = Call("POST", "/api/v1/namespaces/default/pods/p/eviction",
+                      {{"metadata", {{"name", "p"}}}}, &code);
+  EXPECT_EQ(code, 429);
+  EXPECT_EQ(refused["message"], "Cannot evict pod as it would violate the pod's disruption budget.");
+  Call("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep");
+  Call("POST", "/api/v1/namespaces/default/pods/p/eviction", {{"metadata", {{"name", "p"}}}},
+       &code);
+  EXPECT_EQ(code, 201);
+  // Bound, so without a kubelet it is only marked for deletion...
+  json marked = Call("GET", "/api/v1/namespaces/default/pods/p", nullptr, &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_TRUE(marked["metadata"].contains("deletionTimestamp"));
+  // ...until deleted with grace 0.
+  Call("DELETE", "/api/v1/namespaces/default/pods/p?gracePeriodSeconds=0");
+  Call("GET", "/api/v1/namespaces/default/pods/p", nullptr, &code);
+  EXPECT_EQ(code, 404);
+}
+
+TEST_F(ApiServerTest, WatchResumesFromAVersionSendsBookmarksAndSays410WhenTooOld) {
+  Shutdown();
+  ApiServerOptions options;
+  options.history = 3;
+  Start(options);
+  json list = Call("GET", "/api/v1/namespaces/default/pods");
+  std::string from = list["metadata"]["resourceVersion"];
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("a"));
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("b"));
+  auto events = Watch("/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true"
+                      "&resourceVersion=" + from, 3);
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "a");
+  EXPECT_EQ(events[1]["object"]["metadata"]["name"], "b");
+  EXPECT_EQ(events[2]["type"], "BOOKMARK");
+  // Two more changes push `from` out of the 3-change history.
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("c"));
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("d"));
+  auto gone = Watch("/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + from, 1);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone[0]["type"], "ERROR");
+  EXPECT_EQ(gone[0]["object"]["code"], 410);
+  EXPECT_EQ(gone[0]["object"]["reason"], "Expired");
+}
+
+}  // namespace
+}  // namespace shoal::emulator
