@@ -180,6 +180,12 @@ expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/
 $BIN --snapshot=$SNAP --output=yaml >/dev/null 2>$TMP/err; rc=$?
 expect_eq "bad output exit" "$rc" 2
 expect_eq "bad output message" "$(cat $TMP/err)" "shoal-scheduler: --output must be text or json, got \"yaml\""
+$BIN --kubeconfig=/nonexistent --bind-concurrency=0 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "bad bind concurrency exit" "$rc" 2
+expect_eq "bad bind concurrency message" "$(cat $TMP/err)" "shoal-scheduler: --bind-concurrency must be at least 1, got 0"
+$BIN --kubeconfig=/nonexistent --partial-gang-release-cycles=-1 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "bad release cycles exit" "$rc" 2
+expect_eq "bad release cycles message" "$(cat $TMP/err)" "shoal-scheduler: --partial-gang-release-cycles must be at least 1, got -1"
 $BIN >/dev/null 2>$TMP/err; rc=$?
 expect_eq "no source exit" "$rc" 2
 expect_has "no source message" "$(cat $TMP/err)" "pass --snapshot=FILE"

@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/kube/http_client.h"
+#include "httplib.h"
 
 namespace shoal::emulator {
 namespace {
@@ -23,9 +23,7 @@ class ApiServerTest : public ::testing::Test {
     server_ = std::make_unique<ApiServer>(options);
     int port = server_->Start("127.0.0.1", 0);
     ASSERT_GT(port, 0);
-    kube::ConnectionConfig c;
-    c.server = "http://127.0.0.1:" + std::to_string(port);
-    client_ = std::make_unique<kube::HttpClient>(c);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
   }
   void Shutdown() {
     client_.reset();
@@ -34,8 +32,13 @@ class ApiServerTest : public ::testing::Test {
 
   json Call(const std::string& method, const std::string& path, const json& body = nullptr,
             long* code = nullptr, const std::string& type = "application/json") {
-    auto r = client_->Request(method, path, body.is_null() ? "" : body.dump(), type);
-    EXPECT_TRUE(r.ok()) << r.status();
+    std::string payload = body.is_null() ? "" : body.dump();
+    httplib::Result r = method == "GET"      ? client_->Get(path.c_str())
+                        : method == "POST"   ? client_->Post(path.c_str(), payload, type.c_str())
+                        : method == "PUT"    ? client_->Put(path.c_str(), payload, type.c_str())
+                        : method == "PATCH"  ? client_->Patch(path.c_str(), payload, type.c_str())
+                                             : client_->Delete(path.c_str());
+    EXPECT_TRUE(r) << method << " " << path;
     if (code != nullptr) *code = r->status;
     return json::parse(r->body);
   }
@@ -47,16 +50,21 @@ class ApiServerTest : public ::testing::Test {
   // The watch's lines until `count` arrived.
   std::vector<json> Watch(const std::string& path, size_t count) {
     std::vector<json> events;
-    auto r = client_->Stream(path, [&](const std::string& line) {
-      events.push_back(json::parse(line));
+    std::string buffer;
+    client_->set_read_timeout(5, 0);
+    client_->Get(path.c_str(), [&](const char* data, size_t size) {
+      buffer.append(data, size);
+      for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+        events.push_back(json::parse(buffer.substr(0, nl)));
+        buffer.erase(0, nl + 1);
+      }
       return events.size() < count;
-    }, absl::Seconds(5));
-    EXPECT_TRUE(r.ok()) << r.status();
+    });
     return events;
   }
 
   std::unique_ptr<ApiServer> server_;
-  std::unique_ptr<kube::HttpClient> client_;
+  std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {

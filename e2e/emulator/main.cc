@@ -11,7 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_split.h"
 #include "e2e/emulator/api_server.h"
-#include "scheduler/cli/flags.h"
+#include "absl/flags/parse.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on.");
 ABSL_FLAG(int, port, 0, "Port to listen on (0: any free port).");
@@ -26,7 +26,7 @@ void OnSignal(int) { g_stop = true; }
 }  // namespace
 
 int main(int argc, char** argv) {
-  shoal::cli::ParseFlags(argc, argv, "kube-emulator");
+  absl::ParseCommandLine(argc, argv);
   shoal::emulator::ApiServerOptions options;
   options.history = absl::GetFlag(FLAGS_history);
   options.bookmark_interval = absl::Seconds(absl::GetFlag(FLAGS_bookmark_seconds));

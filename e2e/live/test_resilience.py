@@ -14,12 +14,14 @@ def no_node_overbooked(objects, cpus_per_node):
     assert all(v <= cpus_per_node for v in used.values()), used
 
 
-def test_scheduler_killed_while_binding_a_gang(objects, kubelet, schedulers):
+def test_scheduler_killed_while_binding_a_gang(objects, kubelet, schedulers, proxy):
     for i in range(25):
         objects.node(f"n{i}", cpu="8")
     objects.gang("big", 200, cpu="1")
-    first = schedulers(period="1s", extra_args=["--bind-concurrency=1"])
-    wait_for("the first binds", lambda: objects.bound("big-"), interval=0.01)
+    # Binds one at a time, each held up 50 ms: about 10 s for the gang.
+    proxy.slow_down(0.05, only="/binding")
+    first = schedulers(kubeconfig=proxy.kubeconfig(), extra_args=["--bind-concurrency=1"])
+    wait_for("the first binds", lambda: len(objects.bound("big-")) >= 5, interval=0.05)
     first.kill()  # SIGKILL: no chance to finish the gang
     partial = len(objects.bound("big-"))
     second = schedulers()
@@ -47,6 +49,18 @@ def test_a_gang_that_cannot_be_completed_releases_its_bound_pods(objects, kubele
     evicted = objects.events(reason="Evict")
     assert sorted(e.involved_object.name for e in evicted) == ["stuck-0", "stuck-1", "stuck-2"]
     assert all(e.message == "Evicted by shoal: gang-incomplete" for e in evicted)
+
+
+def test_failed_binds_are_retried(objects, kubelet, schedulers, proxy):
+    objects.node("n0", cpu="16")
+    proxy.fail(seconds=3, only="/binding")
+    scheduler = schedulers(kubeconfig=proxy.kubeconfig())
+    objects.gang("g", 4)
+    wait_for("a refused bind", lambda: proxy.failed_requests > 0)
+    assert not objects.bound("g-")
+    wait_for("the gang bound after the binds recover", lambda: len(objects.bound("g-")) == 4,
+             timeout=30)
+    assert "will retry in a later cycle" in scheduler.text()
 
 
 def test_watches_cut_mid_stream_are_resumed(objects, kubelet, schedulers, proxy):

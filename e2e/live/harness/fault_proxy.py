@@ -32,7 +32,10 @@ class FaultProxy:
         self.pool = urllib3.PoolManager(**pool_args)
         self.fail_until = 0.0
         self.fail_status = 500
+        self.fail_only = None
         self.failed_requests = 0
+        self.delay_seconds = 0.0
+        self.delay_only = None
         self.watches = set()
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -54,17 +57,31 @@ class FaultProxy:
         f.close()
         return f.name
 
-    def fail(self, seconds, status=500):
-        """Every request gets `status` for `seconds`; open watches are cut
-        too, so the scheduler has to list again through the failure."""
+    def fail(self, seconds, status=500, only=None):
+        """Requests get `status` for `seconds`: every request, with open
+        watches cut too (the scheduler has to list again through the
+        failure), or only those whose path contains `only`."""
         with self.lock:
             self.fail_status = status
+            self.fail_only = only
             self.fail_until = time.monotonic() + seconds
-        self.drop_watches()
+        if only is None:
+            self.drop_watches()
 
-    def failing(self):
+    def slow_down(self, seconds, only):
+        """Requests whose path contains `only` wait `seconds` first."""
         with self.lock:
-            return time.monotonic() < self.fail_until
+            self.delay_seconds = seconds
+            self.delay_only = only
+
+    def failing(self, path):
+        with self.lock:
+            return time.monotonic() < self.fail_until and (
+                self.fail_only is None or self.fail_only in path)
+
+    def delay(self, path):
+        with self.lock:
+            return self.delay_seconds if self.delay_only and self.delay_only in path else 0
 
     def drop_watches(self):
         """Closes every open watch connection mid-stream."""
@@ -103,7 +120,10 @@ class _Handler(BaseHTTPRequestHandler):
         proxy = self.server.proxy
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
-        if proxy.failing():
+        pause = proxy.delay(self.path)
+        if pause:
+            time.sleep(pause)
+        if proxy.failing(self.path):
             with proxy.lock:
                 proxy.failed_requests += 1
             self.reply(proxy.fail_status, {
