@@ -376,7 +376,7 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
           state->cursor = e.version;
           if (e.type != type || (!ns.empty() && e.ns != ns)) continue;
           if (!labels.Matches(*e.object) || !fields.Matches(*e.object)) continue;
-          state->pending += EventLine(e.kind, *e.object);
+          state->pending += *e.line;
         }
         if (bookmarks && absl::Now() - state->last_bookmark >= bookmark_interval) {
           state->last_bookmark = absl::Now();

@@ -59,7 +59,9 @@ std::optional<ApiError> ObjectStore::CheckNamespace(const std::string& ns) const
 
 void ObjectStore::Record(const ResourceType& type, const std::string& ns,
                          const std::string& kind, std::shared_ptr<const json> object) {
-  changes_.push_back({version_, &type, ns, kind, std::move(object)});
+  auto line = std::make_shared<const std::string>(
+      nlohmann::json{{"type", kind}, {"object", *object}}.dump() + "\n");
+  changes_.push_back({version_, &type, ns, kind, std::move(object), std::move(line)});
   while (changes_.size() > history_) {
     oldest_resumable_ = changes_.front().version;
     changes_.pop_front();

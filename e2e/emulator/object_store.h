@@ -37,6 +37,8 @@ struct WatchEvent {
   std::string ns;
   std::string kind;  // ADDED, MODIFIED, DELETED
   std::shared_ptr<const nlohmann::json> object;
+  // The watch line, serialized once for every watcher.
+  std::shared_ptr<const std::string> line;
 };
 
 class ObjectStore {

@@ -102,7 +102,11 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   }
   for (const api::TaskInfo& task : cluster.tasks) {
     if (task.status != api::TaskStatus::kPending) continue;
-    std::string message = PendingReason(cluster.jobs[task.job]);
+    const api::JobInfo& job = cluster.jobs[task.job];
+    // Pods of a gang still missing members wait for their siblings, not
+    // for room: the PodGroup says so; the pods are not marked.
+    if (job.ValidCount() < job.min_member) continue;
+    std::string message = PendingReason(job);
     if (message.empty()) continue;
     const std::string key = task.pod->Key();
     auto seen = pods_.find(key);

@@ -1,7 +1,9 @@
 // Tells users what the scheduler decided, through the API server:
 // PodGroup `/status` (phase, counts, conditions, elastic target) and, on
 // each pod still waiting, PodScheduled=False/Unschedulable with the
-// reason, plus a FailedScheduling event when that reason changes.
+// reason, plus a FailedScheduling event when that reason changes. Pods of
+// a gang that still lacks members are not marked: they wait for their
+// siblings, and the PodGroup's condition says so.
 //
 // It writes only what differs from what the API server last showed (fed
 // by the informers and by the answers to its own writes), one write per

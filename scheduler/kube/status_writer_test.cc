@@ -113,15 +113,32 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   job.name = "p";
   job.source = api::GroupSource::kSinglePod;
   job.message = "0/3 nodes are available: 3 Insufficient cpu.";
+  job.tasks = {0};
+  job.count_by_status[static_cast<int>(api::TaskStatus::kPending)] = 1;
   cluster.jobs.push_back(job);
-  auto info = std::make_shared<api::PodInfo>();
-  info->ns = "default";
-  info->name = "p";
-  info->uid = pod["metadata"]["uid"];
-  api::TaskInfo task;
-  task.pod = info;
-  task.job = 0;
-  cluster.tasks.push_back(task);
+  // And a gang of 2 of which only one pod exists: it waits for its
+  // sibling, so its pod is not marked.
+  json lonely = Call("POST", "/api/v1/namespaces/default/pods",
+                     {{"metadata", {{"name", "q"}}},
+                      {"spec", {{"schedulerName", "shoal"},
+                                {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
+  writer_->ObservePod(lonely);
+  api::JobInfo gang = job;
+  gang.name = "g";
+  gang.source = api::GroupSource::kVolcano;
+  gang.min_member = 2;
+  gang.tasks = {1};
+  gang.message = "not enough pods for the gang: 1 exist, spec.minMember is 2";
+  cluster.jobs.push_back(gang);
+  for (const char* name : {"p", "q"}) {
+    auto info = std::make_shared<api::PodInfo>();
+    info->ns = "default";
+    info->name = name;
+    api::TaskInfo task;
+    task.pod = info;
+    task.job = static_cast<api::JobIndex>(cluster.tasks.size());
+    cluster.tasks.push_back(task);
+  }
   Publish(cluster);
   Publish(cluster);  // unchanged: no second write, no second event
   json conditions = Call("GET", "/api/v1/namespaces/default/pods/p")["status"]["conditions"];
@@ -137,6 +154,7 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   EXPECT_EQ(events[0]["involvedObject"]["name"], "p");
   EXPECT_EQ(events[0]["message"], job.message);
   EXPECT_EQ(writer_->writes(), 1);
+  EXPECT_FALSE(Call("GET", "/api/v1/namespaces/default/pods/q")["status"].contains("conditions"));
 }
 
 }  // namespace
