@@ -44,6 +44,9 @@ def test_conf_applies_in_file_order(cluster):
     deployment = apps.read_namespaced_deployment("shoal-scheduler", "shoal-system")
     assert deployment.spec.template.spec.service_account_name == "shoal-scheduler"
     assert cluster.custom.get_cluster_custom_object(*VOLCANO, "queues", "default")
+    # Its image is not published; on a cluster with controllers it must
+    # not linger trying to pull it.
+    apps.delete_namespaced_deployment("shoal-scheduler", "shoal-system")
 
 
 def test_policy_config_map_is_the_default_policy():
