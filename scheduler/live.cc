@@ -93,6 +93,27 @@ std::string HostName() {
   return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : "shoal";
 }
 
+// As Volcano's scheduler does: PodGroups that name no queue go to
+// `default`, so it is created when the Queue CRD exists and it does not.
+void EnsureDefaultQueue(kube::HttpClient& client) {
+  const std::string path = "/apis/scheduling.volcano.sh/v1beta1/queues";
+  auto existing = client.Request("GET", path + "/default");
+  if (!existing.ok() || existing->status != 404) return;  // there, or no way to tell
+  json queue = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", "default"}}},
+                {"spec", {{"weight", 1}, {"reclaimable", true}}}};
+  auto created = client.Request("POST", path, queue.dump());
+  if (!created.ok()) {
+    LOG(WARNING) << "could not create the default Queue: " << created.status().message();
+  } else if (created->status == 201) {
+    LOG(INFO) << "created the default Queue";
+  } else if (created->status != 409) {
+    LOG(WARNING) << "could not create the default Queue: HTTP " << created->status << ": "
+                 << kube::StatusMessage(created->body);
+  }
+}
+
 kube::ObjectRef RefOf(const api::PodInfo& pod) { return {"v1", "Pod", pod.ns, pod.name, pod.uid}; }
 
 // Runs what one cycle decided against the API server: binds and
@@ -189,6 +210,10 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+  }
+  {
+    kube::HttpClient client(connection);
+    EnsureDefaultQueue(client);
   }
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);

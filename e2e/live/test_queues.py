@@ -2,7 +2,10 @@
 Eviction API."""
 import collections
 
+import kubernetes
+
 from harness.cluster import wait_for
+from harness.objects import VOLCANO
 
 FAIR_SHARE = "policies/fair-share.yaml"
 
@@ -81,3 +84,16 @@ def test_pod_group_naming_a_missing_queue_says_so(objects, kubelet, schedulers):
     pod = wait_for("the pods' condition", lambda: objects.pod_condition("lost-0"))
     assert pod.message == condition["message"]
     assert objects.bound("lost-") == []
+
+
+def test_scheduler_creates_the_default_queue_when_missing(cluster, objects, kubelet, schedulers):
+    try:
+        cluster.custom.delete_cluster_custom_object(*VOLCANO, "queues", "default")
+    except kubernetes.client.ApiException as e:
+        assert e.status == 404
+    objects.node("n0", cpu="8")
+    objects.gang("plain", 2)  # names no queue: goes to `default`
+    schedulers()
+    wait_for("the default Queue", lambda: cluster.custom.list_cluster_custom_object(
+        *VOLCANO, "queues", field_selector="metadata.name=default")["items"])
+    wait_for("the gang bound in it", lambda: len(objects.bound("plain-")) == 2)
