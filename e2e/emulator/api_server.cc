@@ -224,27 +224,8 @@ Reply ApiServer::Update(const Target& t, json object, bool status) {
     return Reply::Error(Invalid(t.type->kind, t.name, "metadata.resourceVersion",
                                 "Invalid value: 0x0: must be specified for an update"));
   }
-  return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
-    if (current["metadata"].value("resourceVersion", "") != version) {
-      return Conflict(t.type->QualifiedName(), t.name,
-                      "the object has been modified; please apply your changes to the latest "
-                      "version and try again");
-    }
-    if (status) {
-      current["status"] = object.value("status", json::object());
-      return std::nullopt;
-    }
-    if (t.type == pod_resources_.pods) {
-      if (auto e = CheckPodUpdate(current, object)) return e;
-    }
-    json kept_status = current.value("status", json());
-    json kept_meta = current["metadata"];
-    current = std::move(object);
-    if (t.type->has_status) current["status"] = kept_status;
-    for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "generation"}) {
-      if (kept_meta.contains(field)) current["metadata"][field] = kept_meta[field];
-    }
-    return std::nullopt;
+  return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) {
+    return Replace(t, current, std::move(object), status);
   });
 }
 
@@ -253,23 +234,33 @@ Reply ApiServer::Patch(const Target& t, const std::string& content_type,
   return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
     json patched = current;
     if (auto e = ApplyPatch(content_type, body, t.type->custom, patched)) return e;
-    if (patched["metadata"].value("resourceVersion", "") !=
-        current["metadata"].value("resourceVersion", "")) {
-      return Conflict(t.type->QualifiedName(), t.name,
-                      "the object has been modified; please apply your changes to the latest "
-                      "version and try again");
-    }
-    if (status) {
-      current["status"] = patched.value("status", json::object());
-      return std::nullopt;
-    }
-    if (t.type == pod_resources_.pods) {
-      if (auto e = CheckPodUpdate(current, patched)) return e;
-    }
-    if (t.type->has_status) patched["status"] = current.value("status", json());
-    current = std::move(patched);
-    return std::nullopt;
+    return Replace(t, current, std::move(patched), status);
   });
+}
+
+std::optional<ApiError> ApiServer::Replace(const Target& t, json& current, json proposed,
+                                           bool status) const {
+  // A write naming a resourceVersion applies only to that version.
+  if (proposed["metadata"].value("resourceVersion", "") !=
+      current["metadata"].value("resourceVersion", "")) {
+    return Conflict(t.type->QualifiedName(), t.name,
+                    "the object has been modified; please apply your changes to the latest "
+                    "version and try again");
+  }
+  if (status) {
+    current["status"] = proposed.value("status", json::object());
+    return std::nullopt;
+  }
+  if (t.type == pod_resources_.pods) {
+    if (auto e = CheckPodUpdate(current, proposed)) return e;
+  }
+  // The main resource does not write status, nor the server's metadata.
+  if (t.type->has_status) proposed["status"] = current.value("status", json());
+  for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "generation"}) {
+    if (current["metadata"].contains(field)) proposed["metadata"][field] = current["metadata"][field];
+  }
+  current = std::move(proposed);
+  return std::nullopt;
 }
 
 Reply ApiServer::Delete(const httplib::Request& req, const Target& t) {

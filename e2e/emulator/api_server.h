@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +59,10 @@ class ApiServer {
   Reply Patch(const Target& t, const std::string& content_type, const std::string& body,
               bool status);
   Reply Delete(const httplib::Request& req, const Target& t);
+  // Puts `proposed` (a PUT body, or the object as patched) in place of
+  // `current`: the status only, or all but the status.
+  std::optional<ApiError> Replace(const Target& t, nlohmann::json& current,
+                                  nlohmann::json proposed, bool status) const;
   void Seed();
 
   ApiServerOptions options_;

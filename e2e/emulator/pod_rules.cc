@@ -25,7 +25,8 @@ bool IsDnsSubdomain(const std::string& name) {
 
 bool SelectorMatches(const json& selector, const json& labels) {
   if (!selector.is_object()) return false;
-  for (const auto& [k, v] : selector.value("matchLabels", json::object()).items()) {
+  const json match = selector.value("matchLabels", json::object());
+  for (const auto& [k, v] : match.items()) {
     if (!labels.contains(k) || labels[k] != v) return false;
   }
   return true;
