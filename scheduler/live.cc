@@ -13,6 +13,7 @@
 #include "scheduler/kube/api_binder.h"
 #include "scheduler/kube/event_recorder.h"
 #include "scheduler/kube/informer.h"
+#include "scheduler/kube/leader_lease.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/request_pool.h"
 #include "scheduler/kube/status_writer.h"
@@ -211,15 +212,46 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  {
-    kube::HttpClient client(connection);
-    EnsureDefaultQueue(client);
+  kube::HttpClient lease_client(connection);
+  kube::LeaderLease lease(lease_client, options.lease_namespace, options.lease_name,
+                          absl::StrCat(HostName(), "_", getpid()), options.lease_duration);
+  absl::Time renewed = absl::InfinitePast();
+  if (options.leader_elect) {
+    LOG(INFO) << "waiting to lead: lease " << options.lease_namespace << "/" << options.lease_name
+              << " as " << lease.identity();
+    // Standbys try every fifth of a lease, as client-go's retry period.
+    while (!stop.load()) {
+      auto held = lease.TryAcquireOrRenew(absl::Now());
+      if (held.ok() && *held) break;
+      if (!held.ok()) LOG(WARNING) << held.status().message();
+      for (absl::Duration d; d < options.lease_duration / 5 && !stop.load();
+           d += absl::Milliseconds(50)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    renewed = absl::Now();
+    if (!stop.load()) LOG(INFO) << "leading: lease " << options.lease_name;
   }
+  if (!stop.load()) EnsureDefaultQueue(lease_client);
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);
+  absl::Status outcome = absl::OkStatus();
   PartialGangs partial_gangs(options.partial_gang_release_cycles);
   while (!stop.load()) {
     absl::Time start = absl::Now();
+    if (options.leader_elect && start - renewed >= options.lease_duration / 3) {
+      auto held = lease.TryAcquireOrRenew(start);
+      if (held.ok() && *held) {
+        renewed = start;
+      } else if (held.ok() || start - renewed > options.lease_duration * 2 / 3) {
+        // Another instance may lead now: stop before deciding anything.
+        outcome = absl::AbortedError(absl::StrCat(
+            "lost the leader lease ", options.lease_namespace, "/", options.lease_name,
+            held.ok() ? absl::StrCat(" to ", lease.holder())
+                      : absl::StrCat(": ", held.status().message())));
+        break;
+      }
+    }
     framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
     const api::ClusterInfo& cluster = out.cluster;
     for (const auto& b : out.binds) {
@@ -250,8 +282,12 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
   }
   size_t dropped = status_pool.Abandon() + event_pool.Abandon();
   if (dropped > 0) LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
+  if (options.leader_elect && outcome.ok()) {
+    // Hand over at once instead of making a standby wait out the lease.
+    if (absl::Status s = lease.Release(); !s.ok()) LOG(WARNING) << s.message();
+  }
   join();
-  return absl::OkStatus();
+  return outcome;
 }
 
 }  // namespace shoal

@@ -23,6 +23,12 @@ struct LiveOptions {
   int bind_concurrency = 16;
   // See partial_gangs.h.
   int partial_gang_release_cycles = 30;
+  // Leader election on a Lease (see kube/leader_lease.h): only the holder
+  // schedules; the others keep their caches warm and wait.
+  bool leader_elect = false;
+  std::string lease_namespace = "shoal-system";
+  std::string lease_name = "shoal-scheduler";
+  absl::Duration lease_duration = absl::Seconds(15);
 };
 
 absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,

@@ -50,6 +50,12 @@ ABSL_FLAG(int, bind_concurrency, 16,
 ABSL_FLAG(int, partial_gang_release_cycles, 30,
           "A gang that stays below minMember with some pods bound for more than this many "
           "cycles has those pods released (evicted), so they stop holding room.");
+ABSL_FLAG(bool, leader_elect, false,
+          "Run several replicas: only the holder of a coordination.k8s.io Lease schedules.");
+ABSL_FLAG(std::string, leader_elect_namespace, "shoal-system", "Namespace of the leader Lease.");
+ABSL_FLAG(std::string, leader_elect_name, "shoal-scheduler", "Name of the leader Lease.");
+ABSL_FLAG(absl::Duration, leader_elect_lease_duration, absl::Seconds(15),
+          "How long a standby waits, after the leader's last renewal, before taking over.");
 
 namespace {
 
@@ -110,6 +116,10 @@ int main(int argc, char** argv) {
     return Refuse(absl::StrCat("--partial-gang-release-cycles must be at least 1, got ",
                                absl::GetFlag(FLAGS_partial_gang_release_cycles)));
   }
+  if (absl::GetFlag(FLAGS_leader_elect_lease_duration) < absl::Seconds(1)) {
+    return Refuse("--leader-elect-lease-duration must be at least 1s, got " +
+                  absl::FormatDuration(absl::GetFlag(FLAGS_leader_elect_lease_duration)));
+  }
   const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
   if (snapshot.empty()) {
     // Live: a kubeconfig, else the pod's service account.
@@ -137,6 +147,10 @@ int main(int argc, char** argv) {
     options.period = absl::GetFlag(FLAGS_schedule_period);
     options.bind_concurrency = absl::GetFlag(FLAGS_bind_concurrency);
     options.partial_gang_release_cycles = absl::GetFlag(FLAGS_partial_gang_release_cycles);
+    options.leader_elect = absl::GetFlag(FLAGS_leader_elect);
+    options.lease_namespace = absl::GetFlag(FLAGS_leader_elect_namespace);
+    options.lease_name = absl::GetFlag(FLAGS_leader_elect_name);
+    options.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
     std::cerr << "shoal-scheduler: scheduling pods of schedulerName " << options.scheduler_name
               << " on " << connection->server << " (context " << connection->context << ")\n";
     absl::Status s = shoal::RunLive(*connection, *policy, options, stopping);
