@@ -280,8 +280,12 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
+  // Queued status writes and events are dropped; those already sent are
+  // let finish (they use the writer, which must outlive them).
   size_t dropped = status_pool.Abandon() + event_pool.Abandon();
   if (dropped > 0) LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
+  status_pool.Wait();
+  event_pool.Wait();
   if (options.leader_elect && outcome.ok()) {
     // Hand over at once instead of making a standby wait out the lease.
     if (absl::Status s = lease.Release(); !s.ok()) LOG(WARNING) << s.message();
