@@ -11,7 +11,7 @@ packages=(
   libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib       # the simulator's plots
-  python3-kubernetes python3-pytest  # the end-to-end suite
+  python3-kubernetes python3-pytest openssl  # the end-to-end suite (openssl: TLS test certificates)
 )
 
 missing=()

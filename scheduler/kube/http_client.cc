@@ -84,6 +84,8 @@ void* HttpClient::Prepare(const std::string& method, const std::string& url,
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  error_buffer_.assign(CURL_ERROR_SIZE + 1, '\0');
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer_.data());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
   if (timeout > absl::ZeroDuration()) {
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
@@ -98,6 +100,20 @@ void* HttpClient::Prepare(const std::string& method, const std::string& url,
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   return c;
+}
+
+std::string HttpClient::Describe(int curl_code) const {
+  auto rc = static_cast<CURLcode>(curl_code);
+  std::string detail = error_buffer_.c_str();
+  if (detail.empty()) detail = curl_easy_strerror(rc);
+  if (rc == CURLE_PEER_FAILED_VERIFICATION) {
+    absl::StrAppend(&detail, config_.ca_pem.empty()
+                                 ? " (the system's CA store does not trust the server; set "
+                                   "certificate-authority in the kubeconfig)"
+                                 : " (the kubeconfig's certificate-authority did not sign the "
+                                   "server's certificate)");
+  }
+  return detail;
 }
 
 absl::StatusOr<HttpResponse> HttpClient::Request(const std::string& method,
@@ -126,7 +142,7 @@ absl::StatusOr<HttpResponse> HttpClient::Request(const std::string& method,
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {
     return absl::UnavailableError(
-        absl::StrCat(method, " ", url, ": ", curl_easy_strerror(rc)));
+        absl::StrCat(method, " ", url, ": ", Describe(rc)));
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
@@ -158,7 +174,7 @@ absl::StatusOr<long> HttpClient::Stream(const std::string& path,
   curl_slist_free_all(headers);
   bool cancelled = rc == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load();
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) && !cancelled) {
-    return absl::UnavailableError(absl::StrCat("GET ", url, " (stream): ", curl_easy_strerror(rc)));
+    return absl::UnavailableError(absl::StrCat("GET ", url, " (stream): ", Describe(rc)));
   }
   if (!sink.partial.empty() && !sink.stopped) on_line(sink.partial);
   long status = 0;

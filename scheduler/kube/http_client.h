@@ -53,9 +53,13 @@ class HttpClient {
   // The bearer token now: inline, or the token file's current contents.
   std::string Token();
   void* Prepare(const std::string& method, const std::string& url, absl::Duration timeout);
+  // What went wrong, in libcurl's most specific words, with a hint for
+  // the errors an operator can fix in the kubeconfig.
+  std::string Describe(int curl_code) const;
 
   ConnectionConfig config_;
   void* curl_ = nullptr;  // CURL*, reused for keep-alive
+  std::string error_buffer_;  // CURLOPT_ERRORBUFFER
   std::string file_token_;
   int64_t file_token_mtime_ = -1;
 };

@@ -3,6 +3,7 @@ misbehave on demand: answer 500 to everything for a while, or cut every
 open watch. It forwards to whatever cluster the suite runs against (the
 emulator, or a real API server using the kubeconfig's credentials), so
 the same fault tests run on both."""
+import base64
 import json
 import socket
 import ssl
@@ -18,7 +19,8 @@ HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", 
 
 
 class FaultProxy:
-    def __init__(self, api_client):
+    def __init__(self, api_client, tls=None):
+        """`tls`: (certificate file, key file) to serve HTTPS with."""
         config = api_client.configuration
         self.upstream = config.host.rstrip("/")
         self.auth = config.api_key.get("authorization") or config.api_key.get("BearerToken")
@@ -40,20 +42,31 @@ class FaultProxy:
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
+        self.scheme = "http"
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
         self.server.proxy = self
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}"
 
-    def kubeconfig(self):
-        """A kubeconfig file that points at the proxy."""
+    def kubeconfig(self, ca_file=None):
+        """A kubeconfig file that points at the proxy, trusting `ca_file`."""
         from . import cluster
         import yaml
         f = tempfile.NamedTemporaryFile("w", suffix=".kubeconfig", delete=False)
-        yaml.safe_dump(cluster.kubeconfig_for(self.url), f)
+        config = cluster.kubeconfig_for(self.url)
+        if ca_file:
+            with open(ca_file, "rb") as ca:
+                config["clusters"][0]["cluster"]["certificate-authority-data"] = \
+                    base64.b64encode(ca.read()).decode()
+        yaml.safe_dump(config, f)
         f.close()
         return f.name
 
