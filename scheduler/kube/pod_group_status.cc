@@ -26,6 +26,17 @@ json Transition(json condition, const json& observed_conditions, absl::Time now)
   return condition;
 }
 
+// `conditions` has one of `type` with `status`.
+bool Says(const json& conditions, const char* type, const char* status) {
+  if (!conditions.is_array()) return false;
+  for (const json& c : conditions) {
+    if (c.is_object() && c.value("type", "") == type && c.value("status", "") == status) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The observed conditions with ours put in place of their types.
 json MergeConditions(const json& observed, const std::vector<json>& ours) {
   json merged = json::array();
@@ -82,6 +93,13 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::
                                               : "NotEnoughResources"},
                                {"message", why}},
                               observed_conditions, now));
+    if (Says(observed_conditions, "Scheduled", "True")) {  // it lost members
+      ours.push_back(Transition({{"type", "Scheduled"},
+                                 {"status", "False"},
+                                 {"reason", "NotEnoughResources"},
+                                 {"message", ""}},
+                                observed_conditions, now));
+    }
   } else if (job.ScheduledCount() + succeeded >= job.min_member) {
     ours.push_back(Transition(
         {{"type", "Scheduled"},
@@ -90,16 +108,12 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::
          {"message", absl::StrCat(job.ScheduledCount() + succeeded, "/", job.tasks.size(),
                                   " tasks scheduled, minMember ", job.min_member)}},
         observed_conditions, now));
-    // A gang that was waiting is not any more.
-    for (const json& c : observed_conditions.is_array() ? observed_conditions : json::array()) {
-      if (c.is_object() && c.value("type", "") == "Unschedulable" &&
-          c.value("status", "") == "True") {
-        ours.push_back(Transition({{"type", "Unschedulable"},
-                                   {"status", "False"},
-                                   {"reason", "GangScheduled"},
-                                   {"message", ""}},
-                                  observed_conditions, now));
-      }
+    if (Says(observed_conditions, "Unschedulable", "True")) {  // it waited before
+      ours.push_back(Transition({{"type", "Unschedulable"},
+                                 {"status", "False"},
+                                 {"reason", "GangScheduled"},
+                                 {"message", ""}},
+                                observed_conditions, now));
     }
   }
   if (!ours.empty()) status["conditions"] = MergeConditions(observed_conditions, ours);
