@@ -25,14 +25,11 @@ class Overcommit : public framework::Plugin {
     room_ = c.total_allocatable.Scaled(factor_) - used;
     for (const api::JobInfo& job : c.jobs) {
       if (job.phase != api::PodGroupPhase::kInqueue) continue;
-      api::Resource promised = c.GangMinimum(job) - c.Held(job);
-      promised.MaxWith(api::Resource());
-      room_ -= promised;
+      room_ -= c.UnheldMinimum(job);
     }
     s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job, std::string* why) {
       // What it already holds is in `used`; only the rest is promised.
-      api::Resource minimum = s.cluster().GangMinimum(job) - s.cluster().Held(job);
-      minimum.MaxWith(api::Resource());
+      api::Resource minimum = s.cluster().UnheldMinimum(job);
       if (!minimum.LessEqualWhere(room_, minimum)) {
         std::vector<std::string> short_of;
         minimum.ForEachShortage(room_, [&](api::ResourceId id) {

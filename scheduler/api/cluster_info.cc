@@ -17,6 +17,12 @@ Resource ClusterInfo::GangMinimum(const JobInfo& job) const {
   return sum;
 }
 
+Resource ClusterInfo::UnheldMinimum(const JobInfo& job) const {
+  Resource unheld = GangMinimum(job) - Held(job);
+  unheld.MaxWith(Resource());
+  return unheld;
+}
+
 Resource ClusterInfo::Held(const JobInfo& job) const {
   Resource held;
   for (TaskIndex t : job.tasks) {

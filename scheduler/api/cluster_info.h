@@ -38,6 +38,9 @@ struct ClusterInfo {
   Resource GangMinimum(const JobInfo& job) const;
   // What the job's tasks hold now (those that count toward its share).
   Resource Held(const JobInfo& job) const;
+  // The part of its gang minimum the job does not hold yet: what
+  // admitting (or having admitted) it still promises.
+  Resource UnheldMinimum(const JobInfo& job) const;
 
   NodeIndex FindNode(const std::string& name) const {
     auto it = node_by_name.find(name);
