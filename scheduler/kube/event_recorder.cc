@@ -6,6 +6,7 @@
 #include "glog/logging.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/timestamps.h"
 
 namespace shoal::kube {
 
@@ -28,7 +29,7 @@ void EventRecorder::Record(const ObjectRef& object, const std::string& type,
     return;
   }
   absl::Time now = absl::Now();
-  std::string stamp = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
+  std::string stamp = Rfc3339(now);
   // Unique per object: its name, then the time and a sequence number.
   std::string name = absl::StrFormat("%s.%x%04x", object.name, absl::ToUnixNanos(now),
                                      ++sequence_ & 0xffff);

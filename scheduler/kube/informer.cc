@@ -6,22 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/object_meta.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
-
-std::string KeyOf(const json& object) {
-  const json& meta = object.value("metadata", json::object());
-  std::string name = meta.value("name", "");
-  std::string ns = meta.value("namespace", "");
-  return ns.empty() ? name : ns + "/" + name;
-}
-
-std::string VersionOf(const json& object) {
-  return object.value("metadata", json::object()).value("resourceVersion", "");
-}
 
 }  // namespace
 
@@ -31,10 +21,10 @@ Informer::Informer(HttpClient& client, WatchedKind kind, Backoff backoff)
 void Informer::Apply(const json& object) {
   absl::Status s = kind_.upsert(object);
   if (!s.ok()) {
-    LOG(WARNING) << "skipping " << kind_.name << " " << KeyOf(object) << ": " << s.message();
+    LOG(WARNING) << "skipping " << kind_.name << " " << ObjectKey(object) << ": " << s.message();
     return;
   }
-  known_.insert(KeyOf(object));
+  known_.insert(ObjectKey(object));
 }
 
 absl::StatusOr<std::string> Informer::List() {
@@ -54,7 +44,7 @@ absl::StatusOr<std::string> Informer::List() {
   }
   std::set<std::string> present;
   for (const json& item : list["items"]) {
-    present.insert(KeyOf(item));
+    present.insert(ObjectKey(item));
     Apply(item);
   }
   // What the new list lacks was deleted while we were not watching.
@@ -67,7 +57,7 @@ absl::StatusOr<std::string> Informer::List() {
     }
   }
   synced_ = true;
-  return VersionOf(list);
+  return ResourceVersionOf(list);
 }
 
 absl::StatusOr<std::string> Informer::Watch(const std::string& version,
@@ -86,13 +76,13 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
       gone = object.value("code", 0) == 410;
       return false;
     }
-    std::string v = VersionOf(object);
+    std::string v = ResourceVersionOf(object);
     if (!v.empty()) newest = v;
     if (type == "ADDED" || type == "MODIFIED") {
       Apply(object);
     } else if (type == "DELETED") {
-      kind_.remove(KeyOf(object));
-      known_.erase(KeyOf(object));
+      kind_.remove(ObjectKey(object));
+      known_.erase(ObjectKey(object));
     }
     return true;  // BOOKMARK only moves the version
   }, absl::Minutes(5), &stop);

@@ -3,16 +3,12 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/timestamps.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
-
-// Kubernetes MicroTime.
-std::string MicroTime(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
 
 absl::Status Unexpected(const char* what, const HttpResponse& r) {
   return absl::UnavailableError(

@@ -1,15 +1,12 @@
 #include "scheduler/kube/pod_group_status.h"
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/kube/timestamps.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
-
-std::string Rfc3339(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
 
 // `condition` with the observed lastTransitionTime when its status has
 // not changed.

@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "glog/logging.h"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/object_meta.h"
 #include "scheduler/kube/pod_group_status.h"
 
 namespace shoal::kube {
@@ -12,22 +13,13 @@ namespace {
 
 using nlohmann::json;
 
-const char* ApiVersionOf(const api::JobInfo& job) {
+const char* ApiResourceVersionOf(const api::JobInfo& job) {
   return job.source == api::GroupSource::kSchedulerPlugins ? "scheduling.x-k8s.io/v1alpha1"
                                                            : "scheduling.volcano.sh/v1beta1";
 }
 
 std::string GroupKey(const std::string& api_version, const std::string& key) {
   return api_version + "/" + key;
-}
-
-std::string ObjectKey(const json& object) {
-  const json& meta = object.value("metadata", json::object());
-  return meta.value("namespace", "") + "/" + meta.value("name", "");
-}
-
-std::string VersionOf(const json& object) {
-  return object.value("metadata", json::object()).value("resourceVersion", "");
 }
 
 json PodScheduledCondition(const json& pod) {
@@ -61,7 +53,7 @@ void StatusWriter::Remember(std::map<std::string, Observed>& into, const std::st
 void StatusWriter::ObservePodGroup(const json& object) {
   absl::MutexLock lock(&mu_);
   Remember(groups_, GroupKey(object.value("apiVersion", ""), ObjectKey(object)),
-           {VersionOf(object), object.value("status", json::object())});
+           {ResourceVersionOf(object), object.value("status", json::object())});
 }
 
 void StatusWriter::ForgetPodGroup(const std::string& api_version, const std::string& key) {
@@ -71,7 +63,7 @@ void StatusWriter::ForgetPodGroup(const std::string& api_version, const std::str
 
 void StatusWriter::ObservePod(const json& object) {
   absl::MutexLock lock(&mu_);
-  Remember(pods_, ObjectKey(object), {VersionOf(object), PodScheduledCondition(object)});
+  Remember(pods_, ObjectKey(object), {ResourceVersionOf(object), PodScheduledCondition(object)});
 }
 
 void StatusWriter::ForgetPod(const std::string& key) {
@@ -89,14 +81,14 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   absl::MutexLock lock(&mu_);
   for (const api::JobInfo& job : cluster.jobs) {
     if (job.source == api::GroupSource::kSinglePod || job.group_missing) continue;
-    std::string key = GroupKey(ApiVersionOf(job), job.Key());
+    std::string key = GroupKey(ApiResourceVersionOf(job), job.Key());
     auto seen = groups_.find(key);
     if (seen == groups_.end() || in_flight_.count(key) > 0) continue;
     if (AlreadySays(seen->second.status, DesiredPodGroupStatus(job, seen->second.status, now))) {
       continue;
     }
     in_flight_.insert(key);
-    std::string path = absl::StrCat("/apis/", ApiVersionOf(job), "/namespaces/", job.ns,
+    std::string path = absl::StrCat("/apis/", ApiResourceVersionOf(job), "/namespaces/", job.ns,
                                     "/podgroups/", job.name, "/status");
     pool_.Submit([this, key, path, job](HttpClient& c) { WritePodGroup(c, key, path, job); });
   }
@@ -139,7 +131,7 @@ void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
       json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
       absl::MutexLock lock(&mu_);
       if (updated.is_object()) {
-        Remember(groups_, key, {VersionOf(updated), updated.value("status", json::object())});
+        Remember(groups_, key, {ResourceVersionOf(updated), updated.value("status", json::object())});
       }
       ++writes_;
       in_flight_.erase(key);
@@ -151,7 +143,7 @@ void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
       json object = fresh.ok() ? json::parse(fresh->body, nullptr, false) : json();
       if (fresh.ok() && fresh->status == 200 && object.is_object()) {
         absl::MutexLock lock(&mu_);
-        groups_[key] = {VersionOf(object), object.value("status", json::object())};
+        groups_[key] = {ResourceVersionOf(object), object.value("status", json::object())};
         continue;
       }
     }
@@ -191,7 +183,7 @@ void StatusWriter::WritePodCondition(HttpClient& client, const api::PodInfo& pod
   if (written) {
     json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
     if (updated.is_object()) {
-      Remember(pods_, pod.Key(), {VersionOf(updated), PodScheduledCondition(updated)});
+      Remember(pods_, pod.Key(), {ResourceVersionOf(updated), PodScheduledCondition(updated)});
     }
     ++writes_;
   }
