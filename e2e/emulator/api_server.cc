@@ -39,10 +39,6 @@ std::optional<Selector> QuerySelector(const httplib::Request& req, const char* p
   return labels ? Selector::ParseLabels(text, error) : Selector::ParseFields(text, error);
 }
 
-std::string EventLine(const std::string& type, const json& object) {
-  return json{{"type", type}, {"object", object}}.dump() + "\n";
-}
-
 }  // namespace
 
 ApiServer::ApiServer(ApiServerOptions options)
@@ -322,7 +318,7 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
     // No version: the current state first, as ADDED events.
     for (const auto& object : store_.Current(*type, ns, &state->cursor)) {
       if (labels->Matches(*object) && fields->Matches(*object)) {
-        state->pending += EventLine("ADDED", *object);
+        state->pending += WatchLine("ADDED", *object);
       }
     }
   } else if (!absl::SimpleAtoi(from, &state->cursor)) {
@@ -347,7 +343,7 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
           ApiError e{410, "Expired",
                      absl::StrCat("too old resource version: ", state->cursor, " (",
                                   store_.oldest_resumable(), ")")};
-          state->pending = EventLine("ERROR", e.ToStatus());
+          state->pending = WatchLine("ERROR", e.ToStatus());
           flush();
           sink.done();
           return true;
@@ -371,7 +367,7 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
         }
         if (bookmarks && absl::Now() - state->last_bookmark >= bookmark_interval) {
           state->last_bookmark = absl::Now();
-          state->pending += EventLine(
+          state->pending += WatchLine(
               "BOOKMARK", {{"kind", type->kind},
                            {"apiVersion", type->ApiVersion()},
                            {"metadata", {{"resourceVersion", absl::StrCat(state->cursor)}}}});

@@ -29,6 +29,10 @@ std::string RandomSuffix() {
 
 }  // namespace
 
+std::string WatchLine(const std::string& type, const json& object) {
+  return json{{"type", type}, {"object", object}}.dump() + "\n";
+}
+
 std::string Rfc3339(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
@@ -60,7 +64,7 @@ std::optional<ApiError> ObjectStore::CheckNamespace(const std::string& ns) const
 void ObjectStore::Record(const ResourceType& type, const std::string& ns,
                          const std::string& kind, std::shared_ptr<const json> object) {
   auto line = std::make_shared<const std::string>(
-      nlohmann::json{{"type", kind}, {"object", *object}}.dump() + "\n");
+      WatchLine(kind, *object));
   changes_.push_back({version_, &type, ns, kind, std::move(object), std::move(line)});
   while (changes_.size() > history_) {
     oldest_resumable_ = changes_.front().version;

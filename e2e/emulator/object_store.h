@@ -91,6 +91,8 @@ class ObjectStore {
   std::deque<WatchEvent> changes_ ABSL_GUARDED_BY(mu_);
 };
 
+// One line of a watch stream: {"type": ..., "object": ...} and a newline.
+std::string WatchLine(const std::string& type, const nlohmann::json& object);
 std::string Rfc3339(absl::Time t);
 std::string NewUid();
 
