@@ -120,11 +120,22 @@ api::ClusterInfo Cache::Snapshot() const {
   // A PodGroup whose pods all belong to another scheduler (Volcano
   // running alongside) is that scheduler's: not admitted, not charged to
   // a queue, its status not written.
+  // Keys are built only when some other scheduler's pod names a group,
+  // so the usual snapshot pays one comparison per pod.
   std::set<std::string> ours, theirs;
   for (const auto& [key, entry] : pods_) {
-    if (entry.pod->group.empty()) continue;
-    std::string group_key = entry.pod->ns + "/" + entry.pod->group;
-    (entry.pod->scheduler_name == scheduler_name_ ? ours : theirs).insert(group_key);
+    const api::PodInfo& pod = *entry.pod;
+    if (!pod.group.empty() && pod.scheduler_name != scheduler_name_) {
+      theirs.insert(pod.ns + "/" + pod.group);
+    }
+  }
+  if (!theirs.empty()) {
+    for (const auto& [key, entry] : pods_) {
+      const api::PodInfo& pod = *entry.pod;
+      if (pod.group.empty() || pod.scheduler_name != scheduler_name_) continue;
+      std::string group_key = pod.ns + "/" + pod.group;
+      if (theirs.count(group_key) > 0) ours.insert(std::move(group_key));
+    }
   }
   std::map<std::string, api::JobIndex> job_of_group;
   for (const auto& [key, group] : groups_) {
