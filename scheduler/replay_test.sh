@@ -186,6 +186,9 @@ expect_eq "bad bind concurrency message" "$(cat $TMP/err)" "shoal-scheduler: --b
 $BIN --kubeconfig=/nonexistent --partial-gang-release-cycles=-1 >/dev/null 2>$TMP/err; rc=$?
 expect_eq "bad release cycles exit" "$rc" 2
 expect_eq "bad release cycles message" "$(cat $TMP/err)" "shoal-scheduler: --partial-gang-release-cycles must be at least 1, got -1"
+$BIN --kubeconfig=/nonexistent --leader-elect-lease-duration=500ms >/dev/null 2>$TMP/err; rc=$?
+expect_eq "bad lease duration exit" "$rc" 2
+expect_eq "bad lease duration message" "$(cat $TMP/err)" "shoal-scheduler: --leader-elect-lease-duration must be at least 1s, got 500ms"
 $BIN >/dev/null 2>$TMP/err; rc=$?
 expect_eq "no source exit" "$rc" 2
 expect_has "no source message" "$(cat $TMP/err)" "pass --snapshot=FILE"
