@@ -57,8 +57,11 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
     }
     for (const auto& job : out.cluster.jobs) {
       cache.SetPodGroupPhase(job.Key(), job.phase);  // the status write
-      // A lone pod is listed only while it waits.
-      if (job.source == api::GroupSource::kSinglePod && job.PendingCount() == 0) continue;
+      // A lone pod is listed only while it waits (pending or pipelined).
+      if (job.source == api::GroupSource::kSinglePod && job.PendingCount() == 0 &&
+          job.Count(api::TaskStatus::kPipelined) == 0) {
+        continue;
+      }
       v1::PodGroupStatus* pg = cycle->add_pod_groups();
       pg->set_name(job.Key());
       pg->set_phase(api::PodGroupPhaseName(job.phase));

@@ -85,6 +85,59 @@ class QueueShareTest(unittest.TestCase):
                              (count, cpu_share, mem_share))
 
 
+class AdmissionTest(unittest.TestCase):
+    def test_admission_is_fair_across_queues_and_leaves_no_idle_room(self):
+        # Issue 12, defect 1: with the default policy, admission used to let
+        # queue qa's jobs in far past its share; they sat Inqueue, holding
+        # the overcommit room, and qc never got a pod: 18 of 40 cpus ran.
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(5)]  # 40 cpus
+        objs += [queue("qa", 1), queue("qb", 2), queue("qc", 1)]
+        for q in ("qa", "qb", "qc"):
+            objs += single_pod_jobs("job-" + q, q, 40, {"cpu": "1", "memory": "1Gi"}, ns=q)
+        report, _ = replay(objs, cycles=4, policy=DEFAULT)
+        by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
+        self.assertEqual(by_queue, {"qa": 10000, "qb": 20000, "qc": 10000})
+        last = {pg["name"]: pg for pg in report["cycles"][-1]["podGroups"]}
+        waiting = last["qa/job-qa-39"]
+        self.assertEqual(waiting["phase"], "Pending")
+        self.assertEqual(
+            waiting["message"],
+            "waiting for admission: queue qa has reached its deserved share (cpu would reach "
+            "11 of 10, counting running pods and admitted gangs); allocate would not place it")
+
+    def test_an_admission_that_placed_nothing_is_renewed_when_shares_change(self):
+        # qa was alone and got 40 jobs admitted (Inqueue) of which 10 run;
+        # then qb and qc arrive. qa's 30 unplaced admissions must not keep
+        # the room from them.
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(5)]
+        objs += [queue("qa", 1), queue("qb", 2), queue("qc", 1)]
+        for i in range(40):
+            name = "job-qa-%d" % i
+            objs.append(podgroup(name, 1, "qa", ns="qa", phase="Inqueue", created=i))
+            objs.append(pod(name + "-0", {"cpu": "1", "memory": "1Gi"}, group=name, ns="qa",
+                            node_name="n0" if i < 8 else ("n1" if i < 10 else None), created=i))
+        for q in ("qb", "qc"):
+            objs += single_pod_jobs("job-" + q, q, 40, {"cpu": "1", "memory": "1Gi"}, ns=q)
+        report, _ = replay(objs, cycles=4, policy=DEFAULT)
+        by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
+        self.assertEqual(by_queue, {"qb": 20000, "qc": 10000})
+        last = {pg["name"]: pg for pg in report["cycles"][-1]["podGroups"]}
+        self.assertEqual(last["qa/job-qa-20"]["phase"], "Pending")
+
+    def test_a_podgroup_without_pods_is_admitted_on_its_min_resources(self):
+        # Issue 12, defect 10: Volcano's job controller creates a Job's pods
+        # only once its PodGroup leaves Pending.
+        objs = [node("n0", cpu="8", memory="32Gi"), queue("default", 1)]
+        objs.append(podgroup("vcjob", 4, min_resources={"cpu": "4", "memory": "4Gi"}))
+        objs.append(podgroup("too-big", 4, created=1, min_resources={"cpu": "40"}))
+        report, _ = replay(objs, cycles=1, policy=DEFAULT)
+        groups = {pg["name"]: pg for pg in report["cycles"][0]["podGroups"]}
+        self.assertEqual(groups["default/vcjob"]["phase"], "Inqueue")
+        self.assertEqual(groups["default/too-big"]["phase"], "Pending")
+        self.assertIn("waiting for admission: queue default is full (cpu would reach 40 of 8",
+                      groups["default/too-big"]["message"])
+
+
 class ReclaimTest(unittest.TestCase):
     def test_a_queue_takes_back_what_it_lent_without_breaking_gangs(self):
         objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(4)]  # 32 cpu

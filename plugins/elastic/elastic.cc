@@ -140,7 +140,10 @@ class Elastic : public framework::Plugin {
         }
       }
       std::string why;
-      if (!s.JobAdmitted(job) || !s.JobSchedulable(job, &why)) continue;
+      // A gang whose admission is being renewed is counted as admitted:
+      // enqueue runs after the targets are set.
+      bool admitted = s.JobAdmitted(job) || job.renewing_admission;
+      if (!admitted || !s.JobSchedulable(job, &why)) continue;
       if (!job.elastic()) {
         room -= pending;  // it will take this room
         continue;

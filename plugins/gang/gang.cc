@@ -37,7 +37,7 @@ class Gang : public framework::Plugin {
                                 job.min_member);
             return false;
           }
-          if (job.min_task_member.empty()) return true;
+          if (!job.RoleMinimumsApply()) return true;
           auto valid = CountByRole(s, job, Valid);
           for (const auto& [role, min] : job.min_task_member) {
             if (valid[role] < min) {
@@ -89,7 +89,7 @@ class Gang : public framework::Plugin {
   // job's minimum and every role's minimum.
   static bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
     if (job.ReadyCount() + extra < job.min_member) return false;
-    if (job.min_task_member.empty()) return true;
+    if (!job.RoleMinimumsApply()) return true;
     auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
       return api::IsReadyStatus(st) ||
              (extra > 0 && st == api::TaskStatus::kPipelined);

@@ -67,12 +67,16 @@ TEST_F(GangTest, ValidityNamesTheShortfall) {
   std::string why;
   EXPECT_FALSE(s.Call<framework::JobValid>(s.job(0), &why));
   EXPECT_EQ(why, "not enough pods for the gang: 6 exist, spec.minMember is 7");
-  s.job(0).min_member = 4;
+  s.job(0).min_member = 6;
   s.job(0).min_task_member["ps"] = 3;
   EXPECT_FALSE(s.Call<framework::JobValid>(s.job(0), &why));
   EXPECT_EQ(why,
             "not enough pods of task \"ps\" for the gang: 2 exist, "
             "spec.minTaskMember[ps] is 3");
+  // Volcano's rule: role minimums adding up to more than minMember (3 + 3
+  // > 4) are not checked; minMember alone decides.
+  s.job(0).min_member = 4;
+  EXPECT_TRUE(s.Call<framework::JobValid>(s.job(0), &why));
 }
 
 TEST_F(GangTest, UnreadyJobsGoFirst) {

@@ -10,6 +10,8 @@ namespace {
 
 using framework::Session;
 
+constexpr double kDefaultFactor = 1.2;
+
 class Overcommit : public framework::Plugin {
  public:
   explicit Overcommit(double factor) : factor_(factor) {}
@@ -57,11 +59,14 @@ class Overcommit : public framework::Plugin {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments& args) {
-  auto factor = args.GetDouble("overcommit-factor", 1.2);
+  auto factor = args.GetDouble("overcommit-factor", kDefaultFactor);
   if (!factor.ok()) return factor.status();
   if (*factor < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        args.owner(), ": arguments.overcommit-factor: must be >= 1, got ", *factor));
+    // Volcano falls back to its default here; so does Shoal, but says so.
+    args.Warn(absl::StrFormat(
+        "arguments.overcommit-factor: must be >= 1, got %g; using the default %g instead",
+        *factor, kDefaultFactor));
+    return std::make_unique<Overcommit>(kDefaultFactor);
   }
   return std::make_unique<Overcommit>(*factor);
 }

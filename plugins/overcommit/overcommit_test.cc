@@ -38,9 +38,21 @@ TEST_F(OvercommitTest, AdmitsUpToIdleTimesFactor) {
             "5 left; idle x overcommit-factor 1.5, less gangs already admitted)");
 }
 
-TEST_F(OvercommitTest, FactorBelowOneIsRefused) {
-  EXPECT_EQ(Build("    arguments: {overcommit-factor: 0.5}\n").status().message(),
-            "o.yaml:4: plugin overcommit: arguments.overcommit-factor: must be >= 1, got 0.5");
+// Volcano falls back to its default for a factor below 1; Shoal does the
+// same and says so once (issue 12, defect 3).
+TEST_F(OvercommitTest, FactorBelowOneFallsBackToTheDefaultWithAWarning) {
+  auto policy = Build("    arguments: {overcommit-factor: 0.5}\n");
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  ASSERT_EQ(policy->warnings.size(), 1u);
+  EXPECT_EQ(policy->warnings[0],
+            "o.yaml:4: plugin overcommit: arguments.overcommit-factor: must be >= 1, got 0.5; "
+            "using the default 1.2 instead");
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "10"}}));
+  AddGang(b, "fits-1.2", 12, 12, {{"cpu", "1"}});  // 12 <= 10 x 1.2
+  framework::Session s(std::move(b).Build(), *policy);
+  std::string why;
+  EXPECT_TRUE(s.Call<framework::JobEnqueueable>(s.job(0), &why)) << why;
 }
 
 }  // namespace

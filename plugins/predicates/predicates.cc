@@ -41,22 +41,12 @@ bool StaticFilter(const api::PlacementConstraints& c, const api::NodeInfo& n,
   return true;
 }
 
-bool ResourceFit(const api::TaskInfo& t, const api::NodeInfo&,
-                 const api::Resource& available, Reasons* why) {
-  if (t.request().FitsIn(available)) return true;
-  if (why != nullptr) {
-    t.request().ForEachShortage(available, [why](api::ResourceId id) {
-      why->emplace_back(api::InsufficientReason(id));
-    });
-  }
-  return false;
-}
-
 class Predicates : public framework::Plugin {
  public:
   void OnSessionOpen(Session& s) override {
+    // Resource fit is the session's own mechanism (Session::Fits), not a
+    // plugin's: no policy may book a node past its allocatable.
     s.Register<framework::Predicate>(StaticFilter);
-    s.Register<framework::Fit>(ResourceFit);
   }
 };
 

@@ -87,11 +87,11 @@ TEST_F(PredicatesTest, ResourceFitNamesEveryShortage) {
   b.AddTask(pod, b.AddJob(job));
   framework::Session s(std::move(b).Build(), policy_);
   framework::Reasons why;
-  EXPECT_FALSE(s.Call<framework::Fit>(s.task(0), s.node(0), s.node(0).idle(), &why));
+  EXPECT_FALSE(s.FitsExplained(s.task(0), s.node(0), s.node(0).idle(), &why));
   EXPECT_EQ(why, (framework::Reasons{"Insufficient cpu", "Insufficient nvidia.com/gpu"}));
   s.node(0).Add(framework::testing::Res({{"pods", "1"}}), api::TaskStatus::kRunning);
   why.clear();
-  EXPECT_FALSE(s.Call<framework::Fit>(s.task(0), s.node(0), s.node(0).idle(), &why));
+  EXPECT_FALSE(s.FitsExplained(s.task(0), s.node(0), s.node(0).idle(), &why));
   EXPECT_EQ(why, (framework::Reasons{"Insufficient cpu", "Too many pods",
                                      "Insufficient nvidia.com/gpu"}));
 }

@@ -36,6 +36,8 @@ class Proportion : public framework::Plugin {
 
     s.Register<framework::QueueOrder>([this, &s](const api::QueueInfo& a,
                                                  const api::QueueInfo& b) {
+      // spec.priority first, as Volcano orders queues; then least share.
+      if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
       double sa = Of(s, a).share, sb = Of(s, b).share;
       return sa < sb ? -1 : (sa > sb ? 1 : 0);
     });
@@ -72,8 +74,13 @@ class Proportion : public framework::Plugin {
           }
           return framework::Victims(std::move(victims));
         });
+    // Admission promises only what allocate will give: a queue's running
+    // pods and admitted gangs stay within its deserved share (and so its
+    // capability). With preempt in the policy, lower-priority work does
+    // not count: preemption makes room for this job.
+    const bool preempting = s.policy().config.HasAction("preempt");
     s.Register<framework::JobEnqueueable>(
-        [this, &s](const api::JobInfo& job, std::string* why) {
+        [this, &s, preempting](const api::JobInfo& job, std::string* why) {
           int32_t q = job.queue_index;
           if (q == api::kNone) return 0;
           QueueShare& qs = shares_[q];
@@ -81,34 +88,27 @@ class Proportion : public framework::Plugin {
           // What the job already holds (pods bound before a restart, or
           // before its PodGroup went back to Pending) is counted in
           // `committed`; only the rest of its minimum is new.
-          api::Resource held = s.cluster().Held(job);
-          api::Resource extra = minimum - held;
-          extra.MaxWith(api::Resource());
-          // Lower-priority work, running or promised, does not stand in the
-          // way: preemption makes room for this job.
+          api::Resource extra = s.cluster().UnheldMinimum(job);
           api::Resource after = extra;
-          for (auto it = qs.committed.lower_bound(job.priority); it != qs.committed.end(); ++it) {
-            after += it->second;
-          }
+          auto from = preempting ? qs.committed.lower_bound(job.priority) : qs.committed.begin();
+          for (auto it = from; it != qs.committed.end(); ++it) after += it->second;
+          const char* counting = preempting
+                                     ? "counting running pods and admitted gangs of this "
+                                       "priority or higher"
+                                     : "counting running pods and admitted gangs";
           if (!after.LessEqualWhere(qs.real_capability, minimum)) {
-            std::vector<std::string> over;
-            after.ForEachShortage(qs.real_capability, [&](api::ResourceId id) {
-              if (minimum.Get(id) == 0) return;
-              api::QuantityScale scale = api::ScaleOf(id);
-              over.push_back(absl::StrCat(api::ResourceName(id), " would reach ",
-                                          api::FormatQuantity(after.Get(id), scale), " of ",
-                                          api::FormatQuantity(qs.real_capability.Get(id), scale)));
-            });
-            *why = absl::StrCat("queue ", job.queue, " is full (", absl::StrJoin(over, ", "),
-                                ", counting running pods and admitted gangs of this "
-                                "priority or higher)");
+            *why = absl::StrCat("queue ", job.queue, " is full (",
+                                Overshoot(after, qs.real_capability, minimum), ", ", counting, ")");
+            return -1;
+          }
+          if (!after.LessEqualWhere(qs.deserved, minimum)) {
+            *why = absl::StrCat("queue ", job.queue, " has reached its deserved share (",
+                                Overshoot(after, qs.deserved, minimum), ", ", counting,
+                                "); allocate would not place it");
             return -1;
           }
           qs.committed[job.priority] += extra;
-          // Within its deserved share the queue is entitled (reclaim makes
-          // room if needed); beyond it, the job borrows and other plugins
-          // (overcommit) decide.
-          return after.LessEqualWhere(qs.deserved, minimum) ? 1 : 0;
+          return 1;
         });
     s.AddEventHandler({[this, &s](const api::TaskInfo& t) { Account(s, t, +1); },
                        [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});
@@ -117,6 +117,21 @@ class Proportion : public framework::Plugin {
  private:
   QueueShare& Of(const Session& s, const api::QueueInfo& q) {
     return shares_[&q - s.cluster().queues.data()];
+  }
+
+  // "cpu would reach 12 of 10, memory would reach ..." for the resources
+  // the job asks for that `after` takes past `limit`.
+  static std::string Overshoot(const api::Resource& after, const api::Resource& limit,
+                               const api::Resource& minimum) {
+    std::vector<std::string> over;
+    after.ForEachShortage(limit, [&](api::ResourceId id) {
+      if (minimum.Get(id) == 0) return;
+      api::QuantityScale scale = api::ScaleOf(id);
+      over.push_back(absl::StrCat(api::ResourceName(id), " would reach ",
+                                  api::FormatQuantity(after.Get(id), scale), " of ",
+                                  api::FormatQuantity(limit.Get(id), scale)));
+    });
+    return absl::StrJoin(over, ", ");
   }
 
   void Account(const Session& s, const api::TaskInfo& t, int sign) {
@@ -140,14 +155,20 @@ class Proportion : public framework::Plugin {
       int32_t q = job.queue_index;
       if (q == api::kNone) continue;
       QueueShare& qs = shares_[q];
-      api::Resource held;
+      api::Resource held, wants;
       for (api::TaskIndex t : job.tasks) {
         const api::TaskInfo& task = c.tasks[t];
         if (api::HoldsShare(task.status)) held += task.request();
         if (api::HoldsShare(task.status) || task.status == api::TaskStatus::kPending) {
-          qs.request += task.request();
+          wants += task.request();
         }
       }
+      // A PodGroup whose pods are not all created yet still wants its
+      // minimum (its controller creates the pods once it is admitted).
+      if (static_cast<int32_t>(job.tasks.size()) < job.min_member) {
+        wants.MaxWith(c.GangMinimum(job));
+      }
+      qs.request += wants;
       qs.allocated += held;
       api::Resource committed = held;
       if (job.elastic()) {

@@ -118,8 +118,7 @@ TEST_F(ProportionTest, AdmissionVotes) {
   s2.job(0).min_member = 5;
   EXPECT_FALSE(s2.Call<framework::JobEnqueueable>(s2.job(0), &why));
   EXPECT_EQ(why,
-            "queue a is full (cpu would reach 5 of 3, counting running pods and admitted gangs "
-            "of this priority or higher)");
+            "queue a is full (cpu would reach 5 of 3, counting running pods and admitted gangs)");
 }
 
 }  // namespace

@@ -50,8 +50,11 @@ class Allocate : public framework::Action {
         [&s](api::JobInfo& job) {
           return job.PendingCount() > 0 && s.JobAdmitted(job) &&
                  s.JobSchedulable(job, &job.message);
-        },
-        /*skip_overused_queues=*/true);
+        });
+    // No queue is passed over whole for being above its share: the tiers'
+    // Allocatable answer decides task by task, so a queue above its share
+    // of GPUs still places a job that asks for cpu only (a queue at its
+    // share comes last in queue order anyway).
     // First every job's gang minimum, then growth: pods beyond a job's
     // minimum only get the room no minimum wanted.
     std::map<api::JobIndex, JobCursor> cursors;
@@ -62,8 +65,15 @@ class Allocate : public framework::Action {
         growing.insert(j);
         continue;
       }
-      // strictOrder: a job that could not start blocks its queue.
-      if (strict_order_ && !s.Call<framework::JobReady>(s.job(j))) jobs.CloseQueueOf(j);
+      // strictOrder: a job that could not start blocks its queue, and the
+      // jobs behind it say so.
+      if (strict_order_ && !s.Call<framework::JobReady>(s.job(j))) {
+        for (api::JobIndex behind : jobs.CloseQueueOf(j)) {
+          s.job(behind).message = absl::StrCat(
+              "waiting behind podgroup ", s.job(j).Key(),
+              ", which cannot start yet (allocate strictOrder: jobs of a queue start in order)");
+        }
+      }
       cursors.erase(j);
     }
     if (growing.empty()) return;
@@ -71,8 +81,7 @@ class Allocate : public framework::Action {
         s,
         [&](api::JobInfo& job) {
           return growing.count(static_cast<api::JobIndex>(&job - s.cluster().jobs.data())) > 0;
-        },
-        /*skip_overused_queues=*/true);
+        });
     for (api::JobIndex j = growers.Next(); j != api::kNone; j = growers.Next()) {
       if (PlaceSome(s, j, CursorFor(s, j, cursors))) growers.Push(j);
     }
@@ -99,6 +108,7 @@ class Allocate : public framework::Action {
     api::JobInfo& job = s.job(j);
     const api::QueueInfo& queue = s.cluster().queues[job.queue_index];
     Statement stmt(s);
+    bool explained = false;
     while (cursor.next < cursor.tasks.size()) {
       api::TaskIndex t = cursor.tasks[cursor.next];
       const api::TaskInfo& task = s.task(t);
@@ -114,7 +124,13 @@ class Allocate : public framework::Action {
                  (n = cursor.picker.BestAfterEvictions(task)) != api::kNone) {
         stmt.Pipeline(t, n);
       } else {
-        job.fit_error = s.ExplainUnplaced(task);
+        // Explained once per turn: the sentence costs a pass over the nodes.
+        if (!explained) job.fit_error = s.ExplainUnplaced(task);
+        explained = true;
+        ++cursor.next;
+        // As Volcano's allocate: a pod that fits nowhere is passed over
+        // while the pods after it can still complete the gang.
+        if (MinimumReachable(s, job, cursor)) continue;
         break;
       }
       ++cursor.next;
@@ -131,6 +147,27 @@ class Allocate : public framework::Action {
       stmt.Discard();
     }
     return false;
+  }
+
+  // Whether the job's placed tasks plus those the cursor has not tried yet
+  // can still cover minMember and every role minimum that applies.
+  static bool MinimumReachable(const Session& s, const api::JobInfo& job,
+                               const JobCursor& cursor) {
+    const int32_t untried = static_cast<int32_t>(cursor.tasks.size() - cursor.next);
+    if (job.ReadyCount() + untried < job.min_member) return false;
+    if (!job.RoleMinimumsApply()) return true;
+    const api::ClusterInfo& c = s.cluster();
+    std::map<std::string, int32_t> reachable;
+    for (api::TaskIndex t : job.tasks) {
+      if (api::IsReadyStatus(c.tasks[t].status)) ++reachable[c.tasks[t].pod->role];
+    }
+    for (size_t i = cursor.next; i < cursor.tasks.size(); ++i) {
+      ++reachable[c.tasks[cursor.tasks[i]].pod->role];
+    }
+    for (const auto& [role, min] : job.min_task_member) {
+      if (reachable[role] < min) return false;
+    }
+    return true;
   }
 
   bool strict_order_;

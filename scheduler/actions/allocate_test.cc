@@ -182,5 +182,68 @@ TEST(AllocateTest, JobInMissingQueueWaitsWithAMessage) {
   EXPECT_EQ(out.cluster.jobs[j].phase, api::PodGroupPhase::kPending);
 }
 
+
+// Fitting requests into free room is mechanism: a kube-batch-style policy
+// without the predicates plugin still never books a node past its
+// allocatable (issue 12, defect 2).
+TEST(AllocateTest, NoPolicyOverbooksANodeEvenWithoutPredicates) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("small", {{"cpu", "2"}, {"memory", "8Gi"}}));
+  for (int i = 0; i < 5; ++i) AddGang(b, "p" + std::to_string(i), 1, 1, {{"cpu", "1"}});
+  auto out = RunPolicy(std::move(b).Build(), R"(
+actions: "allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+)");
+  EXPECT_EQ(out.binds.size(), 2u);
+  EXPECT_EQ(out.cluster.jobs[4].message,
+            "1/1 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+}
+
+// A pod that fits nowhere does not end the gang's turn while the rest can
+// still reach minMember (as Volcano's allocate: issue 12, defect 4).
+TEST(AllocateTest, GangSkipsAPodThatFitsNowhereWhileItsMinimumIsReachable) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}}));
+  api::JobInfo job;
+  job.name = "mixed";
+  job.min_member = 2;
+  api::JobIndex j = b.AddJob(job);
+  auto big = Pod("mixed-0", {{"cpu", "8"}});  // first in task order, fits nowhere
+  big->created = absl::FromUnixSeconds(1);
+  b.AddTask(big, j);
+  for (int i = 1; i <= 2; ++i) {
+    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", "1"}});
+    p->created = absl::FromUnixSeconds(1 + i);
+    b.AddTask(p, j);
+  }
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"mixed-1", "n"}, {"mixed-2", "n"}}));
+  EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
+}
+
+// Once too few pods are left to reach minMember, the gang is undone.
+TEST(AllocateTest, GangGivesUpWhenItsMinimumIsOutOfReach) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}}));
+  api::JobInfo job;
+  job.name = "mixed";
+  job.min_member = 3;
+  api::JobIndex j = b.AddJob(job);
+  for (int i = 0; i < 3; ++i) {
+    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", i == 1 ? "8" : "1"}});
+    p->created = absl::FromUnixSeconds(1 + i);
+    b.AddTask(p, j);
+  }
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_TRUE(out.binds.empty());
+  EXPECT_EQ(out.cluster.jobs[0].message,
+            "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+}
+
 }  // namespace
 }  // namespace shoal::actions

@@ -13,7 +13,7 @@ class Enqueue : public framework::Action {
   void Execute(Session& s) override {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
       return job.phase == api::PodGroupPhase::kPending &&
-             s.JobSchedulable(job, &job.message);
+             s.JobAdmissible(job, &job.message);
     });
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       api::JobInfo& job = s.job(j);

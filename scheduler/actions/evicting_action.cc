@@ -21,7 +21,7 @@ void EvictingAction::Execute(framework::Session& s) {
     std::vector<api::TaskIndex> pending;
     for (api::TaskIndex t : job.tasks) {
       const api::TaskInfo& task = s.task(t);
-      if (task.status == api::TaskStatus::kPending && !task.best_effort()) pending.push_back(t);
+      if (task.status == api::TaskStatus::kPending) pending.push_back(t);
     }
     std::stable_sort(pending.begin(), pending.end(), [&s](api::TaskIndex a, api::TaskIndex b) {
       return s.TaskBefore(s.task(a), s.task(b));
@@ -51,14 +51,16 @@ void EvictingAction::Execute(framework::Session& s) {
       // elastic target); beyond that it waits for free room.
       if (!s.Starving(job) || !MayTake(s, task)) break;
       std::vector<api::NodeIndex>& free_room = roomy_for(task);
+      const api::Resource must_free = MustFree(s, task);
       auto room = FindRoom(
           s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
           [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
-          &free_room);
+          &free_room, must_free);
       if (!room.has_value() && may_end_whole_gangs()) {
         room = FindWholeGang(
             s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
-            [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); });
+            [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
+            must_free);
       }
       if (!room.has_value()) break;
       if (!room->victims.empty()) {

@@ -29,6 +29,11 @@ class EvictingAction : public framework::Action {
   virtual bool Wants(framework::Session& s, const api::JobInfo& job) const = 0;
   // May `task` take room at all (queue share, preemption policy)?
   virtual bool MayTake(framework::Session& s, const api::TaskInfo& task) const = 0;
+  // What `task`'s victims must free between them besides making it fit
+  // (zero: room that needs no eviction will do).
+  virtual api::Resource MustFree(const framework::Session&, const api::TaskInfo&) const {
+    return api::Resource();
+  }
   // Which running tasks the action considers for `taker`.
   virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                         const api::TaskInfo& other) const = 0;

@@ -52,8 +52,10 @@ void PendingJobs::Push(api::JobIndex job) {
   std::push_heap(jobs.begin(), jobs.end(), GoesLater());
 }
 
-void PendingJobs::CloseQueueOf(api::JobIndex job) {
-  by_queue_[s_.job(job).queue_index].clear();
+std::vector<api::JobIndex> PendingJobs::CloseQueueOf(api::JobIndex job) {
+  std::vector<api::JobIndex> left;
+  left.swap(by_queue_[s_.job(job).queue_index]);
+  return left;
 }
 
 }  // namespace shoal::actions

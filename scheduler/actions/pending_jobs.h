@@ -26,8 +26,9 @@ class PendingJobs {
 
   // Puts a job back, to be handed out again in its turn.
   void Push(api::JobIndex job);
-  // Hands out nothing more from this job's queue this cycle.
-  void CloseQueueOf(api::JobIndex job);
+  // Hands out nothing more from this job's queue this cycle; returns the
+  // jobs that were still waiting there.
+  std::vector<api::JobIndex> CloseQueueOf(api::JobIndex job);
 
  private:
   std::function<bool(api::JobIndex, api::JobIndex)> GoesLater() const;

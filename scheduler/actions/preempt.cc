@@ -19,6 +19,25 @@ class Preempt : public EvictingAction {
   bool MayTake(framework::Session&, const api::TaskInfo& task) const override {
     return !task.pod->preempt_never;
   }
+  // Preempting makes room inside the queue; it is not a way around the
+  // queue's limits. A task its queue may not take now (Allocatable: past
+  // its deserved share) must come wholly out of the queue's own victims,
+  // and nothing may take the queue past its capability (Volcano issue
+  // #3161 is that bug).
+  api::Resource MustFree(const framework::Session& s, const api::TaskInfo& task) const override {
+    const api::ClusterInfo& c = s.cluster();
+    const int32_t q = c.jobs[task.job].queue_index;
+    if (!s.Call<framework::Allocatable>(c.queues[q], task)) return task.request();
+    const std::optional<api::Resource>& capability = c.queues[q].capability;
+    if (!capability.has_value()) return api::Resource();
+    api::Resource after = task.request();
+    for (const api::JobInfo& job : c.jobs) {
+      if (job.queue_index == q) after += c.Held(job);
+    }
+    api::Resource excess = after - *capability;
+    excess.MaxWith(api::Resource());
+    return excess;
+  }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
     return s.cluster().jobs[other.job].queue_index == s.cluster().jobs[taker.job].queue_index;

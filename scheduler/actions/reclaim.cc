@@ -23,7 +23,9 @@ class Reclaim : public EvictingAction {
     // fairness plugins in a later tier.
     const api::ClusterInfo& c = s.cluster();
     int32_t q = c.jobs[other.job].queue_index;
-    return q != c.jobs[taker.job].queue_index && q != api::kNone && c.queues[q].reclaimable &&
+    int32_t mine = c.jobs[taker.job].queue_index;
+    return q != mine && q != api::kNone && c.queues[q].reclaimable &&
+           c.queues[q].priority <= c.queues[mine].priority &&
            s.Call<framework::Overused>(c.queues[q]);
   }
   std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,

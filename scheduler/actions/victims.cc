@@ -50,7 +50,7 @@ class GangFloor {
     }
     auto min_it = job.min_task_member.find(role);
     int32_t* role_spare = nullptr;
-    if (min_it != job.min_task_member.end()) {
+    if (job.RoleMinimumsApply() && min_it != job.min_task_member.end()) {
       auto [it, fresh_role] = role_spare_.try_emplace({j, role}, 0);
       if (fresh_role) {
         int32_t ready = 0;
@@ -76,14 +76,24 @@ class GangFloor {
 
 }  // namespace
 
+bool MayBeVictimOf(const api::TaskInfo& victim, const api::TaskInfo& taker) {
+  if (!victim.pod->preemptable) return false;
+  // A pod that asks for nothing takes room only from pods that ask for
+  // nothing either.
+  return !taker.best_effort() || victim.best_effort();
+}
+
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const std::vector<api::NodeIndex>* fits_without_eviction) {
+    const std::vector<api::NodeIndex>* fits_without_eviction, const api::Resource& must_free) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
-  for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
-    if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
+  const bool free_room_does = must_free.IsZero();
+  if (free_room_does) {
+    for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
+      if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
+    }
   }
   for (api::NodeIndex n : nodes) {
     const api::NodeInfo& node = s.node(n);
@@ -97,25 +107,31 @@ std::optional<Room> FindRoom(
       // pod of higher priority.
       bool own = other.job == task.job && other.pod->priority >= task.pod->priority;
       if (!api::HoldsShare(other.status) || other.status == api::TaskStatus::kPipelined || own ||
-          !eligible(other)) {
+          !MayBeVictimOf(other, task) || !eligible(other)) {
         continue;
       }
       candidates.push_back(t);
       most += other.request();
     }
-    if (candidates.empty() || !s.Fits(task, node, most)) continue;
+    if (candidates.empty() || !s.Fits(task, node, most) ||
+        !must_free.AllLessEqual(most - room)) {
+      continue;
+    }
     SortByExpendability(s, candidates);
     std::vector<api::TaskIndex> allowed = ask(candidates);
     SortByExpendability(s, allowed);
     Room plan{n, {}};
     GangFloor floor(s);
+    api::Resource freed;
+    auto enough = [&] { return s.Fits(task, node, room) && must_free.AllLessEqual(freed); };
     for (api::TaskIndex v : allowed) {
-      if (s.Fits(task, node, room)) break;
+      if (enough()) break;
       if (!floor.Take(s.task(v).job, s.task(v).pod->role)) continue;
       room += s.task(v).request();
+      freed += s.task(v).request();
       plan.victims.push_back(v);
     }
-    if (s.Fits(task, node, room)) return plan;
+    if (enough()) return plan;
   }
   return std::nullopt;
 }
@@ -123,7 +139,8 @@ std::optional<Room> FindRoom(
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask) {
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const api::Resource& must_free) {
   std::set<api::JobIndex> refused;  // the tiers did not allow all of it
   const int32_t taker_priority = s.job(task.job).priority;
   for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
@@ -149,14 +166,19 @@ std::optional<Room> FindWholeGang(
     });
     for (api::JobIndex j : jobs) {
       std::vector<api::TaskIndex> all;
+      api::Resource freed;
       for (api::TaskIndex t : s.job(j).tasks) {
         const api::TaskInfo& member = s.task(t);
         if (api::HoldsShare(member.status) && member.status != api::TaskStatus::kPipelined) {
           all.push_back(t);
+          freed += member.request();
         }
       }
+      if (!must_free.AllLessEqual(freed)) continue;
       bool every_one = std::all_of(all.begin(), all.end(),
-                                   [&](api::TaskIndex t) { return eligible(s.task(t)); }) &&
+                                   [&](api::TaskIndex t) {
+                                     return MayBeVictimOf(s.task(t), task) && eligible(s.task(t));
+                                   }) &&
                        ask(all).size() == all.size();
       if (every_one) return Room{n, std::move(all)};
       refused.insert(j);

@@ -29,21 +29,32 @@ struct Room {
 // `fits_without_eviction` limits where room that needs no eviction is
 // looked for (a caller that knows which nodes can have such room saves a
 // scan of every node per task); null means every feasible node.
+//
+// `must_free`: what the victims must free between them besides making the
+// task fit (preempt: what would take the taker's queue past its
+// capability); while it is not zero, room without evictions does not do.
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const std::vector<api::NodeIndex>* fits_without_eviction = nullptr);
+    const std::vector<api::NodeIndex>* fits_without_eviction = nullptr,
+    const api::Resource& must_free = api::Resource());
 
 // When no node has room without cutting a gang: a whole running gang
 // whose pods on one node make the task fit, if the tiers allow evicting
 // every one of its pods (on any node). The lowest-priority, then smallest,
 // such gang. Used by preempt only: priority may end a whole job, fairness
 // may not.
+// `must_free` as for FindRoom, counted over the gang's pods on every node.
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask);
+    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const api::Resource& must_free = api::Resource());
+
+// Rules no policy overrides: a pod marked volcano.sh/preemptable=false is
+// never a victim, and a BestEffort taker only evicts BestEffort pods.
+bool MayBeVictimOf(const api::TaskInfo& victim, const api::TaskInfo& taker);
 
 // Most expendable first: lower job priority, lower task priority, an
 // elastic job's surplus before a lone pod, the job with the larger

@@ -26,6 +26,13 @@ int32_t JobInfo::ValidCount() const {
          Count(TaskStatus::kReleasing);
 }
 
+bool JobInfo::RoleMinimumsApply() const {
+  if (min_task_member.empty()) return false;
+  int64_t total = 0;
+  for (const auto& [role, min] : min_task_member) total += min;
+  return min_member >= total;
+}
+
 int32_t JobInfo::ScheduledCount() const {
   return Count(TaskStatus::kBinding) + Count(TaskStatus::kBound) +
          Count(TaskStatus::kRunning);

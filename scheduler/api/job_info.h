@@ -42,6 +42,10 @@ struct JobInfo {
   PodGroupPhase phase = PodGroupPhase::kPending;
   // Pods name this group but no PodGroup object exists (yet).
   bool group_missing = false;
+  // Admitted (Inqueue) in an earlier cycle without placing anything yet:
+  // the session puts it back to Pending and enqueue decides again, so an
+  // admission never holds room that allocate would not give it.
+  bool renewing_admission = false;
   absl::Time created = absl::UnixEpoch();
 
   std::vector<TaskIndex> tasks;
@@ -56,6 +60,11 @@ struct JobInfo {
   // run now, between minMember and its pod count; 0 otherwise. Written by
   // the elastic plugin for job controllers that resize themselves.
   int32_t elastic_target = 0;
+
+  // Per-role minimums count only when minMember covers their sum; a
+  // PodGroup asking for fewer pods in all than its roles do is checked on
+  // minMember alone (Volcano's rule, kept so its Jobs behave the same).
+  bool RoleMinimumsApply() const;
 
   // More pods than its gang minimum: the rest grow and shrink.
   bool elastic() const { return static_cast<int32_t>(tasks.size()) > min_member; }

@@ -11,6 +11,9 @@ struct PriorityClass {
   std::string name;
   int32_t value = 0;
   bool global_default = false;
+  // preemptionPolicy: Never. The API server copies it into pods it admits;
+  // a pod written without it (a hand-made snapshot) takes it from here.
+  bool preempt_never = false;
 };
 
 }  // namespace shoal::api

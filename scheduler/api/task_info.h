@@ -46,7 +46,11 @@ struct PodInfo {
   std::string role;       // task name inside the job (volcano.sh/task-spec)
   std::string priority_class;
   int32_t priority = 0;
-  bool preempt_never = false;  // preemptionPolicy: Never
+  // preemptionPolicy: Never, from the pod or, when the pod does not say,
+  // its PriorityClass (settled by the cache at snapshot time).
+  bool preempt_never = false;
+  bool preemption_policy_set = false;  // spec.preemptionPolicy was given
+  bool preemptable = true;     // volcano.sh/preemptable (default true)
   bool critical = false;       // system-cluster/node-critical priority class
   TaskStatus status = TaskStatus::kPending;
   absl::Time created = absl::UnixEpoch();

@@ -99,15 +99,20 @@ absl::Time Cache::LatestCreation() const {
   return latest;
 }
 
-int32_t Cache::PriorityOf(const std::string& class_name) const {
+const api::PriorityClass* Cache::ClassOf(const std::string& class_name) const {
   if (!class_name.empty()) {
     auto it = priority_classes_.find(class_name);
-    if (it != priority_classes_.end()) return it->second.value;
+    if (it != priority_classes_.end()) return &it->second;
   }
   for (const auto& [name, pc] : priority_classes_) {
-    if (pc.global_default) return pc.value;
+    if (pc.global_default) return &pc;
   }
-  return 0;
+  return nullptr;
+}
+
+int32_t Cache::PriorityOf(const std::string& class_name) const {
+  const api::PriorityClass* pc = ClassOf(class_name);
+  return pc == nullptr ? 0 : pc->value;
 }
 
 api::ClusterInfo Cache::Snapshot() const {
@@ -151,9 +156,12 @@ api::ClusterInfo Cache::Snapshot() const {
   for (const auto& [key, entry] : pods_) {
     std::shared_ptr<const api::PodInfo> pod = entry.pod;
     auto assumed = assumed_.find(key);
-    if (!entry.has_priority || assumed != assumed_.end()) {
+    const api::PriorityClass* pc = pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
+    bool inherit_never = pc != nullptr && pc->preempt_never && !pod->preempt_never;
+    if (!entry.has_priority || inherit_never || assumed != assumed_.end()) {
       auto copy = std::make_shared<api::PodInfo>(*pod);
       if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
+      if (inherit_never) copy->preempt_never = true;
       if (assumed != assumed_.end()) {
         copy->node_name = assumed->second;
         copy->status = api::TaskStatus::kBinding;

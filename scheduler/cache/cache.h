@@ -67,6 +67,10 @@ class Cache {
     std::shared_ptr<const api::PodInfo> pod;
     bool has_priority = false;
   };
+  // The named class, or the global default when the name is empty or
+  // unknown (as the API server's priority admission), or null.
+  const api::PriorityClass* ClassOf(const std::string& class_name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int32_t PriorityOf(const std::string& class_name) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

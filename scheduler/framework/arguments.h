@@ -34,6 +34,10 @@ class Arguments {
   // Keys nobody asked for: shown to the operator as ignored, so a typo in
   // an argument does not pass silently.
   std::vector<std::string> Unread() const;
+  // A value the owner replaced (as Volcano does) rather than refused:
+  // shown to the operator with the file and line.
+  void Warn(std::string text) const { warnings_.push_back(std::move(text)); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
   const std::string& owner() const { return owner_; }
   bool empty() const { return values_.empty(); }
 
@@ -43,6 +47,7 @@ class Arguments {
   std::string owner_;
   std::map<std::string, std::string> values_;
   mutable std::set<std::string> read_;
+  mutable std::vector<std::string> warnings_;
 };
 
 }  // namespace shoal::framework

@@ -74,9 +74,9 @@ SHOAL_CALLBACK(JobStarving, "jobStarving", "enableJobStarving", Combine::kAnyTru
 
 // Queue gates. Overused: the queue holds its deserved share or more.
 // Allocatable: the queue may take this task now.
-SHOAL_CALLBACK(Overused, "overused", "enableOverused", Combine::kAnyTrue,
+SHOAL_CALLBACK(Overused, "overused", "enabledOverused", Combine::kAnyTrue,
                bool(const api::QueueInfo&));
-SHOAL_CALLBACK(Allocatable, "allocatable", "enableAllocatable",
+SHOAL_CALLBACK(Allocatable, "allocatable", "enabledAllocatable",
                Combine::kAllPass,
                bool(const api::QueueInfo&, const api::TaskInfo&));
 
@@ -116,10 +116,16 @@ struct EventHandler {
   std::function<void(const api::TaskInfo&)> on_deallocate;
 };
 
-// Every config switch of Volcano's plugin options. Those naming callbacks
-// Shoal has turn them off; the others are accepted so that Volcano's files
-// load unchanged.
+// Every config switch of Volcano's plugin options, spelt as Volcano spells
+// them (some "enable...", some "enabled..."), plus the other spelling of
+// those that were renamed, so that files of any Volcano release load.
 const std::vector<std::string>& KnownSwitches();
+// The spelling a switch is stored under: Volcano's current one
+// ("enableOverused" -> "enabledOverused").
+std::string CanonicalSwitch(const std::string& key);
+// Whether any callback kind obeys the (canonical) switch; the others name
+// Volcano features Shoal does not have.
+bool SwitchHasCallback(const std::string& canonical);
 
 }  // namespace shoal::framework
 

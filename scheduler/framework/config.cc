@@ -122,7 +122,13 @@ class Parser {
                                     value.IsScalar() ? value.Scalar() : "?",
                                     "\""));
         }
-        plugin.switches[key] = on;
+        const std::string canonical = CanonicalSwitch(key);
+        plugin.switches[canonical] = on;
+        if (!SwitchHasCallback(canonical)) {
+          warnings_.push_back(absl::StrCat(
+              At(kv.first).Describe(), ": ", path, ".", key,
+              ": Shoal has no callback this switch turns on or off; ignored"));
+        }
       } else {
         return Error(kv.first, path,
                      absl::StrCat("unknown field \"", key,
@@ -239,11 +245,14 @@ class Parser {
         }
       }
     }
+    config.warnings = std::move(warnings_);
     return config;
   }
 
  private:
   std::string file_;
+  // Switches accepted but not obeyed; handed on with the config.
+  mutable std::vector<std::string> warnings_;
 };
 
 }  // namespace

@@ -57,6 +57,9 @@ struct ActionConfig {
 struct SchedulerConfig {
   std::vector<ActionConfig> actions;
   std::vector<TierConfig> tiers;
+  // What the file asks for that Shoal accepts but does not do, each
+  // naming the file, line and key, shown once to the operator.
+  std::vector<std::string> warnings;
   bool HasAction(absl::string_view name) const;
 };
 

@@ -136,5 +136,27 @@ TEST(ArgumentsTest, TypedGettersRefuseWrongTypes) {
   EXPECT_EQ(*args.GetDouble("missing", 0.5), 0.5);
 }
 
+// Volcano's own spellings (enabledOverused, enabledAllocatable, ...) load;
+// the older ones mean the same switch; switches of features Shoal lacks
+// are accepted with a warning naming file, line and key (issue 12, 3).
+TEST(ConfigTest, VolcanoSwitchSpellingsLoad) {
+  auto c = ParseSchedulerConfig(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n"
+      "    enabledOverused: false\n    enableAllocatable: false\n"
+      "    enabledHyperNodeOrder: true\n    EnabledClusterOrder: true\n",
+      "volcano.yaml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const PluginConfig& p = c->tiers[0].plugins[0];
+  EXPECT_FALSE(p.Enabled("enabledOverused"));
+  EXPECT_FALSE(p.Enabled("enabledAllocatable"));
+  EXPECT_TRUE(p.Enabled("enableJobOrder"));
+  EXPECT_EQ(c->warnings,
+            (std::vector<std::string>{
+                "volcano.yaml:7: tiers[0].plugins[0].enabledHyperNodeOrder: Shoal has no "
+                "callback this switch turns on or off; ignored",
+                "volcano.yaml:8: tiers[0].plugins[0].EnabledClusterOrder: Shoal has no "
+                "callback this switch turns on or off; ignored"}));
+}
+
 }  // namespace
 }  // namespace shoal::framework

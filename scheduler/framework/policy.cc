@@ -13,6 +13,9 @@ absl::Status AtLocation(const SourceLocation& where, const absl::Status& s) {
 
 void CollectUnread(const Arguments& args, const SourceLocation& where,
                    std::vector<std::string>* warnings) {
+  for (const auto& w : args.warnings()) {
+    warnings->push_back(absl::StrCat(where.Describe(), ": ", args.owner(), ": ", w));
+  }
   for (const auto& key : args.Unread()) {
     warnings->push_back(absl::StrCat(where.Describe(), ": ", args.owner(),
                                      ": argument \"", key,
@@ -27,6 +30,7 @@ absl::StatusOr<Policy> BuildPolicy(const SchedulerConfig& config,
                                    const ActionRegistry& actions) {
   Policy policy;
   policy.config = config;
+  policy.warnings = config.warnings;
   for (const auto& a : config.actions) {
     const auto* factory = actions.Find(a.name);
     if (factory == nullptr) {

@@ -12,6 +12,20 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
   }
+  // Admission is renewed every cycle until the gang holds something: a
+  // promise made when the queue's share was larger (or the cluster
+  // emptier) must not keep room idle that others could use now. Done
+  // before plugins measure what admission has committed.
+  if (policy_.config.HasAction("enqueue")) {
+    for (auto& job : cluster_.jobs) {
+      if (job.phase == api::PodGroupPhase::kInqueue && job.ReadyCount() == 0 &&
+          job.Count(api::TaskStatus::kPipelined) == 0 &&
+          job.Count(api::TaskStatus::kReleasing) == 0) {
+        job.phase = api::PodGroupPhase::kPending;
+        job.renewing_admission = true;
+      }
+    }
+  }
   for (auto& p : policy_.plugins) {
     Registering reg{p.config, p.tier};
     current_ = &reg;
@@ -73,6 +87,10 @@ bool Session::TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const {
 }
 
 bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
+  return JobAdmissible(job, why) && Call<JobValid>(job, why);
+}
+
+bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
   if (job.group_missing) {
     *why = absl::StrCat("podgroup ", job.Key(),
                         " does not exist; its pods wait until it is created");
@@ -89,7 +107,7 @@ bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
                         "\" is closed and admits no new work");
     return false;
   }
-  return Call<JobValid>(job, why);
+  return true;
 }
 
 bool Session::Starving(const api::JobInfo& job) const {
@@ -131,7 +149,7 @@ std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
   for (api::NodeIndex n : feasible.nodes) {
     reasons.clear();
     const api::NodeInfo& node = cluster_.nodes[n];
-    if (Call<Fit>(t, node, node.idle(), &reasons)) {
+    if (FitsExplained(t, node, node.idle(), &reasons)) {
       ++available;
     } else {
       for (const auto& r : reasons) ++why[r];
@@ -139,6 +157,17 @@ std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
   }
   return FormatUnavailable(static_cast<int>(cluster_.nodes.size()), available,
                            why);
+}
+
+bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
+                            const api::Resource& available, Reasons* why) const {
+  if (!t.request().FitsIn(available)) {
+    t.request().ForEachShortage(available, [why](api::ResourceId id) {
+      why->emplace_back(api::InsufficientReason(id));
+    });
+    return false;  // as kube-scheduler: the first failing check explains
+  }
+  return Call<Fit>(t, n, available, why);
 }
 
 std::string FormatUnavailable(

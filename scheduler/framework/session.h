@@ -86,8 +86,14 @@ class Session {
   // gang minimum is still unmet (counting pipelined tasks).
   bool Starving(const api::JobInfo& job) const;
 
-  // Whether the job may be scheduled at all this cycle: its queue exists
-  // and is open, and every JobValid callback agrees. Otherwise writes why.
+  // Whether the job's PodGroup may be admitted: it exists and its queue
+  // exists and is open. Its pods need not exist yet: a job controller
+  // (Volcano's, for one) creates them only once the group is admitted, so
+  // admission goes by minResources (or the pods there are).
+  bool JobAdmissible(const api::JobInfo& job, std::string* why) const;
+  // Whether the job may be scheduled at all this cycle: admissible, and
+  // every JobValid callback (the gang: enough pods) agrees. Otherwise
+  // writes why.
   bool JobSchedulable(const api::JobInfo& job, std::string* why) const;
   // True when the job's PodGroup has been admitted (or needs no admission
   // because the policy has no enqueue action).
@@ -95,10 +101,16 @@ class Session {
 
   // Predicate results for these constraints, computed once per session.
   const FeasibleNodes& Feasible(const api::PlacementConstraints& c);
+  // Mechanism first: the task's request must fit `available`, whatever
+  // plugins the policy lists; then every Fit callback (reservations...).
   bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
             const api::Resource& available) const {
-    return Call<Fit>(t, n, available, nullptr);
+    return t.request().FitsIn(available) && Call<Fit>(t, n, available, nullptr);
   }
+  // Like Fits, naming every reason it fails in kube-scheduler's words
+  // ("Insufficient cpu", "Too many pods").
+  bool FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
+                     const api::Resource& available, Reasons* why) const;
   double Score(const api::TaskInfo& t, const api::NodeInfo& n) const {
     return Call<NodeOrder>(t, n);
   }

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
@@ -360,6 +361,21 @@ bool IsCriticalClass(const std::string& name) {
   return name == "system-cluster-critical" || name == "system-node-critical";
 }
 
+// volcano.sh/preemptable, annotation first, then label, as Volcano reads
+// it: unmarked pods may be evicted; a value that is not a boolean keeps
+// the pod safe (not preemptable), as in Volcano.
+bool Preemptable(const std::vector<std::pair<std::string, std::string>>& annotations,
+                 const std::vector<std::pair<std::string, std::string>>& labels) {
+  for (const auto* list : {&annotations, &labels}) {
+    for (const auto& [k, v] : *list) {
+      if (k != kPreemptableKey) continue;
+      bool value = false;
+      return absl::SimpleAtob(v, &value) && value;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool IsVolcanoPodGroup(const json& obj) {
@@ -439,9 +455,13 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
     if (k == kGroupAnnotation) pod->group = v;
     if (k == kTaskSpecAnnotation) pod->role = v;
   }
+  // Volcano's job controller writes the task name as a label too; the
+  // annotation wins when both are set (as Volcano reads them).
   for (const auto& [k, v] : labels) {
     if (k == kGroupLabel && pod->group.empty()) pod->group = v;
+    if (k == kTaskSpecAnnotation && pod->role.empty()) pod->role = v;
   }
+  pod->preemptable = Preemptable(annotations, labels);
   SHOAL_ASSIGN_OR_RETURN(scheduler, r.String(spec, "schedulerName", "spec.schedulerName",
                                              "default-scheduler"));
   pod->scheduler_name = scheduler;
@@ -456,6 +476,7 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
   pod->priority = static_cast<int32_t>(priority);
   SHOAL_ASSIGN_OR_RETURN(preemption, r.String(spec, "preemptionPolicy", "spec.preemptionPolicy"));
   pod->preempt_never = preemption == "Never";
+  pod->preemption_policy_set = !preemption.empty();
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));
   pod->request = std::move(request);
   SHOAL_ASSIGN_OR_RETURN(placement, Placement(r, spec));
@@ -550,6 +571,8 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
   SHOAL_ASSIGN_OR_RETURN(weight, r.Int(spec, "weight", "spec.weight", 1));
   if (weight < 1) return r.Error("spec.weight", absl::StrCat("must be >= 1, got ", weight));
   q.weight = static_cast<int32_t>(weight);
+  SHOAL_ASSIGN_OR_RETURN(priority, r.Int(spec, "priority", "spec.priority", 0));
+  q.priority = static_cast<int32_t>(priority);
   if (const json* cap = Reader::Get(spec, "capability")) {
     SHOAL_ASSIGN_OR_RETURN(limit, Limit(r, *cap, "spec.capability"));
     q.capability = std::move(limit);
@@ -582,6 +605,13 @@ absl::StatusOr<api::PriorityClass> DecodePriorityClass(const json& obj) {
   pc.value = static_cast<int32_t>(value);
   SHOAL_ASSIGN_OR_RETURN(global, r.Bool(obj, "globalDefault", "globalDefault", false));
   pc.global_default = global;
+  SHOAL_ASSIGN_OR_RETURN(policy, r.String(obj, "preemptionPolicy", "preemptionPolicy",
+                                          "PreemptLowerPriority"));
+  if (policy != "Never" && policy != "PreemptLowerPriority") {
+    return r.Error("preemptionPolicy",
+                   absl::StrCat("must be Never or PreemptLowerPriority, got \"", policy, "\""));
+  }
+  pc.preempt_never = policy == "Never";
   return pc;
 }
 

@@ -23,6 +23,8 @@ inline constexpr char kGroupAnnotation[] = "scheduling.k8s.io/group-name";
 inline constexpr char kGroupLabel[] = "scheduling.x-k8s.io/pod-group";
 // Volcano's job controller names each pod's task (role) here.
 inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
+// Pod annotation or label: "false" keeps the pod from ever being a victim.
+inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 
 absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(
     const nlohmann::json& obj);
