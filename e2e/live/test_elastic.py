@@ -24,7 +24,7 @@ def test_elastic_job_grows_then_shrinks_for_a_gang(objects, kubelet, schedulers,
     a = objects.queue("a", weight=1)
     b = objects.queue("b", weight=1)
     objects.gang("edl", 8, min_member=2, queue=a)
-    schedulers(conf=ELASTIC)
+    scheduler = schedulers(conf=ELASTIC)
     wait_for("the elastic job grown to the whole cluster", lambda: len(objects.bound("edl-")) == 8)
     wait_for("elasticTarget 8", lambda: elastic_target(objects, "edl", crd_set, 8))
 
@@ -37,3 +37,10 @@ def test_elastic_job_grows_then_shrinks_for_a_gang(objects, kubelet, schedulers,
     assert len(evicted) == 4 and all(n.startswith("edl-") for n in evicted), evicted
     wait_for("elasticTarget 4", lambda: elastic_target(objects, "edl", crd_set, 4))
     assert status_of(objects, "edl")["phase"] == "Running"
+    # Which way PodGroup status is written is said once.
+    said = [line for line in scheduler.text().splitlines()
+            if "podgroups scheduling.volcano.sh/v1beta1: " in line]
+    assert len(said) == 1, said
+    assert said[0].endswith(
+        "the CRD declares no status subresource; writing status through the PodGroup itself"
+        if crd_set == "volcano" else "writing status through the /status subresource"), said
