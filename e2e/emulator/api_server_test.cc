@@ -345,6 +345,9 @@ TEST_F(ApiServerTest, CustomResourcesAreServedAsTheirCrdSays) {
       patched["status"],
       json({{"phase", "Inqueue"},
             {"conditions", {{{"type", "Scheduled"}, {"status", "True"}}}}}));
+  // Without a status subresource a status change is a new generation.
+  EXPECT_EQ(created["metadata"]["generation"], 1);
+  EXPECT_EQ(patched["metadata"]["generation"], 2);
 
   // The CRD gains a status subresource: now served and listed, and the
   // main resource no longer writes the status.
