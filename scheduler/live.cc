@@ -32,21 +32,24 @@ json Typed(json object, const char* api_version, const char* kind) {
   return object;
 }
 
-std::vector<kube::WatchedKind> Kinds(cache::Cache& cache, kube::StatusWriter& status) {
+std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
+                                     kube::StatusWriter& status) {
   std::vector<kube::WatchedKind> kinds;
-  kinds.push_back({"nodes", "/api/v1/nodes", false,
-                   [&cache](const json& o) {
-                     auto node = kube::DecodeNode(Typed(o, "v1", "Node"));
-                     if (!node.ok()) return node.status();
-                     cache.UpsertNode(*node);
-                     return absl::OkStatus();
-                   },
-                   [&cache](const std::string& key) { cache.DeleteNode(key); }});
+  kinds.push_back(
+      {"nodes", "/api/v1/nodes", false,
+       [&cache](const json& o) {
+         auto node = kube::DecodeNode(Typed(o, "v1", "Node"));
+         if (!node.ok()) return node.status();
+         cache.UpsertNode(*node);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteNode(key); }});
   kinds.push_back({"pods", "/api/v1/pods", false,
                    [&cache, &status](const json& o) {
                      auto pod = kube::DecodePod(Typed(o, "v1", "Pod"));
                      if (!pod.ok()) return pod.status();
-                     if (pod->pod->scheduler_name == cache.scheduler_name()) status.ObservePod(o);
+                     if (pod->pod->scheduler_name == cache.scheduler_name())
+                       status.ObservePod(o);
                      cache.UpsertPod(pod->pod, pod->has_priority);
                      return absl::OkStatus();
                    },
@@ -54,7 +57,8 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache, kube::StatusWriter& st
                      cache.DeletePod(key);
                      status.ForgetPod(key);
                    }});
-  for (const char* api_version : {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
+  for (const char* api_version :
+       {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
     kinds.push_back({absl::StrCat("podgroups (", api_version, ")"),
                      absl::StrCat("/apis/", api_version, "/podgroups"), true,
                      [&cache, &status, api_version](const json& o) {
@@ -70,22 +74,24 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache, kube::StatusWriter& st
                        status.ForgetPodGroup(api_version, key);
                      }});
   }
-  kinds.push_back({"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
-                   [&cache](const json& o) {
-                     auto queue = kube::DecodeQueue(o);
-                     if (!queue.ok()) return queue.status();
-                     cache.UpsertQueue(*queue);
-                     return absl::OkStatus();
-                   },
-                   [&cache](const std::string& key) { cache.DeleteQueue(key); }});
-  kinds.push_back({"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", false,
-                   [&cache](const json& o) {
-                     auto pc = kube::DecodePriorityClass(o);
-                     if (!pc.ok()) return pc.status();
-                     cache.UpsertPriorityClass(*pc);
-                     return absl::OkStatus();
-                   },
-                   [&cache](const std::string& key) { cache.DeletePriorityClass(key); }});
+  kinds.push_back(
+      {"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
+       [&cache](const json& o) {
+         auto queue = kube::DecodeQueue(o);
+         if (!queue.ok()) return queue.status();
+         cache.UpsertQueue(*queue);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteQueue(key); }});
+  kinds.push_back(
+      {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", false,
+       [&cache](const json& o) {
+         auto pc = kube::DecodePriorityClass(o);
+         if (!pc.ok()) return pc.status();
+         cache.UpsertPriorityClass(*pc);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeletePriorityClass(key); }});
   return kinds;
 }
 
@@ -99,30 +105,36 @@ std::string HostName() {
 void EnsureDefaultQueue(kube::HttpClient& client) {
   const std::string path = "/apis/scheduling.volcano.sh/v1beta1/queues";
   auto existing = client.Request("GET", path + "/default");
-  if (!existing.ok() || existing->status != 404) return;  // there, or no way to tell
+  if (!existing.ok() || existing->status != 404)
+    return;  // there, or no way to tell
   json queue = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
                 {"kind", "Queue"},
                 {"metadata", {{"name", "default"}}},
                 {"spec", {{"weight", 1}, {"reclaimable", true}}}};
   auto created = client.Request("POST", path, queue.dump());
   if (!created.ok()) {
-    LOG(WARNING) << "could not create the default Queue: " << created.status().message();
+    LOG(WARNING) << "could not create the default Queue: "
+                 << created.status().message();
   } else if (created->status == 201) {
     LOG(INFO) << "created the default Queue";
   } else if (created->status != 409) {
-    LOG(WARNING) << "could not create the default Queue: HTTP " << created->status << ": "
+    LOG(WARNING) << "could not create the default Queue: HTTP "
+                 << created->status << ": "
                  << kube::StatusMessage(created->body);
   }
 }
 
-kube::ObjectRef RefOf(const api::PodInfo& pod) { return {"v1", "Pod", pod.ns, pod.name, pod.uid}; }
+kube::ObjectRef RefOf(const api::PodInfo& pod) {
+  return {"v1", "Pod", pod.ns, pod.name, pod.uid};
+}
 
 // Runs what one cycle decided against the API server: binds and
 // evictions many at a time, then waits for all of them, so a cycle never
 // ends with a gang's binds still undecided.
 class Executor {
  public:
-  Executor(cache::Cache& cache, kube::RequestPool& pool, kube::EventRecorder& events)
+  Executor(cache::Cache& cache, kube::RequestPool& pool,
+           kube::EventRecorder& events)
       : cache_(cache), pool_(pool), events_(events) {}
 
   void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node) {
@@ -131,8 +143,9 @@ class Executor {
     pool_.Submit([this, pod, node](kube::HttpClient& client) {
       absl::Status s = kube::ApiBinder(client).Bind(*pod, node);
       if (s.ok()) {
-        events_.Record(RefOf(*pod), "Normal", "Scheduled",
-                       absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
+        events_.Record(
+            RefOf(*pod), "Normal", "Scheduled",
+            absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
         return;
       }
       // Pending again; the watch says where it really is if a bind
@@ -153,12 +166,14 @@ class Executor {
                              : "");
         return;
       }
-      std::string why = preemptor.empty() ? reason : absl::StrCat(reason, " for ", preemptor);
+      std::string why =
+          preemptor.empty() ? reason : absl::StrCat(reason, " for ", preemptor);
       if (reason == "preempt") {
         events_.Record(RefOf(*pod), "Normal", "Preempted",
                        absl::StrCat("Preempted by ", preemptor));
       } else {
-        events_.Record(RefOf(*pod), "Normal", "Evict", absl::StrCat("Evicted by shoal: ", why));
+        events_.Record(RefOf(*pod), "Normal", "Evict",
+                       absl::StrCat("Evicted by shoal: ", why));
       }
     });
   }
@@ -173,8 +188,9 @@ class Executor {
 
 }  // namespace
 
-absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,
-                     const LiveOptions& options, const std::atomic<bool>& stop) {
+absl::Status RunLive(const kube::ConnectionConfig& connection,
+                     framework::Policy& policy, const LiveOptions& options,
+                     const std::atomic<bool>& stop) {
   cache::Cache cache(options.scheduler_name);
   kube::RequestPool event_pool(connection, 2);
   kube::EventRecorder events(event_pool, options.scheduler_name, HostName());
@@ -191,9 +207,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
   std::atomic<bool> informers_stop{false};
   for (auto& kind : kinds) {
     clients.push_back(std::make_unique<kube::HttpClient>(connection));
-    informers.push_back(std::make_unique<kube::Informer>(*clients.back(), kind));
+    informers.push_back(
+        std::make_unique<kube::Informer>(*clients.back(), kind));
     kube::Informer* informer = informers.back().get();
-    threads.emplace_back([informer, &informers_stop] { informer->Run(informers_stop); });
+    threads.emplace_back(
+        [informer, &informers_stop] { informer->Run(informers_stop); });
   }
   auto join = [&] {
     informers_stop = true;
@@ -206,19 +224,20 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
       if (absl::Now() > deadline) {
         join();
         return absl::DeadlineExceededError(absl::StrCat(
-            "could not list ", kinds[i].name, " from ", connection.server, " within ",
-            absl::FormatDuration(options.sync_timeout)));
+            "could not list ", kinds[i].name, " from ", connection.server,
+            " within ", absl::FormatDuration(options.sync_timeout)));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
   kube::HttpClient lease_client(connection);
-  kube::LeaderLease lease(lease_client, options.lease_namespace, options.lease_name,
-                          absl::StrCat(HostName(), "_", getpid()), options.lease_duration);
+  kube::LeaderLease lease(
+      lease_client, options.lease_namespace, options.lease_name,
+      absl::StrCat(HostName(), "_", getpid()), options.lease_duration);
   absl::Time renewed = absl::InfinitePast();
   if (options.leader_elect) {
-    LOG(INFO) << "waiting to lead: lease " << options.lease_namespace << "/" << options.lease_name
-              << " as " << lease.identity();
+    LOG(INFO) << "waiting to lead: lease " << options.lease_namespace << "/"
+              << options.lease_name << " as " << lease.identity();
     // Standbys try every fifth of a lease, as client-go's retry period.
     while (!stop.load()) {
       auto held = lease.TryAcquireOrRenew(absl::Now());
@@ -243,10 +262,12 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
       auto held = lease.TryAcquireOrRenew(start);
       if (held.ok() && *held) {
         renewed = start;
-      } else if (held.ok() || start - renewed > options.lease_duration * 2 / 3) {
+      } else if (held.ok() ||
+                 start - renewed > options.lease_duration * 2 / 3) {
         // Another instance may lead now: stop before deciding anything.
         outcome = absl::AbortedError(absl::StrCat(
-            "lost the leader lease ", options.lease_namespace, "/", options.lease_name,
+            "lost the leader lease ", options.lease_namespace, "/",
+            options.lease_name,
             held.ok() ? absl::StrCat(" to ", lease.holder())
                       : absl::StrCat(": ", held.status().message())));
         break;
@@ -262,28 +283,36 @@ absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy
     }
     for (api::TaskIndex t : partial_gangs.Review(cluster)) {
       const api::JobInfo& job = cluster.jobs[cluster.tasks[t].job];
-      LOG(WARNING) << "releasing " << cluster.tasks[t].pod->Key() << ": its gang " << job.Key()
-                   << " has stayed below minMember " << job.min_member << " for more than "
-                   << options.partial_gang_release_cycles << " cycles";
+      LOG(WARNING) << "releasing " << cluster.tasks[t].pod->Key()
+                   << ": its gang " << job.Key()
+                   << " has stayed below minMember " << job.min_member
+                   << " for more than " << options.partial_gang_release_cycles
+                   << " cycles";
       executor.Evict(cluster.tasks[t].pod, "gang-incomplete", "");
     }
     // Even when asked to stop: a cycle's binds all finish (or fail) before
     // the scheduler exits, so no gang is left half-sent.
     executor.Wait();
+    // What the cycle decided holds for the next one whether or not its
+    // status write has come back through the watch yet.
+    cache.KeepDecisions(cluster);
     status.Publish(cluster);
     if (!out.binds.empty() || !out.evictions.empty()) {
-      LOG(INFO) << "cycle: " << out.binds.size() << " bound, " << out.evictions.size()
-                << " evicted in " << absl::FormatDuration(absl::Now() - start);
+      LOG(INFO) << "cycle: " << out.binds.size() << " bound, "
+                << out.evictions.size() << " evicted in "
+                << absl::FormatDuration(absl::Now() - start);
     }
     absl::Duration left = options.period - (absl::Now() - start);
-    for (; left > absl::ZeroDuration() && !stop.load(); left -= absl::Milliseconds(10)) {
+    for (; left > absl::ZeroDuration() && !stop.load();
+         left -= absl::Milliseconds(10)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
   // Queued status writes and events are dropped; those already sent are
   // let finish (they use the writer, which must outlive them).
   size_t dropped = status_pool.Abandon() + event_pool.Abandon();
-  if (dropped > 0) LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
+  if (dropped > 0)
+    LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
   status_pool.Wait();
   event_pool.Wait();
   if (options.leader_elect && outcome.ok()) {

@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -21,41 +24,69 @@ struct ApiServer::Target {
 
 namespace {
 
-const ResourceType* Find(const std::vector<ResourceType>& resources, const std::string& group,
-                         const std::string& version, const std::string& resource) {
-  for (const auto& r : resources) {
-    if (r.group == group && r.version == version && r.resource == resource) return &r;
+const ResourceType* Find(const ResourceTable& resources,
+                         const std::string& group, const std::string& version,
+                         const std::string& resource) {
+  return resources.Find(group, version, resource);
+}
+
+// One entry of an APIResourceList, as discovery lists it.
+json DiscoveryEntry(const ResourceType& r, bool status) {
+  std::string singular = r.kind;
+  for (char& c : singular)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (status) {
+    return {{"name", r.resource + "/status"},
+            {"singularName", ""},
+            {"namespaced", r.namespaced},
+            {"kind", r.kind},
+            {"verbs", {"get", "patch", "update"}}};
   }
-  return nullptr;
+  return {{"name", r.resource},
+          {"singularName", singular},
+          {"namespaced", r.namespaced},
+          {"kind", r.kind},
+          {"verbs",
+           {"create", "delete", "deletecollection", "get", "list", "patch",
+            "update", "watch"}}};
 }
 
 Reply NotServed() {
-  return Reply::Error({404, "NotFound", "the server could not find the requested resource"});
+  return Reply::Error(
+      {404, "NotFound", "the server could not find the requested resource"});
 }
 
-std::optional<Selector> QuerySelector(const httplib::Request& req, const char* param,
-                                      bool labels, std::string* error) {
+std::optional<Selector> QuerySelector(const httplib::Request& req,
+                                      const char* param, bool labels,
+                                      std::string* error) {
   std::string text = req.has_param(param) ? req.get_param_value(param) : "";
-  return labels ? Selector::ParseLabels(text, error) : Selector::ParseFields(text, error);
+  return labels ? Selector::ParseLabels(text, error)
+                : Selector::ParseFields(text, error);
 }
 
 }  // namespace
 
 ApiServer::ApiServer(ApiServerOptions options)
     : options_(std::move(options)),
-      resources_(DefaultResources(options_.without_groups)),
+      resources_(
+          DefaultResources(options_.without_groups, options_.custom_kinds)),
       store_(options_.history),
       http_(std::make_unique<httplib::Server>()) {
-  pod_resources_ = {Find(resources_, "", "v1", "pods"),
-                    Find(resources_, "scheduling.k8s.io", "v1", "priorityclasses"),
-                    Find(resources_, "policy", "v1", "poddisruptionbudgets")};
+  pod_resources_ = {
+      Find(resources_, "", "v1", "pods"),
+      Find(resources_, "scheduling.k8s.io", "v1", "priorityclasses"),
+      Find(resources_, "policy", "v1", "poddisruptionbudgets")};
   namespaces_ = Find(resources_, "", "v1", "namespaces");
   size_t threads = options_.threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
   http_->set_tcp_nodelay(true);  // small JSON answers must not wait for Nagle
   http_->set_keep_alive_max_count(1u << 30);
   http_->set_keep_alive_timeout(5);  // also bounds how long Stop() waits
-  auto handler = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+    Handle(req, res);
+  };
   http_->Get(".*", handler);
   http_->Post(".*", handler);
   http_->Put(".*", handler);
@@ -68,13 +99,17 @@ ApiServer::~ApiServer() { Stop(); }
 
 void ApiServer::Seed() {
   for (const char* ns : {"default", "kube-system", "kube-public"}) {
-    store_.Create(*namespaces_, "", {{"metadata", {{"name", ns}}}, {"status", {{"phase", "Active"}}}});
+    store_.Create(
+        *namespaces_, "",
+        {{"metadata", {{"name", ns}}}, {"status", {{"phase", "Active"}}}});
   }
   const ResourceType* classes = pod_resources_.priority_classes;
   store_.Create(*classes, "",
-                {{"metadata", {{"name", "system-cluster-critical"}}}, {"value", 2000000000}});
+                {{"metadata", {{"name", "system-cluster-critical"}}},
+                 {"value", 2000000000}});
   store_.Create(*classes, "",
-                {{"metadata", {{"name", "system-node-critical"}}}, {"value", 2000001000}});
+                {{"metadata", {{"name", "system-node-critical"}}},
+                 {"value", 2000001000}});
 }
 
 int ApiServer::Start(const std::string& host, int port) {
@@ -83,7 +118,8 @@ int ApiServer::Start(const std::string& host, int port) {
   if (bound < 0) return -1;
   serving_ = std::thread([this] { http_->listen_after_bind(); });
   // Stop() before the loop runs would be lost: wait until it does.
-  while (!http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!http_->is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return bound;
 }
 
@@ -134,11 +170,17 @@ void ApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
     return;
   }
   if (req.path == "/version") {
-    reply = {200, {{"major", "1"}, {"minor", "28"}, {"gitVersion", "v1.28.0-shoal-emulator"}}};
+    reply = {200,
+             {{"major", "1"},
+              {"minor", "28"},
+              {"gitVersion", "v1.28.0-shoal-emulator"}}};
+  } else if (req.method == "GET" && Discovery(req.path, &reply)) {
+    // reply is set
   } else if (!Parse(req.path, &t)) {
     reply = NotServed();
   } else if (req.method == "GET" && t.name.empty() && req.has_param("watch") &&
-             req.get_param_value("watch") != "false" && req.get_param_value("watch") != "0") {
+             req.get_param_value("watch") != "false" &&
+             req.get_param_value("watch") != "0") {
     Watch(req, res, t);
     return;
   } else {
@@ -166,59 +208,155 @@ Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
       if (!labels || !fields) return Reply::Error(BadRequest(error));
       return store_.List(*t.type, t.ns, *labels, *fields);
     }
-    if (m == "POST" && t.type->resource == "bindings" && t.type->group.empty()) {
-      std::string pod = body.value("metadata", json::object()).value("name", "");
+    if (m == "POST" && t.type->resource == "bindings" &&
+        t.type->group.empty()) {
+      std::string pod =
+          body.value("metadata", json::object()).value("name", "");
       return BindPod(store_, pod_resources_, t.ns, pod, body);
     }
-    if (m == "POST" && (!t.type->namespaced || !t.ns.empty())) return Create(t, std::move(body));
-    return Reply::Error({405, "MethodNotAllowed", "the server does not allow this method on the requested resource"});
+    if (m == "POST" && (!t.type->namespaced || !t.ns.empty())) {
+      Reply created = Create(t, std::move(body));
+      CrdChanged(t, created, false);
+      return created;
+    }
+    return Reply::Error(
+        {405, "MethodNotAllowed",
+         "the server does not allow this method on the requested resource"});
   }
   bool is_pods = t.type == pod_resources_.pods;
   if (sub.empty() || (sub == "status" && t.type->has_status)) {
     bool status = !sub.empty();
     if (m == "GET") return store_.Get(*t.type, t.ns, t.name);
-    if (m == "PUT") return Update(t, std::move(body), status);
-    if (m == "PATCH") return Patch(t, req.get_header_value("Content-Type"), req.body, status);
-    if (m == "DELETE" && !status) return Delete(req, t);
+    Reply written;
+    if (m == "PUT") {
+      written = Update(t, std::move(body), status);
+    } else if (m == "PATCH") {
+      written =
+          Patch(t, req.get_header_value("Content-Type"), req.body, status);
+    } else if (m == "DELETE" && !status) {
+      written = Delete(req, t);
+    } else {
+      return Reply::Error(
+          {405, "MethodNotAllowed",
+           "the server does not allow this method on the requested resource"});
+    }
+    CrdChanged(t, written, m == "DELETE");
+    return written;
   } else if (is_pods && sub == "binding" && m == "POST") {
     return BindPod(store_, pod_resources_, t.ns, t.name, body);
   } else if (is_pods && sub == "eviction" && m == "POST") {
     return EvictPod(store_, pod_resources_, t.ns, t.name, body);
+  } else if (t.type->custom) {
+    // The CRD handler answers a subresource its CRD does not declare as
+    // if the object did not exist.
+    return Reply::Error(NotFound(t.type->QualifiedName(), t.name));
   } else {
     return NotServed();
   }
-  return Reply::Error({405, "MethodNotAllowed", "the server does not allow this method on the requested resource"});
+  return Reply::Error(
+      {405, "MethodNotAllowed",
+       "the server does not allow this method on the requested resource"});
+}
+
+bool ApiServer::Discovery(const std::string& path, Reply* reply) const {
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  if (parts.size() == 1 && parts[0] == "api") {
+    *reply = {200, {{"kind", "APIVersions"}, {"versions", {"v1"}}}};
+    return true;
+  }
+  if (parts.size() == 1 && parts[0] == "apis") {
+    json groups = json::array();
+    for (const auto& [group, version] : resources_.GroupVersions()) {
+      json gv = {{"groupVersion", group + "/" + version}, {"version", version}};
+      auto same =
+          std::find_if(groups.begin(), groups.end(),
+                       [&](const json& g) { return g["name"] == group; });
+      if (same == groups.end()) {
+        groups.push_back(
+            {{"name", group}, {"versions", {gv}}, {"preferredVersion", gv}});
+      } else {
+        (*same)["versions"].push_back(gv);
+      }
+    }
+    *reply = {
+        200,
+        {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}}};
+    return true;
+  }
+  std::string group, version;
+  if (parts.size() == 2 && parts[0] == "api") {
+    version = parts[1];
+  } else if (parts.size() == 3 && parts[0] == "apis") {
+    group = parts[1];
+    version = parts[2];
+  } else {
+    return false;
+  }
+  json resources = json::array();
+  for (const ResourceType* r : resources_.OfGroupVersion(group, version)) {
+    resources.push_back(DiscoveryEntry(*r, false));
+    // A custom resource's /status is listed only when its CRD declares it.
+    if (r->has_status) resources.push_back(DiscoveryEntry(*r, true));
+  }
+  if (resources.empty()) {
+    *reply = NotServed();
+  } else {
+    *reply = {
+        200,
+        {{"kind", "APIResourceList"},
+         {"apiVersion", "v1"},
+         {"groupVersion", group.empty() ? version : group + "/" + version},
+         {"resources", resources}}};
+  }
+  return true;
+}
+
+void ApiServer::CrdChanged(const Target& t, const Reply& reply, bool deleted) {
+  if (t.type->kind != "CustomResourceDefinition" || !reply.ok()) return;
+  if (deleted) {
+    resources_.Uninstall(reply.body);
+  } else {
+    resources_.Install(reply.body);
+  }
 }
 
 Reply ApiServer::Create(const Target& t, json object) {
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
-  if (t.type->namespaced && meta.contains("namespace") && meta["namespace"] != t.ns) {
-    return Reply::Error(BadRequest(
-        "the namespace of the provided object does not match the namespace sent on the request"));
+  if (t.type->namespaced && meta.contains("namespace") &&
+      meta["namespace"] != t.ns) {
+    return Reply::Error(
+        BadRequest("the namespace of the provided object does not match the "
+                   "namespace sent on the request"));
   }
   if (t.type == pod_resources_.pods) {
-    if (auto e = AdmitPod(store_, pod_resources_, object)) return Reply::Error(*e);
+    if (auto e = AdmitPod(store_, pod_resources_, object))
+      return Reply::Error(*e);
   } else if (t.type == namespaces_) {
     object["status"] = {{"phase", "Active"}};
   } else if (t.type->kind == "CustomResourceDefinition") {
     // Its kinds are served from the start (the emulator knows them):
     // established at once, as the API server reports when it is ready.
-    object["status"] = {{"conditions",
-                         {{{"type", "NamesAccepted"}, {"status", "True"}},
-                          {{"type", "Established"}, {"status", "True"}}}},
-                        {"acceptedNames", object["spec"].value("names", json::object())}};
-  } else if (t.type->custom && t.type->has_status) {
-    object.erase("status");  // status is written through /status only
+    object["status"] = {
+        {"conditions",
+         {{{"type", "NamesAccepted"}, {"status", "True"}},
+          {{"type", "Established"}, {"status", "True"}}}},
+        {"acceptedNames", object["spec"].value("names", json::object())}};
+  } else if (t.type->custom) {
+    // status is written through /status only, when the CRD serves it.
+    if (t.type->has_status) object.erase("status");
+    PruneToSchema(object, t.type->schema);
   }
   return store_.Create(*t.type, t.ns, std::move(object));
 }
 
 Reply ApiServer::Update(const Target& t, json object, bool status) {
-  std::string version = object.value("metadata", json::object()).value("resourceVersion", "");
+  std::string version =
+      object.value("metadata", json::object()).value("resourceVersion", "");
   if (version.empty()) {
-    return Reply::Error(Invalid(t.type->kind, t.name, "metadata.resourceVersion",
-                                "Invalid value: 0x0: must be specified for an update"));
+    return Reply::Error(
+        Invalid(t.type->kind, t.name, "metadata.resourceVersion",
+                "Invalid value: 0x0: must be specified for an update"));
   }
   return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) {
     return Replace(t, current, std::move(object), status);
@@ -227,22 +365,26 @@ Reply ApiServer::Update(const Target& t, json object, bool status) {
 
 Reply ApiServer::Patch(const Target& t, const std::string& content_type,
                        const std::string& body, bool status) {
-  return store_.Mutate(*t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
-    json patched = current;
-    if (auto e = ApplyPatch(content_type, body, t.type->custom, patched)) return e;
-    return Replace(t, current, std::move(patched), status);
-  });
+  return store_.Mutate(
+      *t.type, t.ns, t.name, [&](json& current) -> std::optional<ApiError> {
+        json patched = current;
+        if (auto e = ApplyPatch(content_type, body, t.type->custom, patched))
+          return e;
+        return Replace(t, current, std::move(patched), status);
+      });
 }
 
-std::optional<ApiError> ApiServer::Replace(const Target& t, json& current, json proposed,
-                                           bool status) const {
+std::optional<ApiError> ApiServer::Replace(const Target& t, json& current,
+                                           json proposed, bool status) const {
   // A write naming a resourceVersion applies only to that version.
   if (proposed["metadata"].value("resourceVersion", "") !=
       current["metadata"].value("resourceVersion", "")) {
-    return Conflict(t.type->QualifiedName(), t.name,
-                    "the object has been modified; please apply your changes to the latest "
-                    "version and try again");
+    return Conflict(
+        t.type->QualifiedName(), t.name,
+        "the object has been modified; please apply your changes to the latest "
+        "version and try again");
   }
+  if (t.type->custom) PruneToSchema(proposed, t.type->schema);
   if (status) {
     current["status"] = proposed.value("status", json::object());
     return std::nullopt;
@@ -252,8 +394,10 @@ std::optional<ApiError> ApiServer::Replace(const Target& t, json& current, json 
   }
   // The main resource does not write status, nor the server's metadata.
   if (t.type->has_status) proposed["status"] = current.value("status", json());
-  for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "generation"}) {
-    if (current["metadata"].contains(field)) proposed["metadata"][field] = current["metadata"][field];
+  for (const char* field :
+       {"deletionTimestamp", "deletionGracePeriodSeconds", "generation"}) {
+    if (current["metadata"].contains(field))
+      proposed["metadata"][field] = current["metadata"][field];
   }
   current = std::move(proposed);
   return std::nullopt;
@@ -271,22 +415,25 @@ Reply ApiServer::Delete(const httplib::Request& req, const Target& t) {
       options["gracePeriodSeconds"].is_number_integer()) {
     grace = options["gracePeriodSeconds"].get<int64_t>();
   }
-  if (t.type == pod_resources_.pods) return DeletePod(store_, pod_resources_, t.ns, t.name, grace);
+  if (t.type == pod_resources_.pods)
+    return DeletePod(store_, pod_resources_, t.ns, t.name, grace);
   if (t.type == namespaces_) {
     // Without a namespace controller a namespace only ever starts
     // terminating; nothing new may be created in it.
-    return store_.Mutate(*t.type, "", t.name, [](json& n) -> std::optional<ApiError> {
-      if (!n["metadata"].contains("deletionTimestamp")) {
-        n["metadata"]["deletionTimestamp"] = Rfc3339(absl::Now());
-      }
-      n["status"]["phase"] = "Terminating";
-      return std::nullopt;
-    });
+    return store_.Mutate(
+        *t.type, "", t.name, [](json& n) -> std::optional<ApiError> {
+          if (!n["metadata"].contains("deletionTimestamp")) {
+            n["metadata"]["deletionTimestamp"] = Rfc3339(absl::Now());
+          }
+          n["status"]["phase"] = "Terminating";
+          return std::nullopt;
+        });
   }
   return store_.Remove(*t.type, t.ns, t.name);
 }
 
-void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const Target& t) {
+void ApiServer::Watch(const httplib::Request& req, httplib::Response& res,
+                      const Target& t) {
   std::string error;
   auto labels = QuerySelector(req, "labelSelector", true, &error);
   auto fields = QuerySelector(req, "fieldSelector", false, &error);
@@ -303,7 +450,9 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
     bool gone = false;
   };
   auto state = std::make_shared<State>();
-  std::string from = req.has_param("resourceVersion") ? req.get_param_value("resourceVersion") : "";
+  std::string from = req.has_param("resourceVersion")
+                         ? req.get_param_value("resourceVersion")
+                         : "";
   int64_t timeout = 1800;
   if (req.has_param("timeoutSeconds")) {
     (void)absl::SimpleAtoi(req.get_param_value("timeoutSeconds"), &timeout);
@@ -323,7 +472,9 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
     }
   } else if (!absl::SimpleAtoi(from, &state->cursor)) {
     res.status = 400;
-    res.set_content(BadRequest("invalid resourceVersion \"" + from + "\"").ToStatus().dump(),
+    res.set_content(BadRequest("invalid resourceVersion \"" + from + "\"")
+                        .ToStatus()
+                        .dump(),
                     "application/json");
     return;
   } else if (state->cursor < store_.oldest_resumable()) {
@@ -332,17 +483,18 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
   absl::Duration bookmark_interval = options_.bookmark_interval;
   res.set_chunked_content_provider(
       "application/json",
-      [this, state, type, ns, labels = *labels, fields = *fields, bookmarks, bookmark_interval](
-          size_t, httplib::DataSink& sink) {
+      [this, state, type, ns, labels = *labels, fields = *fields, bookmarks,
+       bookmark_interval](size_t, httplib::DataSink& sink) {
         auto flush = [&] {
-          bool ok = state->pending.empty() || sink.write(state->pending.data(), state->pending.size());
+          bool ok = state->pending.empty() ||
+                    sink.write(state->pending.data(), state->pending.size());
           state->pending.clear();
           return ok;
         };
         if (state->gone) {
           ApiError e{410, "Expired",
-                     absl::StrCat("too old resource version: ", state->cursor, " (",
-                                  store_.oldest_resumable(), ")")};
+                     absl::StrCat("too old resource version: ", state->cursor,
+                                  " (", store_.oldest_resumable(), ")")};
           state->pending = WatchLine("ERROR", e.ToStatus());
           flush();
           sink.done();
@@ -354,23 +506,29 @@ void ApiServer::Watch(const httplib::Request& req, httplib::Response& res, const
           return true;
         }
         std::vector<WatchEvent> changes;
-        absl::Duration wait = std::min(absl::Milliseconds(500), state->deadline - absl::Now());
+        absl::Duration wait =
+            std::min(absl::Milliseconds(500), state->deadline - absl::Now());
         if (!store_.ChangesAfter(state->cursor, wait, &changes)) {
           state->gone = true;
           return true;
         }
         for (const WatchEvent& e : changes) {
           state->cursor = e.version;
-          if (e.type != type || (!ns.empty() && e.ns != ns)) continue;
-          if (!labels.Matches(*e.object) || !fields.Matches(*e.object)) continue;
+          if (!e.type->SameResource(*type) || (!ns.empty() && e.ns != ns))
+            continue;
+          if (!labels.Matches(*e.object) || !fields.Matches(*e.object))
+            continue;
           state->pending += *e.line;
         }
-        if (bookmarks && absl::Now() - state->last_bookmark >= bookmark_interval) {
+        if (bookmarks &&
+            absl::Now() - state->last_bookmark >= bookmark_interval) {
           state->last_bookmark = absl::Now();
-          state->pending += WatchLine(
-              "BOOKMARK", {{"kind", type->kind},
-                           {"apiVersion", type->ApiVersion()},
-                           {"metadata", {{"resourceVersion", absl::StrCat(state->cursor)}}}});
+          state->pending +=
+              WatchLine("BOOKMARK",
+                        {{"kind", type->kind},
+                         {"apiVersion", type->ApiVersion()},
+                         {"metadata",
+                          {{"resourceVersion", absl::StrCat(state->cursor)}}}});
         }
         return flush();
       });

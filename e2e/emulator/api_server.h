@@ -32,6 +32,10 @@ struct ApiServerOptions {
   absl::Duration bookmark_interval = absl::Seconds(5);
   // API groups not served, as when their CRDs are not installed.
   std::vector<std::string> without_groups;
+  // Shoal's custom resources served from the start, as permissive CRDs
+  // would (status subresources, no schema). false: a bare API server,
+  // serving a custom resource only once its CRD is created.
+  bool custom_kinds = true;
   size_t threads = 64;
 };
 
@@ -53,20 +57,24 @@ class ApiServer {
   bool Parse(const std::string& path, Target* target) const;
   void Handle(const httplib::Request& req, httplib::Response& res);
   Reply Dispatch(const httplib::Request& req, const Target& t);
-  void Watch(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Watch(const httplib::Request& req, httplib::Response& res,
+             const Target& t);
   Reply Create(const Target& t, nlohmann::json object);
   Reply Update(const Target& t, nlohmann::json object, bool status);
-  Reply Patch(const Target& t, const std::string& content_type, const std::string& body,
-              bool status);
+  Reply Patch(const Target& t, const std::string& content_type,
+              const std::string& body, bool status);
   Reply Delete(const httplib::Request& req, const Target& t);
   // Puts `proposed` (a PUT body, or the object as patched) in place of
   // `current`: the status only, or all but the status.
   std::optional<ApiError> Replace(const Target& t, nlohmann::json& current,
                                   nlohmann::json proposed, bool status) const;
   void Seed();
-
+  // GET /api, /api/v1, /apis, /apis/GROUP/VERSION; false for other paths.
+  bool Discovery(const std::string& path, Reply* reply) const;
+  // A CRD was written or deleted: serve what it now says.
+  void CrdChanged(const Target& t, const Reply& reply, bool deleted);
   ApiServerOptions options_;
-  std::vector<ResourceType> resources_;
+  ResourceTable resources_;
   PodResources pod_resources_;
   const ResourceType* namespaces_ = nullptr;
   ObjectStore store_;

@@ -2,11 +2,12 @@
 // the end-to-end suite relies on being the real API server's.
 #include "e2e/emulator/api_server.h"
 
+#include <set>
 #include <thread>
 
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 #include "httplib.h"
+#include "nlohmann/json.hpp"
 
 namespace shoal::emulator {
 namespace {
@@ -30,22 +31,26 @@ class ApiServerTest : public ::testing::Test {
     server_->Stop();
   }
 
-  json Call(const std::string& method, const std::string& path, const json& body = nullptr,
-            long* code = nullptr, const std::string& type = "application/json") {
+  json Call(const std::string& method, const std::string& path,
+            const json& body = nullptr, long* code = nullptr,
+            const std::string& type = "application/json") {
     std::string payload = body.is_null() ? "" : body.dump();
-    httplib::Result r = method == "GET"      ? client_->Get(path.c_str())
-                        : method == "POST"   ? client_->Post(path.c_str(), payload, type.c_str())
-                        : method == "PUT"    ? client_->Put(path.c_str(), payload, type.c_str())
-                        : method == "PATCH"  ? client_->Patch(path.c_str(), payload, type.c_str())
-                                             : client_->Delete(path.c_str());
+    httplib::Result r =
+        method == "GET"    ? client_->Get(path.c_str())
+        : method == "POST" ? client_->Post(path.c_str(), payload, type.c_str())
+        : method == "PUT"  ? client_->Put(path.c_str(), payload, type.c_str())
+        : method == "PATCH"
+            ? client_->Patch(path.c_str(), payload, type.c_str())
+            : client_->Delete(path.c_str());
     EXPECT_TRUE(r) << method << " " << path;
     if (code != nullptr) *code = r->status;
     return json::parse(r->body);
   }
   json NewPod(const std::string& name) {
     return {{"metadata", {{"name", name}}},
-            {"spec", {{"schedulerName", "shoal"},
-                      {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}};
+            {"spec",
+             {{"schedulerName", "shoal"},
+              {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}};
   }
   // The watch's lines until `count` arrived.
   std::vector<json> Watch(const std::string& path, size_t count) {
@@ -69,24 +74,28 @@ class ApiServerTest : public ::testing::Test {
 
 TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {
   long code;
-  json missing = Call("GET", "/api/v1/namespaces/default/pods/nope", nullptr, &code);
+  json missing =
+      Call("GET", "/api/v1/namespaces/default/pods/nope", nullptr, &code);
   EXPECT_EQ(code, 404);
   EXPECT_EQ(missing["kind"], "Status");
   EXPECT_EQ(missing["reason"], "NotFound");
   EXPECT_EQ(missing["message"], "pods \"nope\" not found");
 
-  json bad = Call("POST", "/api/v1/namespaces/default/pods", NewPod("Bad_Name"), &code);
+  json bad = Call("POST", "/api/v1/namespaces/default/pods", NewPod("Bad_Name"),
+                  &code);
   EXPECT_EQ(code, 422);
   EXPECT_EQ(bad["reason"], "Invalid");
   EXPECT_EQ(bad["details"]["causes"][0]["field"], "metadata.name");
 
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
   EXPECT_EQ(code, 201);
-  json again = Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
+  json again =
+      Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
   EXPECT_EQ(code, 409);
   EXPECT_EQ(again["reason"], "AlreadyExists");
 
-  json no_ns = Call("POST", "/api/v1/namespaces/absent/pods", NewPod("p"), &code);
+  json no_ns =
+      Call("POST", "/api/v1/namespaces/absent/pods", NewPod("p"), &code);
   EXPECT_EQ(code, 404);
   EXPECT_EQ(no_ns["message"], "namespaces \"absent\" not found");
 }
@@ -96,13 +105,18 @@ TEST_F(ApiServerTest, StaleUpdatesConflictAndStatusIsItsOwnSubresource) {
                 {"spec", {{"minMember", 2}}},
                 {"status", {{"phase", "Running"}}}};
   long code;
-  json created = Call("POST", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups",
-                      group, &code);
+  json created =
+      Call("POST",
+           "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups",
+           group, &code);
   EXPECT_EQ(code, 201);
-  EXPECT_FALSE(created.contains("status")) << "status is written through /status only";
-  std::string path = "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/g";
-  json patched = Call("PATCH", path + "/status", {{"status", {{"phase", "Inqueue"}}}}, &code,
-                      "application/merge-patch+json");
+  EXPECT_FALSE(created.contains("status"))
+      << "status is written through /status only";
+  std::string path =
+      "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/g";
+  json patched =
+      Call("PATCH", path + "/status", {{"status", {{"phase", "Inqueue"}}}},
+           &code, "application/merge-patch+json");
   EXPECT_EQ(code, 200);
   EXPECT_EQ(patched["status"]["phase"], "Inqueue");
   // An update carrying the old resourceVersion is refused.
@@ -112,11 +126,14 @@ TEST_F(ApiServerTest, StaleUpdatesConflictAndStatusIsItsOwnSubresource) {
   EXPECT_EQ(code, 409);
   EXPECT_EQ(conflict["reason"], "Conflict");
   EXPECT_EQ(conflict["message"],
-            "Operation cannot be fulfilled on podgroups.scheduling.volcano.sh \"g\": the object "
-            "has been modified; please apply your changes to the latest version and try again");
+            "Operation cannot be fulfilled on podgroups.scheduling.volcano.sh "
+            "\"g\": the object "
+            "has been modified; please apply your changes to the latest "
+            "version and try again");
   // So is a patch that names an old version.
   Call("PATCH", path + "/status",
-       {{"metadata", {{"resourceVersion", created["metadata"]["resourceVersion"]}}},
+       {{"metadata",
+         {{"resourceVersion", created["metadata"]["resourceVersion"]}}},
         {"status", {{"phase", "Running"}}}},
        &code, "application/merge-patch+json");
   EXPECT_EQ(code, 409);
@@ -130,9 +147,10 @@ TEST_F(ApiServerTest, StrategicMergeMergesConditionsByType) {
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"));
   std::string path = "/api/v1/namespaces/default/pods/p/status";
   auto patch = [&](const std::string& type, const std::string& status) {
-    return Call("PATCH", path,
-                {{"status", {{"conditions", {{{"type", type}, {"status", status}}}}}}}, nullptr,
-                "application/strategic-merge-patch+json");
+    return Call(
+        "PATCH", path,
+        {{"status", {{"conditions", {{{"type", type}, {"status", status}}}}}}},
+        nullptr, "application/strategic-merge-patch+json");
   };
   patch("Ready", "False");
   patch("PodScheduled", "False");
@@ -147,24 +165,31 @@ TEST_F(ApiServerTest, BindingEvictionAndGracefulDeletion) {
   json binding = {{"target", {{"kind", "Node"}, {"name", "n1"}}}};
   Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
   EXPECT_EQ(code, 201);
-  json twice = Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
+  json twice =
+      Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
   EXPECT_EQ(code, 409);
   EXPECT_EQ(twice["message"],
-            "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to "
+            "Operation cannot be fulfilled on pods/binding \"p\": pod p is "
+            "already assigned to "
             "node \"n1\"");
   // A budget that allows no disruption refuses the eviction.
   Call("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
-       {{"metadata", {{"name", "keep"}}}, {"spec", {{"selector", {{"matchLabels", json::object()}}}}}});
+       {{"metadata", {{"name", "keep"}}},
+        {"spec", {{"selector", {{"matchLabels", json::object()}}}}}});
   json refused = Call("POST", "/api/v1/namespaces/default/pods/p/eviction",
                       {{"metadata", {{"name", "p"}}}}, &code);
   EXPECT_EQ(code, 429);
-  EXPECT_EQ(refused["message"], "Cannot evict pod as it would violate the pod's disruption budget.");
-  Call("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep");
-  Call("POST", "/api/v1/namespaces/default/pods/p/eviction", {{"metadata", {{"name", "p"}}}},
-       &code);
+  EXPECT_EQ(
+      refused["message"],
+      "Cannot evict pod as it would violate the pod's disruption budget.");
+  Call("DELETE",
+       "/apis/policy/v1/namespaces/default/poddisruptionbudgets/keep");
+  Call("POST", "/api/v1/namespaces/default/pods/p/eviction",
+       {{"metadata", {{"name", "p"}}}}, &code);
   EXPECT_EQ(code, 201);
   // Bound, so without a kubelet it is only marked for deletion...
-  json marked = Call("GET", "/api/v1/namespaces/default/pods/p", nullptr, &code);
+  json marked =
+      Call("GET", "/api/v1/namespaces/default/pods/p", nullptr, &code);
   EXPECT_EQ(code, 200);
   EXPECT_TRUE(marked["metadata"].contains("deletionTimestamp"));
   // ...until deleted with grace 0.
@@ -173,7 +198,8 @@ TEST_F(ApiServerTest, BindingEvictionAndGracefulDeletion) {
   EXPECT_EQ(code, 404);
 }
 
-TEST_F(ApiServerTest, WatchResumesFromAVersionSendsBookmarksAndSays410WhenTooOld) {
+TEST_F(ApiServerTest,
+       WatchResumesFromAVersionSendsBookmarksAndSays410WhenTooOld) {
   Shutdown();
   ApiServerOptions options;
   options.history = 3;
@@ -182,8 +208,11 @@ TEST_F(ApiServerTest, WatchResumesFromAVersionSendsBookmarksAndSays410WhenTooOld
   std::string from = list["metadata"]["resourceVersion"];
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("a"));
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("b"));
-  auto events = Watch("/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true"
-                      "&resourceVersion=" + from, 3);
+  auto events = Watch(
+      "/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true"
+      "&resourceVersion=" +
+          from,
+      3);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0]["type"], "ADDED");
   EXPECT_EQ(events[0]["object"]["metadata"]["name"], "a");
@@ -192,11 +221,188 @@ TEST_F(ApiServerTest, WatchResumesFromAVersionSendsBookmarksAndSays410WhenTooOld
   // Two more changes push `from` out of the 3-change history.
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("c"));
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("d"));
-  auto gone = Watch("/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + from, 1);
+  auto gone = Watch(
+      "/api/v1/namespaces/default/pods?watch=1&resourceVersion=" + from, 1);
   ASSERT_EQ(gone.size(), 1u);
   EXPECT_EQ(gone[0]["type"], "ERROR");
   EXPECT_EQ(gone[0]["object"]["code"], 410);
   EXPECT_EQ(gone[0]["object"]["reason"], "Expired");
+}
+
+// A PodGroup CRD shaped as Volcano's: no status subresource, and a schema
+// without Shoal's status.elasticTarget and without
+// x-kubernetes-preserve-unknown-fields.
+json VolcanoLikePodGroupCrd(bool status_subresource) {
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"apiVersion", {{"type", "string"}}},
+                   {"kind", {{"type", "string"}}},
+                   {"metadata", {{"type", "object"}}},
+                   {"spec",
+                    {{"type", "object"},
+                     {"properties",
+                      {{"minMember", {{"type", "integer"}}},
+                       {"minResources",
+                        {{"type", "object"},
+                         {"additionalProperties",
+                          {{"x-kubernetes-int-or-string", true}}}}}}}}},
+                   {"status",
+                    {{"type", "object"},
+                     {"properties",
+                      {{"phase", {{"type", "string"}}},
+                       {"conditions",
+                        {{"type", "array"},
+                         {"items",
+                          {{"type", "object"},
+                           {"properties",
+                            {{"type", {{"type", "string"}}},
+                             {"status", {{"type", "string"}}}}}}}}}}}}}}}};
+  json version = {{"name", "v1beta1"},
+                  {"served", true},
+                  {"storage", true},
+                  {"schema", {{"openAPIV3Schema", schema}}},
+                  {"subresources", json::object()}};
+  if (status_subresource) version["subresources"]["status"] = json::object();
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", "podgroups.scheduling.volcano.sh"}}},
+          {"spec",
+           {{"group", "scheduling.volcano.sh"},
+            {"scope", "Namespaced"},
+            {"names",
+             {{"kind", "PodGroup"},
+              {"plural", "podgroups"},
+              {"singular", "podgroup"}}},
+            {"versions", {version}}}}};
+}
+
+std::set<std::string> Discovered(const json& list) {
+  std::set<std::string> names;
+  for (const json& r : list["resources"]) names.insert(r["name"]);
+  return names;
+}
+
+TEST_F(ApiServerTest, CustomResourcesAreServedAsTheirCrdSays) {
+  Shutdown();
+  ApiServerOptions options;
+  options.custom_kinds = false;  // a bare API server
+  Start(options);
+  const std::string groups =
+      "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups";
+  long code;
+  // No CRD: neither the kind nor its group version is served.
+  json missing = Call("GET", groups, nullptr, &code);
+  EXPECT_EQ(code, 404);
+  EXPECT_EQ(missing["message"],
+            "the server could not find the requested resource");
+  Call("GET", "/apis/scheduling.volcano.sh/v1beta1", nullptr, &code);
+  EXPECT_EQ(code, 404);
+
+  const std::string crds =
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  Call("POST", crds, VolcanoLikePodGroupCrd(false), &code);
+  ASSERT_EQ(code, 201);
+  json discovery =
+      Call("GET", "/apis/scheduling.volcano.sh/v1beta1", nullptr, &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(discovery["kind"], "APIResourceList");
+  EXPECT_EQ(discovery["groupVersion"], "scheduling.volcano.sh/v1beta1");
+  EXPECT_EQ(Discovered(discovery), std::set<std::string>{"podgroups"});
+
+  // Fields outside the schema are pruned; status is an ordinary field.
+  json created = Call(
+      "POST", groups,
+      {{"metadata", {{"name", "g"}}},
+       {"spec",
+        {{"minMember", 2}, {"minResources", {{"cpu", "4"}}}, {"extra", 1}}},
+       {"status", {{"phase", "Pending"}}}},
+      &code);
+  ASSERT_EQ(code, 201);
+  EXPECT_EQ(created["spec"],
+            json({{"minMember", 2}, {"minResources", {{"cpu", "4"}}}}));
+  EXPECT_EQ(created["status"]["phase"], "Pending");
+  // No /status: 404, worded as if the object did not exist.
+  json no_status =
+      Call("PATCH", groups + "/g/status", {{"status", {{"phase", "Inqueue"}}}},
+           &code, "application/merge-patch+json");
+  EXPECT_EQ(code, 404);
+  EXPECT_EQ(no_status["reason"], "NotFound");
+  EXPECT_EQ(no_status["message"],
+            "podgroups.scheduling.volcano.sh \"g\" not found");
+  // Through the main resource the status is written, less what the
+  // schema does not know.
+  json patched = Call("PATCH", groups + "/g",
+                      {{"status",
+                        {{"phase", "Inqueue"},
+                         {"elasticTarget", 3},
+                         {"conditions",
+                          {{{"type", "Scheduled"},
+                            {"status", "True"},
+                            {"transitionID", "x"}}}}}}},
+                      &code, "application/merge-patch+json");
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(
+      patched["status"],
+      json({{"phase", "Inqueue"},
+            {"conditions", {{{"type", "Scheduled"}, {"status", "True"}}}}}));
+  // Without a status subresource a status change is a new generation.
+  EXPECT_EQ(created["metadata"]["generation"], 1);
+  EXPECT_EQ(patched["metadata"]["generation"], 2);
+
+  // The CRD gains a status subresource: now served and listed, and the
+  // main resource no longer writes the status.
+  json crd = Call("GET", crds + "/podgroups.scheduling.volcano.sh");
+  json changed = VolcanoLikePodGroupCrd(true);
+  changed["metadata"]["resourceVersion"] = crd["metadata"]["resourceVersion"];
+  Call("PUT", crds + "/podgroups.scheduling.volcano.sh", changed, &code);
+  ASSERT_EQ(code, 200);
+  EXPECT_EQ(Discovered(Call("GET", "/apis/scheduling.volcano.sh/v1beta1")),
+            (std::set<std::string>{"podgroups", "podgroups/status"}));
+  Call("PATCH", groups + "/g", {{"status", {{"phase", "Running"}}}}, &code,
+       "application/merge-patch+json");
+  EXPECT_EQ(Call("GET", groups + "/g")["status"]["phase"], "Inqueue");
+  Call("PATCH", groups + "/g/status", {{"status", {{"phase", "Running"}}}},
+       &code, "application/merge-patch+json");
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(Call("GET", groups + "/g")["status"]["phase"], "Running");
+
+  // Deleted: no longer served.
+  Call("DELETE", crds + "/podgroups.scheduling.volcano.sh", nullptr, &code);
+  EXPECT_EQ(code, 200);
+  Call("GET", groups + "/g", nullptr, &code);
+  EXPECT_EQ(code, 404);
+}
+
+TEST_F(ApiServerTest,
+       PruningKeepsWhatPreserveUnknownFieldsAndAdditionalPropertiesAllow) {
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"spec",
+                    {{"type", "object"},
+                     {"x-kubernetes-preserve-unknown-fields", true},
+                     {"properties",
+                      {{"known",
+                        {{"type", "object"},
+                         {"properties", {{"a", {{"type", "integer"}}}}}}}}}}},
+                   {"list",
+                    {{"type", "array"},
+                     {"items",
+                      {{"type", "object"},
+                       {"properties", {{"b", {{"type", "string"}}}}}}}}}}}};
+  json object = {
+      {"apiVersion", "x/v1"},
+      {"kind", "X"},
+      {"metadata", {{"name", "x"}}},
+      {"spec", {{"free", {{"deep", 1}}}, {"known", {{"a", 1}, {"z", 2}}}}},
+      {"list", {{{"b", "1"}, {"c", 2}}}},
+      {"top", 1}};
+  PruneToSchema(object, schema);
+  EXPECT_EQ(object,
+            json({{"apiVersion", "x/v1"},
+                  {"kind", "X"},
+                  {"metadata", {{"name", "x"}}},
+                  {"spec", {{"free", {{"deep", 1}}}, {"known", {{"a", 1}}}}},
+                  {"list", {{{"b", "1"}}}}}));
 }
 
 }  // namespace

@@ -4,21 +4,28 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <thread>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "e2e/emulator/api_server.h"
-#include "absl/flags/parse.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on.");
 ABSL_FLAG(int, port, 0, "Port to listen on (0: any free port).");
-ABSL_FLAG(int, history, 100000, "Changes a watch can resume from before it is told 410 Gone.");
-ABSL_FLAG(int, bookmark_seconds, 5, "Seconds between bookmarks on watches that ask for them.");
+ABSL_FLAG(int, history, 100000,
+          "Changes a watch can resume from before it is told 410 Gone.");
+ABSL_FLAG(int, bookmark_seconds, 5,
+          "Seconds between bookmarks on watches that ask for them.");
+ABSL_FLAG(bool, custom_kinds, true,
+          "Serve Shoal's custom resources before their CRDs are created "
+          "(false: only once a "
+          "CustomResourceDefinition is created, as a bare kube-apiserver).");
 ABSL_FLAG(std::string, without_groups, "",
-          "Comma-separated API groups not to serve, like a cluster without those CRDs.");
+          "Comma-separated API groups not to serve, like a cluster without "
+          "those CRDs.");
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -29,15 +36,17 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   shoal::emulator::ApiServerOptions options;
   options.history = absl::GetFlag(FLAGS_history);
-  options.bookmark_interval = absl::Seconds(absl::GetFlag(FLAGS_bookmark_seconds));
-  options.without_groups =
-      absl::StrSplit(absl::GetFlag(FLAGS_without_groups), ',', absl::SkipEmpty());
+  options.bookmark_interval =
+      absl::Seconds(absl::GetFlag(FLAGS_bookmark_seconds));
+  options.without_groups = absl::StrSplit(absl::GetFlag(FLAGS_without_groups),
+                                          ',', absl::SkipEmpty());
+  options.custom_kinds = absl::GetFlag(FLAGS_custom_kinds);
   shoal::emulator::ApiServer server(options);
   std::string host = absl::GetFlag(FLAGS_host);
   int port = server.Start(host, absl::GetFlag(FLAGS_port));
   if (port < 0) {
-    std::fprintf(stderr, "kube-emulator: cannot listen on %s:%d\n", host.c_str(),
-                 absl::GetFlag(FLAGS_port));
+    std::fprintf(stderr, "kube-emulator: cannot listen on %s:%d\n",
+                 host.c_str(), absl::GetFlag(FLAGS_port));
     return 1;
   }
   std::signal(SIGTERM, OnSignal);

@@ -39,13 +39,15 @@ std::string Rfc3339(absl::Time t) {
 
 std::string NewUid() {
   uint64_t a = Rng()(), b = Rng()();
-  return absl::StrFormat("%08x-%04x-4%03x-%04x-%012x", a >> 32, (a >> 16) & 0xffff, a & 0xfff,
+  return absl::StrFormat("%08x-%04x-4%03x-%04x-%012x", a >> 32,
+                         (a >> 16) & 0xffff, a & 0xfff,
                          0x8000 | ((b >> 48) & 0x3fff), b & 0xffffffffffffULL);
 }
 
 ObjectStore::ObjectStore(size_t history) : history_(history) {}
 
-std::optional<ApiError> ObjectStore::CheckNamespace(const std::string& ns) const {
+std::optional<ApiError> ObjectStore::CheckNamespace(
+    const std::string& ns) const {
   auto all = objects_.find("namespaces");
   const json* found = nullptr;
   if (all != objects_.end()) {
@@ -62,19 +64,22 @@ std::optional<ApiError> ObjectStore::CheckNamespace(const std::string& ns) const
 }
 
 void ObjectStore::Record(const ResourceType& type, const std::string& ns,
-                         const std::string& kind, std::shared_ptr<const json> object) {
-  auto line = std::make_shared<const std::string>(
-      WatchLine(kind, *object));
-  changes_.push_back({version_, &type, ns, kind, std::move(object), std::move(line)});
+                         const std::string& kind,
+                         std::shared_ptr<const json> object) {
+  auto line = std::make_shared<const std::string>(WatchLine(kind, *object));
+  changes_.push_back(
+      {version_, &type, ns, kind, std::move(object), std::move(line)});
   while (changes_.size() > history_) {
     oldest_resumable_ = changes_.front().version;
     changes_.pop_front();
   }
 }
 
-Reply ObjectStore::Create(const ResourceType& type, const std::string& ns, json object) {
+Reply ObjectStore::Create(const ResourceType& type, const std::string& ns,
+                          json object) {
   json& meta = object["metadata"];
-  if (!meta.is_object()) return Reply::Error(BadRequest("metadata must be an object"));
+  if (!meta.is_object())
+    return Reply::Error(BadRequest("metadata must be an object"));
   absl::MutexLock lock(&mu_);
   if (type.namespaced) {
     if (auto e = CheckNamespace(ns)) return Reply::Error(*e);
@@ -87,8 +92,9 @@ Reply ObjectStore::Create(const ResourceType& type, const std::string& ns, json 
   if (name.empty()) {
     std::string prefix = meta.value("generateName", "");
     if (prefix.empty()) {
-      return Reply::Error(Invalid(type.kind, "", "metadata.name",
-                                  "Required value: name or generateName is required"));
+      return Reply::Error(
+          Invalid(type.kind, "", "metadata.name",
+                  "Required value: name or generateName is required"));
     }
     do {
       name = prefix + RandomSuffix();
@@ -102,7 +108,8 @@ Reply ObjectStore::Create(const ResourceType& type, const std::string& ns, json 
   meta["uid"] = NewUid();
   meta["creationTimestamp"] = Rfc3339(absl::Now());
   meta["resourceVersion"] = absl::StrCat(version_);
-  if (type.custom) meta["generation"] = 1;  // spec changes count for custom resources
+  if (type.custom)
+    meta["generation"] = 1;  // spec changes count for custom resources
   object["apiVersion"] = type.ApiVersion();
   object["kind"] = type.kind;
   auto stored = std::make_shared<const json>(std::move(object));
@@ -122,14 +129,15 @@ Reply ObjectStore::Get(const ResourceType& type, const std::string& ns,
   return Reply::Error(NotFound(type.QualifiedName(), name));
 }
 
-Reply ObjectStore::List(const ResourceType& type, const std::string& ns, const Selector& labels,
-                        const Selector& fields) const {
+Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
+                        const Selector& labels, const Selector& fields) const {
   json items = json::array();
   absl::ReaderMutexLock lock(&mu_);
   auto all = objects_.find(type.QualifiedName());
   if (all != objects_.end()) {
     for (const auto& [key, object] : all->second) {
-      if (!ns.empty() && (*object)["metadata"].value("namespace", "") != ns) continue;
+      if (!ns.empty() && (*object)["metadata"].value("namespace", "") != ns)
+        continue;
       if (!labels.Matches(*object) || !fields.Matches(*object)) continue;
       json item = *object;
       // Built-in lists carry kind and apiVersion once, on the list.
@@ -152,7 +160,8 @@ Reply ObjectStore::Mutate(const ResourceType& type, const std::string& ns,
   absl::MutexLock lock(&mu_);
   Objects& objects = objects_[type.QualifiedName()];
   auto it = objects.find(Key(ns, name));
-  if (it == objects.end()) return Reply::Error(NotFound(type.QualifiedName(), name));
+  if (it == objects.end())
+    return Reply::Error(NotFound(type.QualifiedName(), name));
   json object = *it->second;
   if (auto e = change(object)) return Reply::Error(*e);
   // Identity fields are the server's, whatever the change did.
@@ -161,12 +170,23 @@ Reply ObjectStore::Mutate(const ResourceType& type, const std::string& ns,
       object["metadata"][field] = (*it->second)["metadata"][field];
     }
   }
-  object["metadata"]["resourceVersion"] = (*it->second)["metadata"]["resourceVersion"];
+  object["metadata"]["resourceVersion"] =
+      (*it->second)["metadata"]["resourceVersion"];
   object["apiVersion"] = type.ApiVersion();
   object["kind"] = type.kind;
   if (object == *it->second) return {200, object};
-  if (type.custom && object.value("spec", json()) != (*it->second).value("spec", json())) {
-    object["metadata"]["generation"] = (*it->second)["metadata"].value("generation", 0) + 1;
+  if (type.custom) {
+    // Any change but to metadata counts as a new generation of a custom
+    // resource, status included unless a status subresource serves it.
+    auto content = [&type](json o) {
+      o.erase("metadata");
+      if (type.has_status) o.erase("status");
+      return o;
+    };
+    if (content(object) != content(*it->second)) {
+      object["metadata"]["generation"] =
+          (*it->second)["metadata"].value("generation", 0) + 1;
+    }
   }
   ++version_;
   object["metadata"]["resourceVersion"] = absl::StrCat(version_);
@@ -181,7 +201,8 @@ Reply ObjectStore::Remove(const ResourceType& type, const std::string& ns,
   absl::MutexLock lock(&mu_);
   Objects& objects = objects_[type.QualifiedName()];
   auto it = objects.find(Key(ns, name));
-  if (it == objects.end()) return Reply::Error(NotFound(type.QualifiedName(), name));
+  if (it == objects.end())
+    return Reply::Error(NotFound(type.QualifiedName(), name));
   json object = *it->second;
   objects.erase(it);
   ++version_;
@@ -191,16 +212,16 @@ Reply ObjectStore::Remove(const ResourceType& type, const std::string& ns,
   return {200, *gone};
 }
 
-std::vector<std::shared_ptr<const json>> ObjectStore::Current(const ResourceType& type,
-                                                              const std::string& ns,
-                                                              uint64_t* version) const {
+std::vector<std::shared_ptr<const json>> ObjectStore::Current(
+    const ResourceType& type, const std::string& ns, uint64_t* version) const {
   std::vector<std::shared_ptr<const json>> out;
   absl::ReaderMutexLock lock(&mu_);
   *version = version_;
   auto all = objects_.find(type.QualifiedName());
   if (all == objects_.end()) return out;
   for (const auto& [key, object] : all->second) {
-    if (ns.empty() || (*object)["metadata"].value("namespace", "") == ns) out.push_back(object);
+    if (ns.empty() || (*object)["metadata"].value("namespace", "") == ns)
+      out.push_back(object);
   }
   return out;
 }
@@ -209,12 +230,14 @@ bool ObjectStore::ChangesAfter(uint64_t after, absl::Duration timeout,
                                std::vector<WatchEvent>* out) const {
   absl::ReaderMutexLock lock(&mu_);
   if (after < oldest_resumable_) return false;
-  auto newer = [this, after]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return version_ > after; };
+  auto newer = [this, after]()
+                   ABSL_SHARED_LOCKS_REQUIRED(mu_) { return version_ > after; };
   mu_.AwaitWithTimeout(absl::Condition(&newer), timeout);
   if (after < oldest_resumable_) return false;
   // Versions grow along the deque: binary-search the first newer change.
-  auto first = std::upper_bound(changes_.begin(), changes_.end(), after,
-                                [](uint64_t v, const WatchEvent& e) { return v < e.version; });
+  auto first = std::upper_bound(
+      changes_.begin(), changes_.end(), after,
+      [](uint64_t v, const WatchEvent& e) { return v < e.version; });
   out->assign(first, changes_.end());
   return true;
 }

@@ -67,6 +67,7 @@ def test_cluster_role_grants_what_the_scheduler_does_and_no_more():
               ("", "events", "create"), ("scheduling.k8s.io", "priorityclasses", "watch"),
               ("scheduling.volcano.sh", "podgroups/status", "patch"),
               ("scheduling.x-k8s.io", "podgroups/status", "patch"),
+              ("scheduling.volcano.sh", "podgroups", "patch"),
               ("scheduling.volcano.sh", "queues", "watch"),
               ("scheduling.volcano.sh", "queues", "create"),
               ("coordination.k8s.io", "leases", "update")}

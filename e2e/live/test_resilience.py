@@ -1,7 +1,11 @@
 """Failures: a scheduler killed mid-gang, a gang left half-bound, watches
 cut, an API server answering 500 for a while, and a clean SIGTERM."""
 import collections
+import threading
 import time
+
+import pytest
+import urllib3
 
 from harness.cluster import wait_for
 from harness.objects import Objects
@@ -97,3 +101,41 @@ def test_sigterm_stops_cleanly(objects, kubelet, schedulers):
     objects.gang("g", 4)
     wait_for("gang bound", lambda: len(objects.bound("g-")) == 4)
     assert scheduler.stop() == 0
+
+
+def test_a_cut_watch_leaves_no_half_read_stream_behind(objects, proxy):
+    """A watch is a chunked stream (HTTP/1.1 Transfer-Encoding: chunked),
+    as kube-apiserver sends it. Cut mid-chunk, its upstream connection
+    must be closed: reused, a later request would read the rest of the
+    stream as its answer (BadStatusLine) and a resumed watch would die."""
+    path = f"/api/v1/namespaces/{objects.ns}/pods"
+    direct = urllib3.PoolManager(retries=False)
+    auth = {"Authorization": proxy.auth} if proxy.auth else {}
+    stream = proxy.pool.request("GET", f"{proxy.upstream}{path}?watch=1", headers=auth,
+                                preload_content=False, timeout=urllib3.Timeout(connect=5, read=10))
+    assert stream.headers.get("Transfer-Encoding") == "chunked"
+    stream.close()
+    stream.release_conn()
+
+    through = urllib3.PoolManager(retries=False, maxsize=1)
+    watch = through.request("GET", f"{proxy.url}{path}?watch=1", preload_content=False,
+                            timeout=urllib3.Timeout(connect=5, read=10))
+    assert watch.status == 200
+    wait_for("the watch open at the proxy", lambda: len(proxy.watches) == 1)
+    assert proxy.drop_watches() == 1
+    # The client sees the stream end in the middle of a chunk.
+    with pytest.raises(urllib3.exceptions.ProtocolError):
+        for _ in watch.read_chunked():
+            pass
+    # The API server keeps writing the watch it was asked for into the
+    # connection it was asked on, whenever something changes.
+    objects.pod("a")
+    wait_for("the proxy done with the watch", lambda: not proxy.watches)
+    answers = []
+    request = threading.Thread(target=lambda: answers.append(
+        direct.request("GET", f"{proxy.url}{path}", timeout=10)))
+    request.start()
+    time.sleep(0.5)
+    objects.pod("b")
+    request.join(timeout=15)
+    assert answers and answers[0].status == 200, answers and answers[0].data[:300]

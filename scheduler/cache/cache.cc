@@ -36,12 +36,63 @@ void Cache::DeletePod(const std::string& key) {
 
 void Cache::UpsertPodGroup(api::JobInfo group) {
   absl::MutexLock lock(&mu_);
+  Reconcile(group);
   groups_[group.Key()] = std::move(group);
 }
 
 void Cache::DeletePodGroup(const std::string& key) {
   absl::MutexLock lock(&mu_);
   groups_.erase(key);
+  decisions_.erase(key);
+}
+
+void Cache::Reconcile(const api::JobInfo& group) {
+  auto it = decisions_.find(group.Key());
+  if (it == decisions_.end()) return;
+  Decision& d = it->second;
+  if (d.uid != group.uid) {  // recreated: nothing decided applies
+    decisions_.erase(it);
+    return;
+  }
+  if (!d.has_phase) return;
+  if (group.phase == d.phase) {
+    d.has_phase = false;  // the source has it now
+  } else if (group.phase != d.source_phase && d.ours.count(group.phase) == 0) {
+    d.has_phase = false;  // someone else moved it since: theirs wins
+  }
+  // Otherwise it still shows what it did, or an earlier write of ours.
+  if (!d.has_phase) d.ours.clear();
+}
+
+void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
+  absl::MutexLock lock(&mu_);
+  for (const api::JobInfo& job : cluster.jobs) {
+    if (job.source == api::GroupSource::kSinglePod || job.group_missing)
+      continue;
+    auto group = groups_.find(job.Key());
+    if (group == groups_.end() || group->second.uid != job.uid)
+      continue;  // gone meanwhile
+    Decision& d = decisions_[job.Key()];
+    if (d.uid != job.uid) d = Decision{job.uid};
+    d.elastic_target = job.elastic_target;
+    api::PodGroupPhase source_phase = group->second.phase;
+    if (job.phase == source_phase) {
+      d.has_phase = false;
+      d.ours.clear();
+      continue;
+    }
+    if (!d.has_phase) d.source_phase = source_phase;
+    d.has_phase = true;
+    d.phase = job.phase;
+    d.ours.insert(job.phase);
+  }
+}
+
+int Cache::KeptCount() const {
+  absl::MutexLock lock(&mu_);
+  int phases = 0;
+  for (const auto& [key, d] : decisions_) phases += d.has_phase ? 1 : 0;
+  return phases;
 }
 
 void Cache::SetPodGroupPhase(const std::string& key, api::PodGroupPhase phase) {
@@ -85,7 +136,8 @@ int Cache::AssumedCount() const {
   return static_cast<int>(assumed_.size());
 }
 
-std::shared_ptr<const api::PodInfo> Cache::FindPod(const std::string& key) const {
+std::shared_ptr<const api::PodInfo> Cache::FindPod(
+    const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(key);
   return it == pods_.end() ? nullptr : it->second.pod;
@@ -94,8 +146,10 @@ std::shared_ptr<const api::PodInfo> Cache::FindPod(const std::string& key) const
 absl::Time Cache::LatestCreation() const {
   absl::MutexLock lock(&mu_);
   absl::Time latest = absl::UnixEpoch();
-  for (const auto& [key, entry] : pods_) latest = std::max(latest, entry.pod->created);
-  for (const auto& [key, group] : groups_) latest = std::max(latest, group.created);
+  for (const auto& [key, entry] : pods_)
+    latest = std::max(latest, entry.pod->created);
+  for (const auto& [key, group] : groups_)
+    latest = std::max(latest, group.created);
   return latest;
 }
 
@@ -146,13 +200,20 @@ api::ClusterInfo Cache::Snapshot() const {
   for (const auto& [key, group] : groups_) {
     if (theirs.count(key) > 0 && ours.count(key) == 0) continue;
     api::JobInfo job = group;
-    job.priority = job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+    job.priority =
+        job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+    auto kept = decisions_.find(key);
+    if (kept != decisions_.end() && kept->second.uid == job.uid) {
+      if (kept->second.has_phase) job.phase = kept->second.phase;
+      job.elastic_target = kept->second.elastic_target;
+    }
     job_of_group[key] = b.AddJob(std::move(job));
   }
   // (job, pod priority) pairs: a PodGroup without a class ranks as its
   // highest pod, settled once every pod is known.
   std::vector<std::pair<api::JobIndex, int32_t>> pod_priorities;
-  std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>> tasks;
+  std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>>
+      tasks;
   for (const auto& [key, entry] : pods_) {
     std::shared_ptr<const api::PodInfo> pod = entry.pod;
     auto assumed = assumed_.find(key);
@@ -198,7 +259,8 @@ api::ClusterInfo Cache::Snapshot() const {
         missing.name = pod->group;
         missing.uid = group_key;
         missing.group_missing = true;
-        it = job_of_group.emplace(group_key, b.AddJob(std::move(missing))).first;
+        it =
+            job_of_group.emplace(group_key, b.AddJob(std::move(missing))).first;
       }
       job = it->second;
     }

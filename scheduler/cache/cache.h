@@ -5,12 +5,21 @@
 // A bind Shoal has sent is *assumed*: the pod counts as on its node until
 // the source reports the pod bound, so the next cycle never books the
 // same room twice.
+//
+// Likewise what a cycle decided about a PodGroup that later cycles read
+// back (its phase, which is admission; its elastic target) is *kept*
+// (KeepDecisions) rather than waited for: the status write that tells the
+// API server may be slow, refused, or pruned by the CRD's schema. A kept
+// phase gives way once the source shows it, or shows a phase of someone
+// else's making; everything kept about a PodGroup goes when it is
+// deleted or recreated (a new uid).
 #ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
 #define SHOAL_SCHEDULER_CACHE_CACHE_H_
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
@@ -41,6 +50,10 @@ class Cache {
   // What a status write of the PodGroup's phase does, once the API server
   // has it (the replay and the simulator play that part themselves).
   void SetPodGroupPhase(const std::string& key, api::PodGroupPhase phase);
+  // After a cycle: keep its verdict on every PodGroup (see above).
+  void KeepDecisions(const api::ClusterInfo& cluster);
+  // PodGroups whose decided phase the source does not show yet.
+  int KeptCount() const;
   void UpsertQueue(api::QueueInfo queue);
   void DeleteQueue(const std::string& name);
   void UpsertPriorityClass(api::PriorityClass pc);
@@ -79,12 +92,30 @@ class Cache {
   mutable absl::Mutex mu_;
   // Ordered maps: snapshots, and so decisions, do not depend on arrival
   // order.
-  std::map<std::string, std::shared_ptr<const api::NodeSpec>> nodes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<const api::NodeSpec>> nodes_
+      ABSL_GUARDED_BY(mu_);
   std::map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::JobInfo> groups_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::QueueInfo> queues_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, api::PriorityClass> priority_classes_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> assumed_ ABSL_GUARDED_BY(mu_);  // pod -> node
+  std::map<std::string, api::PriorityClass> priority_classes_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> assumed_
+      ABSL_GUARDED_BY(mu_);  // pod -> node
+  struct Decision {
+    std::string uid;  // of the PodGroup it was made for
+    // The phase decided, when the source does not show it yet; the phase
+    // the source showed then; and every phase decided since, whose
+    // status writes may still come back through the source.
+    bool has_phase = false;
+    api::PodGroupPhase phase = api::PodGroupPhase::kPending;
+    api::PodGroupPhase source_phase = api::PodGroupPhase::kPending;
+    std::set<api::PodGroupPhase> ours;
+    int32_t elastic_target = 0;
+  };
+  // Drops what the source's view of `group` reflects or supersedes.
+  void Reconcile(const api::JobInfo& group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::map<std::string, Decision> decisions_
+      ABSL_GUARDED_BY(mu_);  // by PodGroup key
 };
 
 }  // namespace shoal::cache

@@ -14,8 +14,9 @@ namespace {
 using nlohmann::json;
 
 const char* ApiResourceVersionOf(const api::JobInfo& job) {
-  return job.source == api::GroupSource::kSchedulerPlugins ? "scheduling.x-k8s.io/v1alpha1"
-                                                           : "scheduling.volcano.sh/v1beta1";
+  return job.source == api::GroupSource::kSchedulerPlugins
+             ? "scheduling.x-k8s.io/v1alpha1"
+             : "scheduling.volcano.sh/v1beta1";
 }
 
 std::string GroupKey(const std::string& api_version, const std::string& key) {
@@ -23,7 +24,8 @@ std::string GroupKey(const std::string& api_version, const std::string& key) {
 }
 
 json PodScheduledCondition(const json& pod) {
-  const json& conditions = pod.value("status", json::object()).value("conditions", json::array());
+  const json& conditions =
+      pod.value("status", json::object()).value("conditions", json::array());
   if (conditions.is_array()) {
     for (const json& c : conditions) {
       if (c.is_object() && c.value("type", "") == "PodScheduled") return c;
@@ -37,13 +39,14 @@ json PodScheduledCondition(const json& pod) {
 StatusWriter::StatusWriter(RequestPool& pool, EventRecorder& events)
     : pool_(pool), events_(events) {}
 
-void StatusWriter::Remember(std::map<std::string, Observed>& into, const std::string& key,
-                            Observed seen) {
+void StatusWriter::Remember(std::map<std::string, Observed>& into,
+                            const std::string& key, Observed seen) {
   auto it = into.find(key);
   uint64_t known, now;
   // resourceVersions are opaque, but etcd's are numbers; when both parse,
   // an older answer (a late watch event) does not overwrite a newer one.
-  if (it != into.end() && absl::SimpleAtoi(it->second.resource_version, &known) &&
+  if (it != into.end() &&
+      absl::SimpleAtoi(it->second.resource_version, &known) &&
       absl::SimpleAtoi(seen.resource_version, &now) && now < known) {
     return;
   }
@@ -56,14 +59,17 @@ void StatusWriter::ObservePodGroup(const json& object) {
            {ResourceVersionOf(object), object.value("status", json::object())});
 }
 
-void StatusWriter::ForgetPodGroup(const std::string& api_version, const std::string& key) {
+void StatusWriter::ForgetPodGroup(const std::string& api_version,
+                                  const std::string& key) {
   absl::MutexLock lock(&mu_);
   groups_.erase(GroupKey(api_version, key));
+  written_.erase(GroupKey(api_version, key));
 }
 
 void StatusWriter::ObservePod(const json& object) {
   absl::MutexLock lock(&mu_);
-  Remember(pods_, ObjectKey(object), {ResourceVersionOf(object), PodScheduledCondition(object)});
+  Remember(pods_, ObjectKey(object),
+           {ResourceVersionOf(object), PodScheduledCondition(object)});
 }
 
 void StatusWriter::ForgetPod(const std::string& key) {
@@ -80,17 +86,24 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   absl::Time now = absl::Now();
   absl::MutexLock lock(&mu_);
   for (const api::JobInfo& job : cluster.jobs) {
-    if (job.source == api::GroupSource::kSinglePod || job.group_missing) continue;
+    if (job.source == api::GroupSource::kSinglePod || job.group_missing)
+      continue;
     std::string key = GroupKey(ApiResourceVersionOf(job), job.Key());
     auto seen = groups_.find(key);
     if (seen == groups_.end() || in_flight_.count(key) > 0) continue;
-    if (AlreadySays(seen->second.status, DesiredPodGroupStatus(job, seen->second.status, now))) {
+    json desired = DesiredPodGroupStatus(job, seen->second.status, now);
+    if (AlreadySays(seen->second.status, desired)) continue;
+    // Written already, and nothing changed since: what is missing was
+    // pruned by the CRD's schema.
+    auto written = written_.find(key);
+    if (written != written_.end() &&
+        written->second.resource_version == seen->second.resource_version &&
+        AlreadySays(written->second.status, desired)) {
       continue;
     }
     in_flight_.insert(key);
-    std::string path = absl::StrCat("/apis/", ApiResourceVersionOf(job), "/namespaces/", job.ns,
-                                    "/podgroups/", job.name, "/status");
-    pool_.Submit([this, key, path, job](HttpClient& c) { WritePodGroup(c, key, path, job); });
+    pool_.Submit(
+        [this, key, job](HttpClient& c) { WritePodGroup(c, key, job); });
   }
   for (const api::TaskInfo& task : cluster.tasks) {
     if (task.status != api::TaskStatus::kPending) continue;
@@ -103,8 +116,9 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
     const std::string key = task.pod->Key();
     auto seen = pods_.find(key);
     if (seen == pods_.end() || in_flight_.count(key) > 0) continue;
-    if (AlreadySays(seen->second.status,
-                    UnschedulableCondition(message, seen->second.status, now))) {
+    if (AlreadySays(
+            seen->second.status,
+            UnschedulableCondition(message, seen->second.status, now))) {
       continue;
     }
     in_flight_.insert(key);
@@ -114,24 +128,76 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   }
 }
 
+bool StatusWriter::ServesStatus(HttpClient& client,
+                                const std::string& api_version, bool relearn) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto known = serves_status_.find(api_version);
+    if (known != serves_status_.end() && !relearn) return known->second;
+  }
+  auto r = client.Request("GET", absl::StrCat("/apis/", api_version));
+  json list = r.ok() && r->status == 200 ? json::parse(r->body, nullptr, false)
+                                         : json();
+  const json& resources =
+      list.is_object() ? list.value("resources", json()) : json();
+  if (!resources.is_array()) {
+    // Discovery did not answer: write as before (through /status) and
+    // ask again next time.
+    LOG(WARNING) << "discovery of " << api_version << ": "
+                 << (!r.ok() ? std::string(r.status().message())
+                     : r->status != 200
+                         ? absl::StrCat("HTTP ", r->status, ": ",
+                                        StatusMessage(r->body))
+                         : std::string("no resource list in the answer"));
+    return true;
+  }
+  bool serves = false;
+  for (const json& resource : resources) {
+    if (resource.is_object() &&
+        resource.value("name", "") == "podgroups/status")
+      serves = true;
+  }
+  absl::MutexLock lock(&mu_);
+  auto known = serves_status_.find(api_version);
+  if (known == serves_status_.end() || known->second != serves) {
+    LOG(INFO) << "podgroups " << api_version << ": "
+              << (serves ? "writing status through the /status subresource"
+                         : "the CRD declares no status subresource; writing "
+                           "status through the "
+                           "PodGroup itself");
+  }
+  serves_status_[api_version] = serves;
+  return serves;
+}
+
 void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
-                                 const std::string& path, const api::JobInfo& job) {
+                                 const api::JobInfo& job) {
   constexpr int kAttempts = 3;
-  std::string object_path = path.substr(0, path.size() - std::string("/status").size());
+  const std::string api_version = ApiResourceVersionOf(job);
+  const std::string object_path = absl::StrCat(
+      "/apis/", api_version, "/namespaces/", job.ns, "/podgroups/", job.name);
+  bool relearned = false;
+  bool through_status = ServesStatus(client, api_version, false);
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     Observed seen;
     {
       absl::MutexLock lock(&mu_);
       seen = groups_[key];
     }
+    json desired = DesiredPodGroupStatus(job, seen.status, absl::Now());
     json patch = {{"metadata", {{"resourceVersion", seen.resource_version}}},
-                  {"status", DesiredPodGroupStatus(job, seen.status, absl::Now())}};
-    auto r = client.Request("PATCH", path, patch.dump(), "application/merge-patch+json");
+                  {"status", desired}};
+    auto r = client.Request(
+        "PATCH", through_status ? object_path + "/status" : object_path,
+        patch.dump(), "application/merge-patch+json");
     if (r.ok() && r->status == 200) {
       json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
       absl::MutexLock lock(&mu_);
       if (updated.is_object()) {
-        Remember(groups_, key, {ResourceVersionOf(updated), updated.value("status", json::object())});
+        Observed now{ResourceVersionOf(updated),
+                     updated.value("status", json::object())};
+        written_[key] = {now.resource_version, desired};
+        Remember(groups_, key, std::move(now));
       }
       ++writes_;
       in_flight_.erase(key);
@@ -140,16 +206,30 @@ void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
     if (r.ok() && r->status == 409 && attempt < kAttempts) {
       // Someone else wrote in between: read it afresh and recompute.
       auto fresh = client.Request("GET", object_path);
-      json object = fresh.ok() ? json::parse(fresh->body, nullptr, false) : json();
+      json object =
+          fresh.ok() ? json::parse(fresh->body, nullptr, false) : json();
       if (fresh.ok() && fresh->status == 200 && object.is_object()) {
         absl::MutexLock lock(&mu_);
-        groups_[key] = {ResourceVersionOf(object), object.value("status", json::object())};
+        groups_[key] = {ResourceVersionOf(object),
+                        object.value("status", json::object())};
+        continue;
+      }
+    }
+    if (r.ok() && r->status == 404 && through_status && !relearned) {
+      // A CRD without a status subresource answers 404 too: ask
+      // discovery again (the CRD may have changed) before taking it for
+      // a deleted PodGroup.
+      relearned = true;
+      through_status = ServesStatus(client, api_version, true);
+      if (!through_status) {
+        --attempt;  // not a conflict: the same attempt, the other way
         continue;
       }
     }
     if (r.ok() && r->status == 404) break;  // deleted meanwhile
     LOG(WARNING) << "podgroup " << job.Key() << " status: "
-                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ", StatusMessage(r->body))
+                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ",
+                                           StatusMessage(r->body))
                             : std::string(r.status().message()));
     break;
   }
@@ -157,7 +237,8 @@ void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
   in_flight_.erase(key);
 }
 
-void StatusWriter::WritePodCondition(HttpClient& client, const api::PodInfo& pod,
+void StatusWriter::WritePodCondition(HttpClient& client,
+                                     const api::PodInfo& pod,
                                      const std::string& message) {
   json observed;
   {
@@ -168,22 +249,26 @@ void StatusWriter::WritePodCondition(HttpClient& client, const api::PodInfo& pod
   // A strategic merge patch merges the conditions list by type, leaving
   // the kubelet's conditions alone.
   json patch = {{"status", {{"conditions", json::array({condition})}}}};
-  std::string path = absl::StrCat("/api/v1/namespaces/", pod.ns, "/pods/", pod.name, "/status");
-  auto r = client.Request("PATCH", path, patch.dump(), "application/strategic-merge-patch+json");
+  std::string path = absl::StrCat("/api/v1/namespaces/", pod.ns, "/pods/",
+                                  pod.name, "/status");
+  auto r = client.Request("PATCH", path, patch.dump(),
+                          "application/strategic-merge-patch+json");
   bool written = r.ok() && r->status == 200;
   if (written) {
-    events_.Record({"v1", "Pod", pod.ns, pod.name, pod.uid}, "Warning", "FailedScheduling",
-                   message);
+    events_.Record({"v1", "Pod", pod.ns, pod.name, pod.uid}, "Warning",
+                   "FailedScheduling", message);
   } else if (!(r.ok() && r->status == 404)) {
     LOG(WARNING) << "pod " << pod.Key() << " condition: "
-                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ", StatusMessage(r->body))
+                 << (r.ok() ? absl::StrCat("HTTP ", r->status, ": ",
+                                           StatusMessage(r->body))
                             : std::string(r.status().message()));
   }
   absl::MutexLock lock(&mu_);
   if (written) {
     json updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
     if (updated.is_object()) {
-      Remember(pods_, pod.Key(), {ResourceVersionOf(updated), PodScheduledCondition(updated)});
+      Remember(pods_, pod.Key(),
+               {ResourceVersionOf(updated), PodScheduledCondition(updated)});
     }
     ++writes_;
   }

@@ -9,6 +9,16 @@
 // by the informers and by the answers to its own writes), one write per
 // object at a time. PodGroup writes carry the resourceVersion they were
 // computed from; a 409 is retried on a freshly read object.
+//
+// A PodGroup CRD may declare no status subresource (Volcano's does not):
+// then `.../podgroups/NAME/status` answers 404 as if the object were
+// gone. Which way to write is learnt per API version from discovery
+// (`GET /apis/GROUP/VERSION` lists `podgroups/status` only when it is
+// served), logged once, and learnt again after a 404; without the
+// subresource the status is written through the main resource. A field
+// the CRD's schema prunes (Shoal's elasticTarget under Volcano's schema)
+// never shows on the server: what was last written is remembered, so it
+// is not written again every cycle.
 #ifndef SHOAL_SCHEDULER_KUBE_STATUS_WRITER_H_
 #define SHOAL_SCHEDULER_KUBE_STATUS_WRITER_H_
 
@@ -42,21 +52,33 @@ class StatusWriter {
  private:
   struct Observed {
     std::string resource_version;
-    nlohmann::json status;  // a PodGroup's status, or a pod's PodScheduled condition
+    nlohmann::json
+        status;  // a PodGroup's status, or a pod's PodScheduled condition
   };
-  void WritePodGroup(HttpClient& client, const std::string& key, const std::string& path,
+  // Whether the API version serves podgroups/status; asks discovery
+  // when not known yet or when `relearn`.
+  bool ServesStatus(HttpClient& client, const std::string& api_version,
+                    bool relearn);
+  void WritePodGroup(HttpClient& client, const std::string& key,
                      const api::JobInfo& job);
-  void WritePodCondition(HttpClient& client, const api::PodInfo& pod, const std::string& message);
+  void WritePodCondition(HttpClient& client, const api::PodInfo& pod,
+                         const std::string& message);
   // Takes `object` as the newest view unless a newer one is known.
-  void Remember(std::map<std::string, Observed>& into, const std::string& key, Observed seen)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Remember(std::map<std::string, Observed>& into, const std::string& key,
+                Observed seen) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   RequestPool& pool_;
   EventRecorder& events_;
   mutable absl::Mutex mu_;
-  std::map<std::string, Observed> groups_ ABSL_GUARDED_BY(mu_);  // by api version + ns/name
-  std::map<std::string, Observed> pods_ ABSL_GUARDED_BY(mu_);    // by ns/name
+  std::map<std::string, Observed> groups_
+      ABSL_GUARDED_BY(mu_);  // by api version + ns/name
+  std::map<std::string, Observed> pods_ ABSL_GUARDED_BY(mu_);  // by ns/name
+  // What was last written to a PodGroup, and the resourceVersion that
+  // write produced: unchanged since, it need not be written again.
+  std::map<std::string, Observed> written_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  // By API version: true when podgroups/status is served.
+  std::map<std::string, bool> serves_status_ ABSL_GUARDED_BY(mu_);
   int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

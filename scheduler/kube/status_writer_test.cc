@@ -12,12 +12,14 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kGroupPath[] = "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups";
+constexpr char kGroupPath[] =
+    "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups";
 
 class StatusWriterTest : public ::testing::Test {
  protected:
   StatusWriterTest() : server_(emulator::ApiServerOptions{}) {
-    connection_.server = "http://127.0.0.1:" + std::to_string(server_.Start("127.0.0.1", 0));
+    connection_.server =
+        "http://127.0.0.1:" + std::to_string(server_.Start("127.0.0.1", 0));
     client_ = std::make_unique<HttpClient>(connection_);
     pool_ = std::make_unique<RequestPool>(connection_, 2);
     event_pool_ = std::make_unique<RequestPool>(connection_, 1);
@@ -33,15 +35,19 @@ class StatusWriterTest : public ::testing::Test {
     server_.Stop();
   }
 
-  json Call(const std::string& method, const std::string& path, const json& body = nullptr,
+  json Call(const std::string& method, const std::string& path,
+            const json& body = nullptr,
             const std::string& type = "application/json") {
-    auto r = client_->Request(method, path, body.is_null() ? "" : body.dump(), type);
-    EXPECT_TRUE(r.ok() && r->status < 300) << (r.ok() ? r->body : r.status().ToString());
+    auto r =
+        client_->Request(method, path, body.is_null() ? "" : body.dump(), type);
+    EXPECT_TRUE(r.ok() && r->status < 300)
+        << (r.ok() ? r->body : r.status().ToString());
     return json::parse(r->body);
   }
 
   // A gang of two, as the session leaves it.
-  api::ClusterInfo Gang(api::PodGroupPhase phase, int running, const std::string& message) {
+  api::ClusterInfo Gang(api::PodGroupPhase phase, int running,
+                        const std::string& message) {
     api::ClusterInfo cluster;
     api::JobInfo job;
     job.ns = "default";
@@ -67,10 +73,15 @@ class StatusWriterTest : public ::testing::Test {
   std::unique_ptr<StatusWriter> writer_;
 };
 
-TEST_F(StatusWriterTest, WritesPodGroupStatusOnceAndRetriesAConflictOnAFreshObject) {
-  json group = Call("POST", kGroupPath, {{"metadata", {{"name", "g"}}}, {"spec", {{"minMember", 2}}}});
+TEST_F(StatusWriterTest,
+       WritesPodGroupStatusOnceAndRetriesAConflictOnAFreshObject) {
+  json group =
+      Call("POST", kGroupPath,
+           {{"metadata", {{"name", "g"}}}, {"spec", {{"minMember", 2}}}});
   writer_->ObservePodGroup(group);
-  const std::string why = "2/2 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.";
+  const std::string why =
+      "2/2 tasks in gang unschedulable: 0/1 nodes are available: 1 "
+      "Insufficient cpu.";
   Publish(Gang(api::PodGroupPhase::kInqueue, 0, why));
   json status = Call("GET", std::string(kGroupPath) + "/g")["status"];
   EXPECT_EQ(status["phase"], "Inqueue");
@@ -87,25 +98,31 @@ TEST_F(StatusWriterTest, WritesPodGroupStatusOnceAndRetriesAConflictOnAFreshObje
   // Another writer adds a condition; the writer's view is now stale, so
   // its next write is refused with 409 and redone on the fresh object.
   Call("PATCH", std::string(kGroupPath) + "/g/status",
-       {{"status", {{"conditions", {status["conditions"][0],
-                                    {{"type", "Audited"}, {"status", "True"}}}}}}},
+       {{"status",
+         {{"conditions",
+           {status["conditions"][0],
+            {{"type", "Audited"}, {"status", "True"}}}}}}},
        "application/merge-patch+json");
   Publish(Gang(api::PodGroupPhase::kRunning, 2, ""));
   status = Call("GET", std::string(kGroupPath) + "/g")["status"];
   EXPECT_EQ(status["phase"], "Running");
   EXPECT_EQ(status["running"], 2);
   std::map<std::string, std::string> conditions;
-  for (const json& c : status["conditions"]) conditions[c["type"]] = c["status"];
-  EXPECT_EQ(conditions, (std::map<std::string, std::string>{
-                            {"Audited", "True"}, {"Scheduled", "True"}, {"Unschedulable", "False"}}));
+  for (const json& c : status["conditions"])
+    conditions[c["type"]] = c["status"];
+  EXPECT_EQ(conditions,
+            (std::map<std::string, std::string>{{"Audited", "True"},
+                                                {"Scheduled", "True"},
+                                                {"Unschedulable", "False"}}));
   EXPECT_EQ(writer_->writes(), 2);
 }
 
 TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   json pod = Call("POST", "/api/v1/namespaces/default/pods",
                   {{"metadata", {{"name", "p"}}},
-                   {"spec", {{"schedulerName", "shoal"},
-                             {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
+                   {"spec",
+                    {{"schedulerName", "shoal"},
+                     {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
   writer_->ObservePod(pod);
   api::ClusterInfo cluster;
   api::JobInfo job;
@@ -118,10 +135,12 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   cluster.jobs.push_back(job);
   // And a gang of 2 of which only one pod exists: it waits for its
   // sibling, so its pod is not marked.
-  json lonely = Call("POST", "/api/v1/namespaces/default/pods",
-                     {{"metadata", {{"name", "q"}}},
-                      {"spec", {{"schedulerName", "shoal"},
-                                {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
+  json lonely =
+      Call("POST", "/api/v1/namespaces/default/pods",
+           {{"metadata", {{"name", "q"}}},
+            {"spec",
+             {{"schedulerName", "shoal"},
+              {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
   writer_->ObservePod(lonely);
   api::JobInfo gang = job;
   gang.name = "g";
@@ -141,7 +160,8 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   }
   Publish(cluster);
   Publish(cluster);  // unchanged: no second write, no second event
-  json conditions = Call("GET", "/api/v1/namespaces/default/pods/p")["status"]["conditions"];
+  json conditions =
+      Call("GET", "/api/v1/namespaces/default/pods/p")["status"]["conditions"];
   ASSERT_EQ(conditions.size(), 1u);
   EXPECT_EQ(conditions[0]["type"], "PodScheduled");
   EXPECT_EQ(conditions[0]["status"], "False");
@@ -154,7 +174,72 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
   EXPECT_EQ(events[0]["involvedObject"]["name"], "p");
   EXPECT_EQ(events[0]["message"], job.message);
   EXPECT_EQ(writer_->writes(), 1);
-  EXPECT_FALSE(Call("GET", "/api/v1/namespaces/default/pods/q")["status"].contains("conditions"));
+  EXPECT_FALSE(
+      Call("GET", "/api/v1/namespaces/default/pods/q")["status"].contains(
+          "conditions"));
+}
+
+// Volcano's PodGroup CRD declares no status subresource, and its schema
+// has no elasticTarget: the status is written through the PodGroup
+// itself, and the pruned field is not written again every cycle.
+TEST_F(StatusWriterTest,
+       WritesThroughThePodGroupWhenTheCrdHasNoStatusSubresource) {
+  json status_schema = {
+      {"type", "object"},
+      {"properties",
+       {{"phase", {{"type", "string"}}},
+        {"running", {{"type", "integer"}}},
+        {"succeeded", {{"type", "integer"}}},
+        {"failed", {{"type", "integer"}}},
+        {"conditions",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"},
+            {"x-kubernetes-preserve-unknown-fields", true}}}}}}}};
+  json schema = {
+      {"type", "object"},
+      {"properties",
+       {{"metadata", {{"type", "object"}}},
+        {"spec",
+         {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}},
+        {"status", status_schema}}}};
+  Call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+       {{"metadata", {{"name", "podgroups.scheduling.volcano.sh"}}},
+        {"spec",
+         {{"group", "scheduling.volcano.sh"},
+          {"scope", "Namespaced"},
+          {"names", {{"kind", "PodGroup"}, {"plural", "podgroups"}}},
+          {"versions",
+           {{{"name", "v1beta1"},
+             {"served", true},
+             {"storage", true},
+             {"subresources", json::object()},
+             {"schema", {{"openAPIV3Schema", schema}}}}}}}}});
+  json group =
+      Call("POST", kGroupPath,
+           {{"metadata", {{"name", "g"}}}, {"spec", {{"minMember", 2}}}});
+  writer_->ObservePodGroup(group);
+  // An elastic gang: three pods, minMember 2, all running.
+  api::ClusterInfo cluster = Gang(api::PodGroupPhase::kRunning, 3, "");
+  cluster.jobs[0].tasks = {0, 1, 2};
+  cluster.jobs[0].elastic_target = 3;
+  Publish(cluster);
+  json status = Call("GET", std::string(kGroupPath) + "/g")["status"];
+  EXPECT_EQ(status["phase"], "Running");
+  EXPECT_EQ(status["running"], 3);
+  EXPECT_FALSE(status.contains("elasticTarget"));  // pruned
+  EXPECT_EQ(writer_->writes(), 1);
+  Publish(cluster);
+  EXPECT_EQ(writer_->writes(), 1);
+  // What changes is written again.
+  cluster.jobs[0].count_by_status[static_cast<int>(api::TaskStatus::kRunning)] =
+      2;
+  cluster.jobs[0]
+      .count_by_status[static_cast<int>(api::TaskStatus::kSucceeded)] = 1;
+  Publish(cluster);
+  EXPECT_EQ(Call("GET", std::string(kGroupPath) + "/g")["status"]["succeeded"],
+            1);
+  EXPECT_EQ(writer_->writes(), 2);
 }
 
 }  // namespace

@@ -123,11 +123,23 @@ class _Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
     def cut(self):
-        self.cut_flag = True
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        """Ends the watch as a network failure would: in the middle of a
+        chunk, and with both connections closed (the upstream one must
+        never go back to the pool with the rest of the stream unread)."""
+        with self.write_lock:
+            self.cut_flag = True
+            try:
+                # A chunk announced as 64 bytes that never arrives whole.
+                self.wfile.write(b'40\r\n{"type":"MODIFIED","obj')
+                self.wfile.flush()
+            except (OSError, ValueError):
+                pass
+            for sock in (self.connection, getattr(self, "upstream_sock", None)):
+                try:
+                    if sock is not None:
+                        sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def forward(self):
         proxy = self.server.proxy
@@ -169,26 +181,41 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
         self.cut_flag = False
+        self.write_lock = threading.Lock()
+        connection = getattr(upstream, "_connection", None)
+        self.upstream_sock = getattr(connection, "sock", None)
         with proxy.lock:
             proxy.watches.add(self)
+        finished = False
         try:
-            self.send_response(upstream.status)
-            self.send_header("Content-Type", upstream.headers.get("Content-Type", "application/json"))
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
+            with self.write_lock:
+                self.send_response(upstream.status)
+                self.send_header("Content-Type",
+                                 upstream.headers.get("Content-Type", "application/json"))
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
             chunks = upstream.read_chunked() if upstream.chunked else upstream.stream(4096)
             for chunk in chunks:
-                if self.cut_flag:
-                    break
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                self.wfile.flush()
-            if not self.cut_flag:
-                self.wfile.write(b"0\r\n\r\n")
-        except (OSError, urllib3.exceptions.HTTPError):
+                with self.write_lock:
+                    if self.cut_flag:
+                        break
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+            else:
+                with self.write_lock:
+                    if not self.cut_flag:
+                        self.wfile.write(b"0\r\n\r\n")
+                        finished = True
+        except (OSError, ValueError, urllib3.exceptions.HTTPError):
             pass
         finally:
             with proxy.lock:
                 proxy.watches.discard(self)
+            if not finished:
+                # The stream was not read to its end: its connection is
+                # closed, so no later request reads the rest of it as its
+                # answer.
+                upstream.close()
             upstream.release_conn()
             self.close_connection = True
 
