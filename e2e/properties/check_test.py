@@ -137,6 +137,14 @@ class OracleTest(unittest.TestCase):
         # Not asked of a policy without predicates.
         self.assertEqual(check.check(s, r, predicates=False)[0], [])
 
+    def test_cordoned_node_takes_only_pods_tolerating_it(self):
+        a = node("a")
+        a["spec"]["unschedulable"] = True
+        s = snap(a, pod("p"), pod("ds", tolerations=[{"operator": "Exists"}]))
+        r = report({"binds": [("ns/p", "a"), ("ns/ds", "a")]})
+        self.assertEqual(sorted((x.kind, x.obj) for x in check.check(s, r)[0]),
+                         [("cordoned", "ns/p")])
+
     def test_double_bind_is_caught(self):
         s = snap(node("a"), pod("p", node_name="a"))
         r = report({"binds": [("ns/p", "a")]})

@@ -39,6 +39,7 @@ GPUS = ["1", "1", "2", "4"]
 PRIORITY_CLASSES = [("low", 10), ("mid", 100), ("high", 1000)]
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 BATCH_TAINT = {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 SOFT_TAINT = {"key": "spot", "value": "true", "effect": "PreferNoSchedule"}
 
 
@@ -140,7 +141,10 @@ def placement_problem(pod, node):
                 pod["spec"].get("tolerations"), taint):
             return "untolerated taint %s=%s:%s" % (taint["key"], taint.get("value", ""),
                                                    taint["effect"])
-    if node["spec"].get("unschedulable"):
+    # kube-scheduler's NodeUnschedulable: a cordoned node takes only pods
+    # that tolerate the taint the node controller puts on it.
+    if node["spec"].get("unschedulable") and not tolerates(
+            pod["spec"].get("tolerations"), UNSCHEDULABLE_TAINT):
         return "node is cordoned (spec.unschedulable)"
     return None
 

@@ -45,15 +45,16 @@ def _rel(path):
 
 
 def run_seed(job):
-    seed, chosen, binary, cycles = job
+    seed, chosen, binary, cycles, determinism = job
     text = generate.dumps(generate.generate(seed))
     results = []
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "seed-%d.json" % seed)
         with open(path, "w") as f:
             f.write(text)
-        for name, ppath in chosen:
-            violations, excuses = check.run_case(binary, path, ppath, cycles)
+        for i, (name, ppath) in enumerate(chosen):
+            twice = determinism == "all" or i == seed % len(chosen)
+            violations, excuses = check.run_case(binary, path, ppath, cycles, twice)
             results.append((name, violations, excuses))
     saved = None
     if any(v for _, v, _ in results):
@@ -73,6 +74,11 @@ def main(argv=None):
     ap.add_argument("--cycles", type=int, default=5)
     ap.add_argument("--binary", default=os.environ.get(
         "SHOAL_SCHEDULER", os.path.join(ROOT, "bazel-bin/scheduler/shoal-scheduler")))
+    ap.add_argument("--determinism", choices=["rotate", "all"], default="rotate",
+                    help="run twice and compare: one policy per seed, in turn (rotate), "
+                    "or every policy (all)")
+    ap.add_argument("--log", help="write every violation to this file, one a line: "
+                    "seed, policy, violation")
     ap.add_argument("--details", type=int, default=20,
                     help="print the violations of at most this many failing runs")
     a = ap.parse_args(argv)
@@ -93,15 +99,19 @@ def main(argv=None):
     excuses = collections.Counter()
     failing_runs = 0
     detailed = 0
-    jobs = [(s, chosen, binary, a.cycles) for s in seeds]
+    jobs = [(s, chosen, binary, a.cycles, a.determinism) for s in seeds]
     pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
     it = pool.imap(run_seed, jobs) if pool else map(run_seed, jobs)
+    log = open(a.log, "w") if a.log else None
     for done, (seed, items, results, saved) in enumerate(it, 1):
         for name, violations, ex in results:
             excuses.update(ex)
             if not violations:
                 continue
             failing_runs += 1
+            if log:
+                for v in violations:
+                    log.write("%d\t%s\t%s\n" % (seed, name, v))
             seen = set()
             for v in violations:
                 if v.kind in seen:
@@ -126,6 +136,8 @@ def main(argv=None):
         if done % 50 == 0 or done == len(jobs):
             sys.stderr.write("[%d/%d seeds, %.0fs, %d failing runs]\n"
                              % (done, len(jobs), time.time() - start, failing_runs))
+    if log:
+        log.close()
     if pool:
         pool.close()
         pool.join()
