@@ -123,8 +123,17 @@ def main(argv=None):
             if detailed < a.details:
                 detailed += 1
                 print("FAIL seed %d policy %s (snapshot %s):" % (seed, name, saved))
+                shown_binary = _rel(binary)
+                if os.environ.get("TEST_TARGET"):
+                    # Under bazel test: the file ends up in outputs.zip.
+                    target = os.environ["TEST_TARGET"].lstrip("/").replace(":", "/")
+                    print("  (under bazel: unzip bazel-testlogs/%s/test.outputs/outputs.zip, "
+                          "or regenerate: python3 e2e/properties/generate.py %d %s)"
+                          % (target, seed, os.path.basename(saved)))
+                    saved = os.path.basename(saved)
+                    shown_binary = "bazel-bin/scheduler/shoal-scheduler"
                 print("  replay: %s --snapshot=%s --scheduler-conf=%s --cycles=%d --output=json"
-                      % (_rel(binary), saved, _rel(known[name]), a.cycles))
+                      % (shown_binary, saved, _rel(known[name]), a.cycles))
                 print("  check:  python3 %s %s %s --cycles=%d"
                       % (_rel(os.path.join(HERE, "check.py")), saved, _rel(known[name]),
                          a.cycles))
