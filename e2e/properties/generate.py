@@ -1,0 +1,382 @@
+"""Seeded random clusters and workloads for property checks of Shoal.
+
+`generate(seed)` returns a Kubernetes `kind: List` (as `kubectl get -o json`
+prints it) that `shoal-scheduler --snapshot=FILE` reads: nodes of several
+shapes (some with GPUs, some tainted NoSchedule, some cordoned, zone labels,
+small pod counts), 1-4 Volcano Queues, PriorityClasses, PodGroups with gangs
+of 1-8 pods, lone pods, pods already running (placed here without
+over-booking, respecting selectors and taints) and pods of another
+scheduler taking room. The same seed gives a byte-identical file
+(`dumps(generate(seed))`).
+
+    python3 e2e/properties/generate.py SEED [OUT.json]
+
+Standard library only.
+"""
+
+import json
+import random
+import sys
+
+SCHEDULER = "shoal"
+OTHER_SCHEDULER = "default-scheduler"
+GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+ZONE = "topology.kubernetes.io/zone"
+T0 = 1795165200  # 2026-11-20T09:00:00Z
+
+NODE_SHAPES = [
+    # name, cpu, memory, gpu
+    ("small", "4", "16Gi", None),
+    ("medium", "8", "32Gi", None),
+    ("large", "16", "64Gi", None),
+    ("odd", "6500m", "24Gi", None),
+    ("gpu4", "16", "128Gi", "4"),
+    ("gpu8", "32", "256Gi", "8"),
+]
+CPUS = ["100m", "250m", "500m", "1", "1500m", "2", "3", "4", "6"]
+MEMS = ["128Mi", "512Mi", "1Gi", "2Gi", "3Gi", "4Gi", "8Gi", "16Gi"]
+GPUS = ["1", "1", "2", "4"]
+PRIORITY_CLASSES = [("low", 10), ("mid", 100), ("high", 1000)]
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+BATCH_TAINT = {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+SOFT_TAINT = {"key": "spot", "value": "true", "effect": "PreferNoSchedule"}
+
+
+def timestamp(seconds):
+    import time
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(T0 + seconds))
+
+
+# --- the same arithmetic the oracle uses, to place running pods without
+# over-booking (imported by check.py too) ---
+
+_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+           "n": None, "u": None, "m": None, "": 1, "k": 10**3, "M": 10**6, "G": 10**9,
+           "T": 10**12, "P": 10**15, "E": 10**18}
+
+
+def quantity(q):
+    """A Kubernetes quantity as an exact Fraction of base units."""
+    from fractions import Fraction
+    s = str(q).strip()
+    if "e" in s.lower() and not s.endswith(("Ei", "E")):
+        mant, exp = s.lower().split("e")
+        return Fraction(mant) * Fraction(10) ** int(exp)
+    for suf in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"):
+        if s.endswith(suf):
+            return Fraction(s[:-2]) * _SUFFIX[suf]
+    frac = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000)}
+    if s and s[-1] in frac:
+        return Fraction(s[:-1]) * frac[s[-1]]
+    if s and s[-1] in "kMGTPE":
+        return Fraction(s[:-1]) * _SUFFIX[s[-1]]
+    return Fraction(s)
+
+
+def _add(a, b, sign=1):
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + sign * v
+    return out
+
+
+def _resources(m):
+    return {k: quantity(v) for k, v in (m or {}).items()}
+
+
+def pod_requests(pod):
+    """What kube-scheduler counts for a pod (k8s resourcehelper.PodRequests):
+    containers plus sidecars, or the largest init container (with the
+    sidecars started before it) if larger, plus overhead, plus one pod."""
+    spec = pod["spec"]
+    reqs = {}
+    for c in spec.get("containers", []):
+        reqs = _add(reqs, _resources(c.get("resources", {}).get("requests")))
+    sidecars, init = {}, {}
+    for c in spec.get("initContainers", []):
+        r = _resources(c.get("resources", {}).get("requests"))
+        if c.get("restartPolicy") == "Always":
+            reqs = _add(reqs, r)
+            sidecars = _add(sidecars, r)
+            r = dict(sidecars)
+        else:
+            r = _add(r, sidecars)
+        for k, v in r.items():
+            init[k] = max(init.get(k, 0), v)
+    for k, v in init.items():
+        reqs[k] = max(reqs.get(k, 0), v)
+    reqs = _add(reqs, _resources(spec.get("overhead")))
+    reqs["pods"] = reqs.get("pods", 0) + 1
+    return {k: v for k, v in reqs.items() if v != 0}
+
+
+def node_allocatable(node):
+    return _resources(node["status"]["allocatable"])
+
+
+def tolerates(tolerations, taint):
+    for t in tolerations or []:
+        if t.get("effect") and t["effect"] != taint["effect"]:
+            continue
+        op = t.get("operator", "Equal")
+        if not t.get("key") and op == "Exists":
+            return True
+        if t.get("key") != taint["key"]:
+            continue
+        if op == "Exists" or t.get("value", "") == taint.get("value", ""):
+            return True
+    return False
+
+
+def placement_problem(pod, node):
+    """Why `pod` may not go on `node` regardless of room (selector, taints,
+    cordon, readiness), or None."""
+    labels = node["metadata"].get("labels", {})
+    for k, v in (pod["spec"].get("nodeSelector") or {}).items():
+        if labels.get(k) != v:
+            return "nodeSelector %s=%s not matched by node labels" % (k, v)
+    for taint in node["spec"].get("taints") or []:
+        if taint["effect"] in ("NoSchedule", "NoExecute") and not tolerates(
+                pod["spec"].get("tolerations"), taint):
+            return "untolerated taint %s=%s:%s" % (taint["key"], taint.get("value", ""),
+                                                   taint["effect"])
+    # kube-scheduler's NodeUnschedulable: a cordoned node takes only pods
+    # that tolerate the taint the node controller puts on it.
+    if node["spec"].get("unschedulable") and not tolerates(
+            pod["spec"].get("tolerations"), UNSCHEDULABLE_TAINT):
+        return "node is cordoned (spec.unschedulable)"
+    return None
+
+
+def fits(req, free):
+    return all(v <= free.get(k, 0) for k, v in req.items())
+
+
+# --- the generator ---
+
+def _node(rng, i):
+    shape, cpu, mem, gpu = rng.choice(NODE_SHAPES)
+    name = "node-%02d-%s" % (i, shape)
+    labels = {"kubernetes.io/hostname": name, ZONE: "zone-" + rng.choice("abc"),
+              "node-type": "gpu" if gpu else "cpu"}
+    pods = rng.choice(["110", "110", "110", "8", "4"])
+    alloc = {"cpu": cpu, "memory": mem, "pods": pods}
+    if gpu:
+        alloc["nvidia.com/gpu"] = gpu
+    taints = []
+    if gpu and rng.random() < 0.6:
+        taints.append(dict(GPU_TAINT))
+    if rng.random() < 0.15:
+        taints.append(dict(BATCH_TAINT))
+    if rng.random() < 0.15:
+        taints.append(dict(SOFT_TAINT))
+    spec = {}
+    if taints:
+        spec["taints"] = taints
+    if rng.random() < 0.05:
+        spec["unschedulable"] = True
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels, "uid": "node-uid-%d" % i},
+            "spec": spec,
+            "status": {"capacity": dict(alloc), "allocatable": alloc,
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def _template(rng, nodes):
+    """Requests, selector and tolerations shared by the pods of one group."""
+    req = {"cpu": rng.choice(CPUS), "memory": rng.choice(MEMS)}
+    gpu_nodes = [n for n in nodes if "nvidia.com/gpu" in n["status"]["allocatable"]]
+    tolerations = []
+    selector = {}
+    if gpu_nodes and rng.random() < 0.25:
+        req["nvidia.com/gpu"] = rng.choice(GPUS)
+        if rng.random() < 0.8:
+            tolerations.append(rng.choice([
+                {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true",
+                 "effect": "NoSchedule"}]))
+        if rng.random() < 0.3:
+            selector["node-type"] = "gpu"
+    if rng.random() < 0.2:
+        selector[ZONE] = "zone-" + rng.choice("abc")
+    if rng.random() < 0.2:
+        tolerations.append({"key": "dedicated", "operator": "Equal", "value": "batch",
+                            "effect": "NoSchedule"})
+    if rng.random() < 0.03:
+        tolerations.append({"operator": "Exists"})
+    if rng.random() < 0.1:
+        req = {}  # BestEffort
+    return req, selector, tolerations
+
+
+def _pod(rng, name, ns, created, req, selector, tolerations, group=None,
+         scheduler=SCHEDULER, priority=None):
+    containers = [{"name": "main", "image": "registry.example.com/app:1",
+                   "resources": {"requests": dict(req)} if req else {}}]
+    spec = {"schedulerName": scheduler, "containers": containers}
+    r = rng.random()
+    if req and r < 0.1:
+        # A second container: split cpu between the two.
+        containers.append({"name": "helper", "image": "registry.example.com/helper:1",
+                           "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}})
+    elif req and r < 0.18:
+        spec["initContainers"] = [{"name": "init", "image": "registry.example.com/init:1",
+                                   "resources": {"requests": {"cpu": rng.choice(CPUS),
+                                                              "memory": "256Mi"}}}]
+    elif req and r < 0.22:
+        spec["initContainers"] = [{"name": "proxy", "image": "registry.example.com/proxy:1",
+                                   "restartPolicy": "Always",
+                                   "resources": {"requests": {"cpu": "200m",
+                                                              "memory": "128Mi"}}}]
+    elif req and r < 0.25:
+        spec["overhead"] = {"cpu": "250m", "memory": "120Mi"}
+    if selector:
+        spec["nodeSelector"] = dict(selector)
+    if tolerations:
+        spec["tolerations"] = [dict(t) for t in tolerations]
+    if priority:
+        spec["priorityClassName"], spec["priority"] = priority
+    meta = {"name": name, "namespace": ns, "uid": "pod-%s-%s" % (ns, name),
+            "creationTimestamp": timestamp(created)}
+    if group:
+        meta["annotations"] = {GROUP_ANNOTATION: group}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": "Pending"}}
+
+
+class _Room:
+    """Free room per node, to place running pods without over-booking."""
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+        self.free = {n["metadata"]["name"]: node_allocatable(n) for n in nodes}
+
+    def place(self, rng, pods, ignore_cordon=False):
+        """Places every pod of `pods` or none; sets nodeName and Running."""
+        trial = {k: dict(v) for k, v in self.free.items()}
+        chosen = []
+        for p in pods:
+            req = pod_requests(p)
+            cands = [n for n in self.nodes
+                     if fits(req, trial[n["metadata"]["name"]])
+                     and (placement_problem(p, n) is None or
+                          (ignore_cordon and placement_problem(p, n).startswith("node is")))]
+            if not cands:
+                return False
+            n = rng.choice(cands)["metadata"]["name"]
+            trial[n] = _add(trial[n], req, -1)
+            chosen.append(n)
+        self.free = trial
+        for p, n in zip(pods, chosen):
+            p["spec"]["nodeName"] = n
+            p["status"] = {"phase": "Running"}
+        return True
+
+
+def generate(seed):
+    rng = random.Random(seed)
+    clock = [0]
+
+    def tick():
+        clock[0] += rng.choice([1, 2, 5, 10, 30, 90])
+        return clock[0]
+
+    items = []
+    nodes = [_node(rng, i) for i in range(rng.randint(2, 8))]
+    items += nodes
+    room = _Room(nodes)
+    items += [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+               "metadata": {"name": n}, "value": v} for n, v in PRIORITY_CLASSES]
+
+    total_cpu = sum(quantity(n["status"]["allocatable"]["cpu"]) for n in nodes)
+    queues = []
+    for i in range(rng.randint(1, 4)):
+        spec = {"weight": rng.randint(1, 4), "reclaimable": rng.random() < 0.8}
+        if rng.random() < 0.25:
+            cap = total_cpu * rng.choice([1, 2, 3]) / 4
+            spec["capability"] = {"cpu": "%dm" % int(cap * 1000)}
+        state = "Closed" if rng.random() < 0.03 else "Open"
+        q = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+             "metadata": {"name": "q%d" % i}, "spec": spec, "status": {"state": state}}
+        items.append(q)
+        queues.append("q%d" % i)
+    queue_choices = queues + (["default"] if rng.random() < 0.3 else [])
+
+    namespaces = ["team-a", "team-b", "default"]
+    # Another scheduler's pods take room first.
+    for i in range(rng.randint(0, 3)):
+        req, selector, tolerations = _template(rng, nodes)
+        p = _pod(rng, "other-%d" % i, "kube-system" if i == 0 else "default", tick(), req,
+                 selector, tolerations, scheduler=OTHER_SCHEDULER)
+        if rng.random() < 0.8:
+            room.place(rng, [p])
+        items.append(p)
+
+    for g in range(rng.randint(2, 10)):
+        ns = rng.choice(namespaces)
+        name = "pg-%d" % g
+        size = rng.randint(1, 8)
+        min_member = rng.randint(1, size)
+        req, selector, tolerations = _template(rng, nodes)
+        prio = rng.choice(PRIORITY_CLASSES) if rng.random() < 0.4 else None
+        created = tick()
+        spec = {"minMember": min_member, "queue": rng.choice(queue_choices)}
+        if prio:
+            spec["priorityClassName"] = prio[0]
+        pods = []
+        vary = rng.random() < 0.2
+        for i in range(size):
+            r = req
+            if vary:
+                r = dict(req)
+                if r:
+                    r["cpu"] = rng.choice(CPUS)
+            pods.append(_pod(rng, "%s-%d" % (name, i), ns, created + (i % 2), r, selector,
+                             tolerations, group=name, priority=prio))
+        if rng.random() < 0.15 and req:
+            total = {}
+            for p in pods[:min_member]:
+                total = _add(total, {k: v for k, v in pod_requests(p).items() if k != "pods"})
+            spec["minResources"] = {k: "%dm" % int(v * 1000) if k == "cpu" else str(int(v))
+                                    for k, v in sorted(total.items())}
+        phase = "Pending"
+        if rng.random() < 0.35:
+            # Already running: at least its minimum, maybe all.
+            n = rng.randint(min_member, size)
+            if room.place(rng, pods[:n]):
+                phase = "Running"
+        elif rng.random() < 0.1:
+            phase = "Inqueue"
+        items.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                      "metadata": {"name": name, "namespace": ns, "uid": "pg-%s-%s" % (ns, name),
+                                   "creationTimestamp": timestamp(created)},
+                      "spec": spec, "status": {"phase": phase}})
+        items += pods
+
+    for i in range(rng.randint(0, 3)):
+        req, selector, tolerations = _template(rng, nodes)
+        prio = rng.choice(PRIORITY_CLASSES) if rng.random() < 0.4 else None
+        p = _pod(rng, "lone-%d" % i, rng.choice(namespaces), tick(), req, selector,
+                 tolerations, priority=prio)
+        if rng.random() < 0.3:
+            room.place(rng, [p])
+        items.append(p)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+            "items": items}
+
+
+def dumps(snapshot):
+    return json.dumps(snapshot, indent=1, sort_keys=True) + "\n"
+
+
+def write(seed, path):
+    with open(path, "w") as f:
+        f.write(dumps(generate(seed)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3:
+        write(int(sys.argv[1]), sys.argv[2])
+    else:
+        sys.stdout.write(dumps(generate(int(sys.argv[1]))))

@@ -1,0 +1,173 @@
+"""Property checks of shoal-scheduler on many seeded random clusters.
+
+    python3 e2e/properties/run.py --seeds=0:5000 --policies=all --jobs=2
+
+For each seed, generate.py writes a cluster; for each policy the real
+binary replays it (twice, for determinism) and check.py's oracle judges
+the outcome. A failing seed's snapshot is written under
+$TEST_UNDECLARED_OUTPUTS_DIR (else /tmp), with the exact replay command
+and which property failed on which object. Exit status 1 if any failed.
+"""
+
+import argparse
+import collections
+import glob
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check  # noqa: E402
+import generate  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def policies():
+    """name -> path: the presets in policies/ and the ones beside this file."""
+    out = {}
+    for d in (os.path.join(ROOT, "policies"), os.path.join(HERE, "policies")):
+        for p in sorted(glob.glob(os.path.join(d, "*.yaml"))):
+            out[os.path.basename(p)[:-len(".yaml")]] = p
+    return out
+
+
+def _outdir():
+    return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or tempfile.gettempdir()
+
+
+def _rel(path):
+    r = os.path.relpath(path, os.getcwd())
+    return path if r.startswith("..") else r
+
+
+def run_seed(job):
+    seed, chosen, binary, cycles, determinism = job
+    text = generate.dumps(generate.generate(seed))
+    results = []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "seed-%d.json" % seed)
+        with open(path, "w") as f:
+            f.write(text)
+        for i, (name, ppath) in enumerate(chosen):
+            twice = determinism == "all" or i == seed % len(chosen)
+            violations, excuses = check.run_case(binary, path, ppath, cycles, twice)
+            results.append((name, violations, excuses))
+    saved = None
+    if any(v for _, v, _ in results):
+        saved = os.path.join(_outdir(), "shoal-properties-seed-%d.json" % seed)
+        with open(saved, "w") as f:
+            f.write(text)
+    return seed, text.count('"kind":'), results, saved
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", default="0:200", help="FROM:TO (TO excluded), or one seed")
+    ap.add_argument("--policies", default="all", help="all, or names from policies/ and "
+                    "e2e/properties/policies/, comma separated")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cycles", type=int, default=5)
+    ap.add_argument("--binary", default=os.environ.get(
+        "SHOAL_SCHEDULER", os.path.join(ROOT, "bazel-bin/scheduler/shoal-scheduler")))
+    ap.add_argument("--determinism", choices=["rotate", "all"], default="rotate",
+                    help="run twice and compare: one policy per seed, in turn (rotate), "
+                    "or every policy (all)")
+    ap.add_argument("--log", help="write every violation to this file, one a line: "
+                    "seed, policy, violation")
+    ap.add_argument("--details", type=int, default=20,
+                    help="print the violations of at most this many failing runs")
+    a = ap.parse_args(argv)
+
+    lo, _, hi = a.seeds.partition(":")
+    seeds = range(int(lo), int(hi)) if hi else [int(lo)]
+    known = policies()
+    names = sorted(known) if a.policies == "all" else a.policies.split(",")
+    for n in names:
+        if n not in known:
+            sys.exit("unknown policy %r (known: %s)" % (n, ", ".join(sorted(known))))
+    chosen = [(n, known[n]) for n in names]
+    binary = os.path.abspath(a.binary)
+
+    start = time.time()
+    kinds = collections.Counter()           # (kind, policy) -> failing runs
+    smallest = {}                           # kind -> (items, seed, policy, violation)
+    excuses = collections.Counter()
+    failing_runs = 0
+    detailed = 0
+    jobs = [(s, chosen, binary, a.cycles, a.determinism) for s in seeds]
+    pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
+    it = pool.imap(run_seed, jobs) if pool else map(run_seed, jobs)
+    log = open(a.log, "w") if a.log else None
+    for done, (seed, items, results, saved) in enumerate(it, 1):
+        for name, violations, ex in results:
+            excuses.update(ex)
+            if not violations:
+                continue
+            failing_runs += 1
+            if log:
+                for v in violations:
+                    log.write("%d\t%s\t%s\n" % (seed, name, v))
+            seen = set()
+            for v in violations:
+                if v.kind in seen:
+                    continue
+                seen.add(v.kind)
+                kinds[(v.kind, name)] += 1
+                if v.kind not in smallest or (items, seed) < smallest[v.kind][:2]:
+                    smallest[v.kind] = (items, seed, name, v)
+            if detailed < a.details:
+                detailed += 1
+                print("FAIL seed %d policy %s (snapshot %s):" % (seed, name, saved))
+                shown_binary = _rel(binary)
+                if os.environ.get("TEST_TARGET"):
+                    # Under bazel test: the file ends up in outputs.zip.
+                    target = os.environ["TEST_TARGET"].lstrip("/").replace(":", "/")
+                    print("  (under bazel: unzip bazel-testlogs/%s/test.outputs/outputs.zip, "
+                          "or regenerate: python3 e2e/properties/generate.py %d %s)"
+                          % (target, seed, os.path.basename(saved)))
+                    saved = os.path.basename(saved)
+                    shown_binary = "bazel-bin/scheduler/shoal-scheduler"
+                print("  replay: %s --snapshot=%s --scheduler-conf=%s --cycles=%d --output=json"
+                      % (shown_binary, saved, _rel(known[name]), a.cycles))
+                print("  check:  python3 %s %s %s --cycles=%d"
+                      % (_rel(os.path.join(HERE, "check.py")), saved, _rel(known[name]),
+                         a.cycles))
+                for v in violations[:6]:
+                    print("  " + str(v))
+                if len(violations) > 6:
+                    print("  ... and %d more" % (len(violations) - 6))
+                sys.stdout.flush()
+        if done % 50 == 0 or done == len(jobs):
+            sys.stderr.write("[%d/%d seeds, %.0fs, %d failing runs]\n"
+                             % (done, len(jobs), time.time() - start, failing_runs))
+    if log:
+        log.close()
+    if pool:
+        pool.close()
+        pool.join()
+
+    wall = time.time() - start
+    print("\n%d seeds x %d policies = %d runs in %.1fs (%d jobs); %d failing runs"
+          % (len(jobs), len(chosen), len(jobs) * len(chosen), wall, a.jobs, failing_runs))
+    if kinds:
+        print("failures by property and policy (runs):")
+        for (kind, name), n in sorted(kinds.items()):
+            print("  %-18s %-20s %d" % (kind, name, n))
+        print("smallest failing seed per property:")
+        for kind in check.KINDS:
+            if kind in smallest:
+                items, seed, name, v = smallest[kind]
+                print("  %-18s seed %d (%d objects) policy %s: %s" % (kind, seed, items, name, v))
+    print("stated rules that excused an idle gang that would fit (times):")
+    for label, _ in check.ACCEPTED_RULES:
+        print("  %5d  %s" % (excuses[label], label))
+    return 1 if failing_runs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
