@@ -134,6 +134,9 @@ def main():
                 print(f"FAIL {label}\n     source: {case['source']}")
                 for d in diffs:
                     print(f"     - {d}")
+                for g in ((report or {}).get("cycles") or [{}])[0].get("podGroups", []):
+                    if g.get("message"):
+                        print(f"     shoal says {g['name']} ({g.get('phase')}): {g['message']}")
             else:
                 passed += 1
                 tag = " (departure)" if "departure" in case else ""
