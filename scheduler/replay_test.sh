@@ -156,10 +156,10 @@ expect_eq "missing config exit" "$rc" 2
 expect_eq "missing config message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/missing.conf: cannot read the scheduler configuration"
 
 # --- Bad snapshots: exit 2, naming file, line, object and field.
-sed 's/minMember: 6/minMember: 0/' $SNAP > $TMP/zero.yaml
-$BIN --snapshot=$TMP/zero.yaml >/dev/null 2>$TMP/err; rc=$?
-expect_eq "minMember 0 exit" "$rc" 2
-expect_has "minMember 0 message" "$(cat $TMP/err)" "podgroup ml-team/bert-large: spec.minMember: must be >= 1, got 0"
+sed 's/minMember: 6/minMember: -1/' $SNAP > $TMP/negative-min.yaml
+$BIN --snapshot=$TMP/negative-min.yaml >/dev/null 2>$TMP/err; rc=$?
+expect_eq "minMember -1 exit" "$rc" 2
+expect_has "minMember -1 message" "$(cat $TMP/err)" "podgroup ml-team/bert-large: spec.minMember: must be >= 0, got -1"
 sed '0,/memory: 16Gi/s//memory: -16Gi/' $SNAP > $TMP/negative.yaml
 $BIN --snapshot=$TMP/negative.yaml >/dev/null 2>$TMP/err; rc=$?
 expect_eq "negative quantity exit" "$rc" 2

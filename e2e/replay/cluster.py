@@ -29,8 +29,11 @@ def node(name, cpu="16", memory="64Gi", pods="110", gpu=None, labels=None, taint
     }
 
 
-def queue(name, weight=1, capability=None, guarantee=None, reclaimable=True, state="Open"):
+def queue(name, weight=1, capability=None, guarantee=None, reclaimable=True, state="Open",
+          priority=None):
     spec = {"weight": weight, "reclaimable": reclaimable}
+    if priority is not None:
+        spec["priority"] = priority
     if capability:
         spec["capability"] = capability
     if guarantee:
@@ -39,9 +42,12 @@ def queue(name, weight=1, capability=None, guarantee=None, reclaimable=True, sta
             "metadata": {"name": name}, "spec": spec, "status": {"state": state}}
 
 
-def priority_class(name, value):
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-            "metadata": {"name": name}, "value": value}
+def priority_class(name, value, preemption_policy=None):
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+          "metadata": {"name": name}, "value": value}
+    if preemption_policy:
+        pc["preemptionPolicy"] = preemption_policy
+    return pc
 
 
 def podgroup(name, min_member, queue_name="default", ns="default", phase="Pending",
@@ -59,11 +65,14 @@ def podgroup(name, min_member, queue_name="default", ns="default", phase="Pendin
 
 def pod(name, requests, group=None, ns="default", node_name=None, phase=None, created=0,
         priority=None, priority_class_name=None, preemption_policy=None,
-        scheduler="shoal"):
+        scheduler="shoal", annotations=None, labels=None):
     meta = {"name": name, "namespace": ns, "uid": "pod-" + name,
             "creationTimestamp": at(created)}
+    meta["annotations"] = dict(annotations or {})
     if group:
-        meta["annotations"] = {"scheduling.k8s.io/group-name": group}
+        meta["annotations"]["scheduling.k8s.io/group-name"] = group
+    if labels:
+        meta["labels"] = labels
     spec = {"schedulerName": scheduler,
             "containers": [{"name": "main", "image": "registry.example.com/app:1",
                             "resources": {"requests": requests}}]}

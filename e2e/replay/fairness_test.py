@@ -85,7 +85,7 @@ class QueueShareTest(unittest.TestCase):
                              (count, cpu_share, mem_share))
 
 
-class AdmissionTest(unittest.TestCase):
+class FairAdmissionTest(unittest.TestCase):
     def test_admission_is_fair_across_queues_and_leaves_no_idle_room(self):
         # Issue 12, defect 1: with the default policy, admission used to let
         # queue qa's jobs in far past its share; they sat Inqueue, holding
@@ -100,8 +100,17 @@ class AdmissionTest(unittest.TestCase):
         last = {pg["name"]: pg for pg in report["cycles"][-1]["podGroups"]}
         waiting = last["qa/job-qa-39"]
         self.assertEqual(waiting["phase"], "Pending")
+        # The cluster is full: overcommit (first in the tier) says so.
         self.assertEqual(
             waiting["message"],
+            "waiting for admission: the gang's minimum does not fit what the cluster can still "
+            "promise (cpu needs 1, 0 left; idle x overcommit-factor 1.2, less gangs already "
+            "admitted)")
+        # After the first cycle, before the cluster filled up, proportion's
+        # cap on qa's admissions was the reason.
+        first = {pg["name"]: pg for pg in report["cycles"][0]["podGroups"]}
+        self.assertEqual(
+            first["qa/job-qa-39"]["message"],
             "waiting for admission: queue qa has reached its deserved share (cpu would reach "
             "11 of 10, counting running pods and admitted gangs); allocate would not place it")
 
@@ -134,8 +143,10 @@ class AdmissionTest(unittest.TestCase):
         groups = {pg["name"]: pg for pg in report["cycles"][0]["podGroups"]}
         self.assertEqual(groups["default/vcjob"]["phase"], "Inqueue")
         self.assertEqual(groups["default/too-big"]["phase"], "Pending")
-        self.assertIn("waiting for admission: queue default is full (cpu would reach 40 of 8",
-                      groups["default/too-big"]["message"])
+        self.assertEqual(groups["default/too-big"]["message"],
+                         "waiting for admission: the gang's minimum does not fit what the cluster "
+                         "can still promise (cpu needs 40, 5600m left; idle x overcommit-factor "
+                         "1.2, less gangs already admitted)")
 
 
 class ReclaimTest(unittest.TestCase):
@@ -218,6 +229,98 @@ class PreemptTest(unittest.TestCase):
         urgent = [g for g in report["cycles"][1]["podGroups"] if g["name"] == "default/urgent"][0]
         self.assertEqual(urgent["scheduled"], 0)
         self.assertIn("8/8 tasks in gang unschedulable", urgent["message"])
+
+
+def evicted(report):
+    return sorted(e["pod"] for c in report["cycles"] for e in c["evictions"])
+
+
+def lone(name, cpu, node_name=None, priority=10, pc="low", **kw):
+    return pod(name, {"cpu": cpu, "memory": "1Gi"}, node_name=node_name, priority=priority,
+               priority_class_name=pc, **kw)
+
+
+class VictimRulesTest(unittest.TestCase):
+    """Issue 12, defects 6-9: who may be evicted, and who may evict."""
+
+    def classes(self):
+        return [priority_class("low", 10), priority_class("high", 1000)]
+
+    def test_a_pod_marked_not_preemptable_is_never_a_victim(self):
+        objs = [node("n0", cpu="4", memory="32Gi")] + self.classes()
+        objs.append(lone("keep", "2", "n0", annotations={"volcano.sh/preemptable": "false"}))
+        objs.append(lone("also-keep", "1", "n0", labels={"volcano.sh/preemptable": "false"}))
+        objs.append(lone("go", "1", "n0"))
+        objs.append(lone("urgent", "2", priority=1000, pc="high", created=5))
+        report, _ = replay(objs, cycles=1, policy=FAIR_SHARE)
+        # Unmarked pods may go (Volcano's default); "go" alone frees 1 of
+        # the 2 cpus needed, so nothing is evicted and urgent waits.
+        self.assertEqual(evicted(report), [])
+        objs[-1] = lone("urgent", "1", priority=1000, pc="high", created=5)
+        report, _ = replay(objs, cycles=1, policy=FAIR_SHARE)
+        self.assertEqual(evicted(report), ["default/go"])
+
+    def test_a_best_effort_pod_preempts_only_best_effort_pods(self):
+        objs = [node("n0", cpu="4", memory="32Gi", pods="2")] + self.classes()
+        objs.append(lone("burstable", "1", "n0"))
+        objs.append(pod("best-effort", {}, node_name="n0", priority=10, priority_class_name="low"))
+        objs.append(pod("urgent-be", {}, priority=1000, priority_class_name="high", created=5))
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        self.assertEqual(evicted(report), ["default/best-effort"])
+        self.assertEqual([b["pod"] for b in report["cycles"][1]["binds"]], ["default/urgent-be"])
+
+    def test_preemption_policy_never_is_taken_from_the_priority_class(self):
+        objs = [node("n0", cpu="4", memory="32Gi")]
+        objs += [priority_class("low", 10), priority_class("polite", 1000, "Never")]
+        objs += [lone("low-%d" % i, "2", "n0") for i in range(2)]
+        # No spec.preemptionPolicy on the pod, as in a hand-written dump.
+        objs.append(lone("polite", "2", priority=1000, pc="polite", created=5))
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        self.assertEqual(evicted(report), [])
+
+    def test_preempt_keeps_the_queue_within_its_capability(self):
+        # Volcano issue #3161: the queue holds its capability (4 cpu) in
+        # low-priority pods; a high-priority pod of the same queue must take
+        # its 2 cpu from them, not from the idle half of the node.
+        objs = [node("n0", cpu="8", memory="32Gi"), queue("capped", 1, capability={"cpu": "4"})]
+        objs += self.classes()
+        for i in range(4):
+            objs.append(podgroup("low-%d" % i, 1, "capped", phase="Running", created=i))
+            objs.append(pod("low-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="low-%d" % i,
+                            node_name="n0", priority=10, priority_class_name="low", created=i))
+        objs.append(podgroup("urgent", 1, "capped", phase="Inqueue", priority_class_name="high",
+                             created=10))
+        objs.append(pod("urgent", {"cpu": "2", "memory": "1Gi"}, group="urgent", priority=1000,
+                        priority_class_name="high", created=10))
+        report, _ = replay(objs, cycles=2, policy=FAIR_SHARE)
+        self.assertEqual(evicted(report), ["default/low-2", "default/low-3"])
+        self.assertEqual(report["cycles"][1]["binds"], [{"pod": "default/urgent", "node": "n0"}])
+
+
+class QueuePriorityTest(unittest.TestCase):
+    """Issue 12, defect 8: Queue spec.priority."""
+
+    def test_a_higher_priority_queue_goes_first(self):
+        objs = [node("n0", cpu="4", memory="32Gi")]
+        objs.append(pod("other", {"cpu": "2"}, node_name="n0", scheduler="default-scheduler"))
+        objs += [queue("a-low", 1), queue("b-high", 1, priority=10)]
+        for q in ("a-low", "b-high"):
+            objs += single_pod_jobs("job-" + q, q, 4, {"cpu": "1", "memory": "1Gi"}, ns=q)
+        report, _ = replay(objs, cycles=1, policy=DEFAULT)
+        by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
+        self.assertEqual(by_queue, {"b-high": 2000})
+
+    def test_a_lower_priority_queue_never_reclaims_from_a_higher_one(self):
+        objs = [node("n0", cpu="4", memory="32Gi")]
+        for prio in (0, 10):
+            objs2 = list(objs) + [queue("low", 1), queue("high", 1, priority=prio)]
+            for i in range(4):
+                objs2.append(podgroup("h-%d" % i, 1, "high", ns="high", phase="Running", created=i))
+                objs2.append(pod("h-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="h-%d" % i,
+                                 ns="high", node_name="n0", created=i))
+            objs2 += single_pod_jobs("l", "low", 2, {"cpu": "1", "memory": "1Gi"}, ns="low")
+            report, _ = replay(objs2, cycles=1, policy=FAIR_SHARE)
+            self.assertEqual(len(evicted(report)), 2 if prio == 0 else 0, (prio, evicted(report)))
 
 
 class AdmissionTest(unittest.TestCase):

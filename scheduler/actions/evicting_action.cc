@@ -51,16 +51,16 @@ void EvictingAction::Execute(framework::Session& s) {
       // elastic target); beyond that it waits for free room.
       if (!s.Starving(job) || !MayTake(s, task)) break;
       std::vector<api::NodeIndex>& free_room = roomy_for(task);
-      const api::Resource must_free = MustFree(s, task);
+      const FreedEnough freed_enough = FreedEnoughFor(s, task);
       auto room = FindRoom(
           s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
           [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
-          &free_room, must_free);
+          &free_room, freed_enough);
       if (!room.has_value() && may_end_whole_gangs()) {
         room = FindWholeGang(
             s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
             [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
-            must_free);
+            freed_enough);
       }
       if (!room.has_value()) break;
       if (!room->victims.empty()) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/actions/victims.h"
 #include "scheduler/framework/action.h"
 #include "scheduler/framework/session.h"
 
@@ -29,10 +30,10 @@ class EvictingAction : public framework::Action {
   virtual bool Wants(framework::Session& s, const api::JobInfo& job) const = 0;
   // May `task` take room at all (queue share, preemption policy)?
   virtual bool MayTake(framework::Session& s, const api::TaskInfo& task) const = 0;
-  // What `task`'s victims must free between them besides making it fit
-  // (zero: room that needs no eviction will do).
-  virtual api::Resource MustFree(const framework::Session&, const api::TaskInfo&) const {
-    return api::Resource();
+  // What must hold of what `task`'s victims free between them, besides
+  // making it fit; null: nothing more (room without eviction will do).
+  virtual FreedEnough FreedEnoughFor(const framework::Session&, const api::TaskInfo&) const {
+    return nullptr;
   }
   // Which running tasks the action considers for `taker`.
   virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,

@@ -20,23 +20,37 @@ class Preempt : public EvictingAction {
     return !task.pod->preempt_never;
   }
   // Preempting makes room inside the queue; it is not a way around the
-  // queue's limits. A task its queue may not take now (Allocatable: past
-  // its deserved share) must come wholly out of the queue's own victims,
-  // and nothing may take the queue past its capability (Volcano issue
-  // #3161 is that bug).
-  api::Resource MustFree(const framework::Session& s, const api::TaskInfo& task) const override {
+  // queue's limits. The victims (the queue's own pods) must free enough
+  // that the queue may then take the task (Allocatable: its deserved
+  // share) and stays within its capability (Volcano issue #3161 is that
+  // bug).
+  FreedEnough FreedEnoughFor(const framework::Session& s,
+                             const api::TaskInfo& task) const override {
     const api::ClusterInfo& c = s.cluster();
     const int32_t q = c.jobs[task.job].queue_index;
-    if (!s.Call<framework::Allocatable>(c.queues[q], task)) return task.request();
-    const std::optional<api::Resource>& capability = c.queues[q].capability;
-    if (!capability.has_value()) return api::Resource();
-    api::Resource after = task.request();
-    for (const api::JobInfo& job : c.jobs) {
-      if (job.queue_index == q) after += c.Held(job);
+    const api::QueueInfo& queue = c.queues[q];
+    const bool allocatable_now = s.Call<framework::Allocatable>(queue, task);
+    api::Resource over_capability;
+    if (queue.capability.has_value()) {
+      api::Resource after = task.request();
+      for (const api::JobInfo& job : c.jobs) {
+        if (job.queue_index == q) after += c.Held(job);
+      }
+      over_capability = after - *queue.capability;
+      over_capability.MaxWith(api::Resource());
     }
-    api::Resource excess = after - *capability;
-    excess.MaxWith(api::Resource());
-    return excess;
+    if (allocatable_now && over_capability.IsZero()) return nullptr;
+    return [&s, &queue, &task, allocatable_now, over_capability](const api::Resource& freed) {
+      if (!over_capability.AllLessEqual(freed)) return false;
+      if (allocatable_now) return true;
+      // What the queue must still take once the victims are gone.
+      auto rest = std::make_shared<api::PodInfo>(*task.pod);
+      rest->request = task.request() - freed;
+      rest->request.MaxWith(api::Resource());
+      api::TaskInfo remainder = task;
+      remainder.pod = std::move(rest);
+      return s.Call<framework::Allocatable>(queue, remainder);
+    };
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {

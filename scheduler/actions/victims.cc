@@ -87,10 +87,12 @@ std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const std::vector<api::NodeIndex>* fits_without_eviction, const api::Resource& must_free) {
+    const std::vector<api::NodeIndex>* fits_without_eviction, const FreedEnough& freed_enough) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
-  const bool free_room_does = must_free.IsZero();
-  if (free_room_does) {
+  auto enough_freed = [&](const api::Resource& freed) {
+    return !freed_enough || freed_enough(freed);
+  };
+  if (enough_freed(api::Resource())) {
     for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
       if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
     }
@@ -113,8 +115,7 @@ std::optional<Room> FindRoom(
       candidates.push_back(t);
       most += other.request();
     }
-    if (candidates.empty() || !s.Fits(task, node, most) ||
-        !must_free.AllLessEqual(most - room)) {
+    if (candidates.empty() || !s.Fits(task, node, most) || !enough_freed(most - room)) {
       continue;
     }
     SortByExpendability(s, candidates);
@@ -123,7 +124,7 @@ std::optional<Room> FindRoom(
     Room plan{n, {}};
     GangFloor floor(s);
     api::Resource freed;
-    auto enough = [&] { return s.Fits(task, node, room) && must_free.AllLessEqual(freed); };
+    auto enough = [&] { return s.Fits(task, node, room) && enough_freed(freed); };
     for (api::TaskIndex v : allowed) {
       if (enough()) break;
       if (!floor.Take(s.task(v).job, s.task(v).pod->role)) continue;
@@ -140,7 +141,7 @@ std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const api::Resource& must_free) {
+    const FreedEnough& freed_enough) {
   std::set<api::JobIndex> refused;  // the tiers did not allow all of it
   const int32_t taker_priority = s.job(task.job).priority;
   for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
@@ -174,7 +175,7 @@ std::optional<Room> FindWholeGang(
           freed += member.request();
         }
       }
-      if (!must_free.AllLessEqual(freed)) continue;
+      if (freed_enough && !freed_enough(freed)) continue;
       bool every_one = std::all_of(all.begin(), all.end(),
                                    [&](api::TaskIndex t) {
                                      return MayBeVictimOf(s.task(t), task) && eligible(s.task(t));

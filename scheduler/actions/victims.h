@@ -30,27 +30,28 @@ struct Room {
 // looked for (a caller that knows which nodes can have such room saves a
 // scan of every node per task); null means every feasible node.
 //
-// `must_free`: what the victims must free between them besides making the
-// task fit (preempt: what would take the taker's queue past its
-// capability); while it is not zero, room without evictions does not do.
+// `freed_enough`, when set, must also hold of what the victims free
+// between them (preempt: the taker's queue may then take the task); room
+// without evictions does only if it holds of nothing freed.
+using FreedEnough = std::function<bool(const api::Resource& freed)>;
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr,
-    const api::Resource& must_free = api::Resource());
+    const FreedEnough& freed_enough = nullptr);
 
 // When no node has room without cutting a gang: a whole running gang
 // whose pods on one node make the task fit, if the tiers allow evicting
 // every one of its pods (on any node). The lowest-priority, then smallest,
 // such gang. Used by preempt only: priority may end a whole job, fairness
 // may not.
-// `must_free` as for FindRoom, counted over the gang's pods on every node.
+// `freed_enough` as for FindRoom, of the gang's pods on every node.
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const api::Resource& must_free = api::Resource());
+    const FreedEnough& freed_enough = nullptr);
 
 // Rules no policy overrides: a pod marked volcano.sh/preemptable=false is
 // never a victim, and a BestEffort taker only evicts BestEffort pods.

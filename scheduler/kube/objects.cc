@@ -519,8 +519,9 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj) {
   bool volcano = IsVolcanoPodGroup(obj);
   job.source = volcano ? api::GroupSource::kVolcano : api::GroupSource::kSchedulerPlugins;
   SHOAL_ASSIGN_OR_RETURN(min_member, r.Int(spec, "minMember", "spec.minMember", 1));
-  if (min_member < 1) {
-    return r.Error("spec.minMember", absl::StrCat("must be >= 1, got ", min_member));
+  // 0 is legal (Volcano accepts it): no gang minimum, every pod on its own.
+  if (min_member < 0) {
+    return r.Error("spec.minMember", absl::StrCat("must be >= 0, got ", min_member));
   }
   job.min_member = static_cast<int32_t>(min_member);
   if (const json* mtm = Reader::Get(spec, "minTaskMember")) {

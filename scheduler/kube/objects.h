@@ -1,6 +1,6 @@
 // Decodes Kubernetes objects (as the API server serves them, or as kubectl
 // prints them) into Shoal's model. Refusals name the object and the field:
-//   podgroup team-a/resnet: spec.minMember: must be >= 1, got 0
+//   podgroup team-a/resnet: spec.minMember: must be >= 0, got -1
 #ifndef SHOAL_SCHEDULER_KUBE_OBJECTS_H_
 #define SHOAL_SCHEDULER_KUBE_OBJECTS_H_
 

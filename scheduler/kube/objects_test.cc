@@ -53,6 +53,30 @@ TEST(DecodePodTest, LimitsStandInForMissingRequests) {
   EXPECT_EQ(pod->pod->request.Get(*api::InternResourceName("nvidia.com/gpu")), 1);
 }
 
+// Volcano reads the role from the annotation, then the label its job
+// controller also writes; and volcano.sh/preemptable the same way,
+// unmarked meaning preemptable (issue 12, defects 5 and 6).
+TEST(DecodePodTest, RoleAndPreemptableFromAnnotationThenLabel) {
+  json spec = {{"containers", {Container({{"cpu", "1"}})}}};
+  json by_label = {{"labels", {{"volcano.sh/task-spec", "worker"},
+                               {"volcano.sh/preemptable", "false"}}}};
+  auto pod = DecodePod(Pod(spec, by_label));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->role, "worker");
+  EXPECT_FALSE(pod->pod->preemptable);
+  json both = {{"labels", {{"volcano.sh/task-spec", "worker"}, {"volcano.sh/preemptable", "false"}}},
+               {"annotations", {{"volcano.sh/task-spec", "ps"}, {"volcano.sh/preemptable", "true"}}}};
+  pod = DecodePod(Pod(spec, both));
+  EXPECT_EQ(pod->pod->role, "ps");
+  EXPECT_TRUE(pod->pod->preemptable);
+  pod = DecodePod(Pod(spec, json::object()));
+  EXPECT_EQ(pod->pod->role, "");
+  EXPECT_TRUE(pod->pod->preemptable);
+  EXPECT_FALSE(pod->pod->preemption_policy_set);
+  json garbled = {{"annotations", {{"volcano.sh/preemptable", "maybe"}}}};
+  EXPECT_FALSE(DecodePod(Pod(spec, garbled))->pod->preemptable);  // safe side, as Volcano
+}
+
 TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
   json spec = {{"containers", {Container({{"cpu", "1"}})}},
                {"nodeSelector", {{"zone", "a"}}},
@@ -150,9 +174,11 @@ TEST(DecodePodGroupTest, BothApiGroups) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->queue, "default");
   EXPECT_EQ(s->source, api::GroupSource::kSchedulerPlugins);
-  vc["spec"]["minMember"] = 0;
+  vc["spec"]["minMember"] = 0;  // legal: no gang minimum
+  EXPECT_EQ(DecodePodGroup(vc)->min_member, 0);
+  vc["spec"]["minMember"] = -1;
   EXPECT_EQ(DecodePodGroup(vc).status().message(),
-            "podgroup team-a/resnet: spec.minMember: must be >= 1, got 0");
+            "podgroup team-a/resnet: spec.minMember: must be >= 0, got -1");
 }
 
 TEST(DecodeQueueTest, FieldsAndRefusals) {
