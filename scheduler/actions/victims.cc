@@ -76,11 +76,11 @@ class GangFloor {
 
 }  // namespace
 
-bool MayBeVictimOf(const api::TaskInfo& victim, const api::TaskInfo& taker) {
+bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort) {
   if (!victim.pod->preemptable) return false;
   // A pod that asks for nothing takes room only from pods that ask for
   // nothing either.
-  return !taker.best_effort() || victim.best_effort();
+  return !taker_best_effort || victim.best_effort();
 }
 
 std::optional<Room> FindRoom(
@@ -89,14 +89,12 @@ std::optional<Room> FindRoom(
     const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction, const FreedEnough& freed_enough) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
-  auto enough_freed = [&](const api::Resource& freed) {
-    return !freed_enough || freed_enough(freed);
-  };
-  if (enough_freed(api::Resource())) {
+  if (!freed_enough || freed_enough(api::Resource())) {
     for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
       if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
     }
   }
+  const bool taker_best_effort = task.best_effort();
   for (api::NodeIndex n : nodes) {
     const api::NodeInfo& node = s.node(n);
     // Cheap bound first: even evicting every eligible task may not do.
@@ -109,13 +107,14 @@ std::optional<Room> FindRoom(
       // pod of higher priority.
       bool own = other.job == task.job && other.pod->priority >= task.pod->priority;
       if (!api::HoldsShare(other.status) || other.status == api::TaskStatus::kPipelined || own ||
-          !MayBeVictimOf(other, task) || !eligible(other)) {
+          !MayBeVictimOf(other, taker_best_effort) || !eligible(other)) {
         continue;
       }
       candidates.push_back(t);
       most += other.request();
     }
-    if (candidates.empty() || !s.Fits(task, node, most) || !enough_freed(most - room)) {
+    if (candidates.empty() || !s.Fits(task, node, most) ||
+        (freed_enough && !freed_enough(most - room))) {
       continue;
     }
     SortByExpendability(s, candidates);
@@ -123,13 +122,15 @@ std::optional<Room> FindRoom(
     SortByExpendability(s, allowed);
     Room plan{n, {}};
     GangFloor floor(s);
-    api::Resource freed;
-    auto enough = [&] { return s.Fits(task, node, room) && enough_freed(freed); };
+    api::Resource freed;  // only kept when `freed_enough` asks about it
+    auto enough = [&] {
+      return s.Fits(task, node, room) && (!freed_enough || freed_enough(freed));
+    };
     for (api::TaskIndex v : allowed) {
       if (enough()) break;
       if (!floor.Take(s.task(v).job, s.task(v).pod->role)) continue;
       room += s.task(v).request();
-      freed += s.task(v).request();
+      if (freed_enough) freed += s.task(v).request();
       plan.victims.push_back(v);
     }
     if (enough()) return plan;
@@ -178,7 +179,8 @@ std::optional<Room> FindWholeGang(
       if (freed_enough && !freed_enough(freed)) continue;
       bool every_one = std::all_of(all.begin(), all.end(),
                                    [&](api::TaskIndex t) {
-                                     return MayBeVictimOf(s.task(t), task) && eligible(s.task(t));
+                                     return MayBeVictimOf(s.task(t), task.best_effort()) &&
+                                            eligible(s.task(t));
                                    }) &&
                        ask(all).size() == all.size();
       if (every_one) return Room{n, std::move(all)};

@@ -55,7 +55,7 @@ std::optional<Room> FindWholeGang(
 
 // Rules no policy overrides: a pod marked volcano.sh/preemptable=false is
 // never a victim, and a BestEffort taker only evicts BestEffort pods.
-bool MayBeVictimOf(const api::TaskInfo& victim, const api::TaskInfo& taker);
+bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort);
 
 // Most expendable first: lower job priority, lower task priority, an
 // elastic job's surplus before a lone pod, the job with the larger
