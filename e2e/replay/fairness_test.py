@@ -310,17 +310,21 @@ class QueuePriorityTest(unittest.TestCase):
         by_queue = bound_by(report, objs, lambda p: p["metadata"]["namespace"])
         self.assertEqual(by_queue, {"b-high": 2000})
 
-    def test_a_lower_priority_queue_never_reclaims_from_a_higher_one(self):
-        objs = [node("n0", cpu="4", memory="32Gi")]
-        for prio in (0, 10):
-            objs2 = list(objs) + [queue("low", 1), queue("high", 1, priority=prio)]
+    def test_reclaim_takes_from_the_lower_priority_queue_first(self):
+        # qa (priority 5) and qb (priority 1) are both above their share;
+        # qc's pod takes its room from qb, although qa's pods are newer
+        # (which alone would make them the first to go).
+        objs = [node("n0", cpu="8", memory="32Gi")]
+        objs += [queue("qa", 1, priority=5), queue("qb", 1, priority=1), queue("qc", 1)]
+        for q, created in (("qb", 0), ("qa", 10)):
             for i in range(4):
-                objs2.append(podgroup("h-%d" % i, 1, "high", ns="high", phase="Running", created=i))
-                objs2.append(pod("h-%d" % i, {"cpu": "1", "memory": "1Gi"}, group="h-%d" % i,
-                                 ns="high", node_name="n0", created=i))
-            objs2 += single_pod_jobs("l", "low", 2, {"cpu": "1", "memory": "1Gi"}, ns="low")
-            report, _ = replay(objs2, cycles=1, policy=FAIR_SHARE)
-            self.assertEqual(len(evicted(report)), 2 if prio == 0 else 0, (prio, evicted(report)))
+                name = "%s-%d" % (q, i)
+                objs.append(podgroup(name, 1, q, ns=q, phase="Running", created=created + i))
+                objs.append(pod(name, {"cpu": "1", "memory": "1Gi"}, group=name, ns=q,
+                                node_name="n0", created=created + i))
+        objs += single_pod_jobs("c", "qc", 1, {"cpu": "1", "memory": "1Gi"}, ns="qc")
+        report, _ = replay(objs, cycles=1, policy=FAIR_SHARE)
+        self.assertEqual(evicted(report), ["qb/qb-3"])
 
 
 class AdmissionTest(unittest.TestCase):

@@ -12,6 +12,9 @@ class Reclaim : public EvictingAction {
   bool skip_overused() const override { return true; }
   bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
   bool MayTake(framework::Session& s, const api::TaskInfo& task) const override {
+    // preemptionPolicy: Never takes nothing by eviction, whichever action
+    // would do the evicting (Volcano issue #3642).
+    if (task.pod->preempt_never) return false;
     const api::ClusterInfo& c = s.cluster();
     return s.Call<framework::Allocatable>(c.queues[c.jobs[task.job].queue_index], task);
   }
@@ -23,9 +26,7 @@ class Reclaim : public EvictingAction {
     // fairness plugins in a later tier.
     const api::ClusterInfo& c = s.cluster();
     int32_t q = c.jobs[other.job].queue_index;
-    int32_t mine = c.jobs[taker.job].queue_index;
-    return q != mine && q != api::kNone && c.queues[q].reclaimable &&
-           c.queues[q].priority <= c.queues[mine].priority &&
+    return q != c.jobs[taker.job].queue_index && q != api::kNone && c.queues[q].reclaimable &&
            s.Call<framework::Overused>(c.queues[q]);
   }
   std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,

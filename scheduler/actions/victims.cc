@@ -19,6 +19,10 @@ void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex
     const api::TaskInfo& y = c.tasks[b];
     const api::JobInfo& jx = c.jobs[x.job];
     const api::JobInfo& jy = c.jobs[y.job];
+    // Reclaim takes from lower-priority queues first, as Volcano does.
+    const int32_t qx = jx.queue_index == api::kNone ? 0 : c.queues[jx.queue_index].priority;
+    const int32_t qy = jy.queue_index == api::kNone ? 0 : c.queues[jy.queue_index].priority;
+    if (qx != qy) return qx < qy;
     if (jx.priority != jy.priority) return jx.priority < jy.priority;
     if (x.pod->priority != y.pod->priority) return x.pod->priority < y.pod->priority;
     // An elastic job's surplus before a pod whose eviction ends its job.

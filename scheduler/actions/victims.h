@@ -57,7 +57,7 @@ std::optional<Room> FindWholeGang(
 // never a victim, and a BestEffort taker only evicts BestEffort pods.
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort);
 
-// Most expendable first: lower job priority, lower task priority, an
+// Most expendable first: lower queue priority, lower job priority, lower task priority, an
 // elastic job's surplus before a lone pod, the job with the larger
 // dominant share, then the most recently created.
 void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks);

@@ -13,8 +13,8 @@ namespace shoal::api {
 struct QueueInfo {
   std::string name;
   int32_t weight = 1;
-  // spec.priority: a higher-priority queue goes first and is never
-  // reclaimed from by a lower one.
+  // spec.priority: a higher-priority queue goes first, and reclaim takes
+  // from lower-priority queues first.
   int32_t priority = 0;
   // Hard upper bound; resources it does not name are kUnlimited.
   std::optional<Resource> capability;
