@@ -50,8 +50,6 @@ def test_two_gangs_that_would_deadlock_one_pod_at_a_time(objects, kubelet, sched
     assert counts == [0, 6], counts
 
 
-@pytest.mark.xfail(reason="needs admission of a pod-less PodGroup on its minResources "
-                   "(plugins/, in progress on main)", strict=False)
 def test_pods_created_only_once_their_pod_group_is_admitted(objects, kubelet, schedulers):
     """As Volcano's job controller does: the PodGroup first (minMember and
     minResources, no pods), its pods only once it has left Pending."""

@@ -53,6 +53,7 @@ ACCEPTED_RULES = [
     ("queue does not exist", "does not exist"),
     ("queue closed", "is closed and admits no new work"),
     ("not enough pods for the gang", "not enough pods"),
+    ("allocate strictOrder: waiting behind a job that cannot start", "waiting behind podgroup"),
 ]
 
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",

@@ -24,6 +24,7 @@ struct JobCursor {
   NodePicker picker;
   std::vector<api::TaskIndex> tasks;
   size_t next = 0;
+  bool largest_first = false;  // the tiers' order failed once already
 };
 
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
@@ -100,11 +101,30 @@ class Allocate : public framework::Action {
   // Places the job's tasks until its gang is complete, and commits them
   // together; a job that is already running takes one more task per turn
   // (in the growth phase), so that jobs grow in the tiers' order (DRF and
-  // elastic shares even out) rather than first come, first served. A gang that is only
-  // complete counting pipelined tasks holds its room without binding; one
-  // that cannot complete leaves no trace. Returns whether the job should
-  // get another turn.
+  // elastic shares even out) rather than first come, first served. A gang
+  // that is only complete counting pipelined tasks holds its room without
+  // binding; one that cannot complete leaves no trace. Returns whether the
+  // job should get another turn.
+  //
+  // A gang of unequal pods that cannot complete in the tiers' task order
+  // is tried once more largest pod first: placing small pods first can
+  // fill the slots a large one needed although the whole gang fits.
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
+    const size_t first = cursor.next;
+    Attempt attempt = TryPlace(s, j, cursor);
+    if (attempt == Attempt::kFailed && !cursor.largest_first &&
+        !s.Call<framework::JobReady>(s.job(j)) && Unequal(s, cursor, first)) {
+      cursor.largest_first = true;
+      LargestFirst(s, cursor, first);
+      cursor.next = first;
+      attempt = TryPlace(s, j, cursor);
+    }
+    return attempt == Attempt::kMore;
+  }
+
+  enum class Attempt { kMore, kDone, kFailed };
+
+  static Attempt TryPlace(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
     const api::QueueInfo& queue = s.cluster().queues[job.queue_index];
     Statement stmt(s);
@@ -136,17 +156,41 @@ class Allocate : public framework::Action {
       ++cursor.next;
       if (s.Call<framework::JobReady>(job)) {
         stmt.Commit();
-        return cursor.next < cursor.tasks.size();
+        return cursor.next < cursor.tasks.size() ? Attempt::kMore : Attempt::kDone;
       }
     }
     if (s.Call<framework::JobReady>(job)) {
       stmt.Commit();
-    } else if (s.Call<framework::JobPipelined>(job)) {
+      return Attempt::kDone;
+    }
+    if (s.Call<framework::JobPipelined>(job)) {
       stmt.Hold();
-    } else {
-      stmt.Discard();
+      return Attempt::kDone;
+    }
+    stmt.Discard();
+    return Attempt::kFailed;
+  }
+
+  // Whether the cursor's tasks from `first` on differ in request.
+  static bool Unequal(const Session& s, const JobCursor& cursor, size_t first) {
+    const api::ClusterInfo& c = s.cluster();
+    for (size_t i = first + 1; i < cursor.tasks.size(); ++i) {
+      if (c.tasks[cursor.tasks[i]].request() != c.tasks[cursor.tasks[first]].request()) {
+        return true;
+      }
     }
     return false;
+  }
+
+  // Reorders the cursor's tasks from `first` on by the share of the
+  // cluster their request is, largest first (ties keep the tiers' order).
+  static void LargestFirst(const Session& s, JobCursor& cursor, size_t first) {
+    const api::ClusterInfo& c = s.cluster();
+    std::stable_sort(cursor.tasks.begin() + first, cursor.tasks.end(),
+                     [&c](api::TaskIndex a, api::TaskIndex b) {
+                       return c.tasks[a].request().DominantShare(c.total_allocatable) >
+                              c.tasks[b].request().DominantShare(c.total_allocatable);
+                     });
   }
 
   // Whether the job's placed tasks plus those the cursor has not tried yet

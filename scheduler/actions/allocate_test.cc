@@ -245,5 +245,28 @@ TEST(AllocateTest, GangGivesUpWhenItsMinimumIsOutOfReach) {
             "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
 }
 
+
+// Three 1-cpu pods placed first (the tiers' order) take the big node's
+// pod slots the 6-cpu pod needed; largest first, the whole gang fits.
+TEST(AllocateTest, UnequalGangIsRetriedLargestPodFirst) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("a-big", {{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "2"}}));
+  b.AddNode(Node("b-small", {{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "10"}}));
+  api::JobInfo job;
+  job.name = "mixed";
+  job.min_member = 4;
+  api::JobIndex j = b.AddJob(job);
+  for (int i = 0; i < 4; ++i) {
+    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", i == 3 ? "6" : "1"}});
+    p->created = absl::FromUnixSeconds(1 + i);
+    b.AddTask(p, j);
+  }
+  auto out = RunPolicy(std::move(b).Build());
+  EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"mixed-0", "b-small"},
+                                                            {"mixed-1", "b-small"},
+                                                            {"mixed-2", "a-big"},
+                                                            {"mixed-3", "a-big"}}));
+}
+
 }  // namespace
 }  // namespace shoal::actions
