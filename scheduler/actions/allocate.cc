@@ -24,7 +24,8 @@ struct JobCursor {
   NodePicker picker;
   std::vector<api::TaskIndex> tasks;
   size_t next = 0;
-  bool largest_first = false;  // the tiers' order failed once already
+  // The tiers' order and the scores failed once: place as a bin packer.
+  bool packing = false;
 };
 
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
@@ -107,15 +108,18 @@ class Allocate : public framework::Action {
   // job should get another turn.
   //
   // A gang of unequal pods that cannot complete in the tiers' task order
-  // is tried once more largest pod first: placing small pods first can
-  // fill the slots a large one needed although the whole gang fits.
+  // and by the nodes' scores is tried once more as a bin packer would: its
+  // cheapest pods that make up the minimum, largest first, each on the
+  // node it fits most tightly. Placing small pods first, or on the
+  // emptiest node, can take the room a large one needed although the
+  // whole gang fits.
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     const size_t first = cursor.next;
     Attempt attempt = TryPlace(s, j, cursor);
-    if (attempt == Attempt::kFailed && !cursor.largest_first &&
+    if (attempt == Attempt::kFailed && !cursor.packing &&
         !s.Call<framework::JobReady>(s.job(j)) && Unequal(s, cursor, first)) {
-      cursor.largest_first = true;
-      LargestFirst(s, cursor, first);
+      cursor.packing = true;
+      PackingOrder(s, s.job(j), cursor, first);
       cursor.next = first;
       attempt = TryPlace(s, j, cursor);
     }
@@ -137,7 +141,8 @@ class Allocate : public framework::Action {
                                      " has reached its deserved share of the cluster");
         break;
       }
-      api::NodeIndex n = cursor.picker.Best(task);
+      api::NodeIndex n =
+          cursor.packing ? cursor.picker.TightestFit(task) : cursor.picker.Best(task);
       if (n != api::kNone) {
         stmt.Allocate(t, n);
       } else if (s.any_releasing() &&
@@ -182,15 +187,34 @@ class Allocate : public framework::Action {
     return false;
   }
 
-  // Reorders the cursor's tasks from `first` on by the share of the
-  // cluster their request is, largest first (ties keep the tiers' order).
-  static void LargestFirst(const Session& s, JobCursor& cursor, size_t first) {
+  // Reorders the cursor's tasks from `first` on for packing: the cheapest
+  // that make up what the gang still needs (all of them when role
+  // minimums apply), largest first, then the rest cheapest first.
+  static void PackingOrder(const Session& s, const api::JobInfo& job, JobCursor& cursor,
+                           size_t first) {
     const api::ClusterInfo& c = s.cluster();
-    std::stable_sort(cursor.tasks.begin() + first, cursor.tasks.end(),
-                     [&c](api::TaskIndex a, api::TaskIndex b) {
-                       return c.tasks[a].request().DominantShare(c.total_allocatable) >
-                              c.tasks[b].request().DominantShare(c.total_allocatable);
-                     });
+    // Size: the dominant share of the cluster the pod asks for, then, among
+    // equals (eight pods of one GPU each), the sum of its shares.
+    auto size = [&c](api::TaskIndex t) {
+      const api::Resource& r = c.tasks[t].request();
+      double sum = 0;
+      for (size_t id = 0; id < r.size(); ++id) {
+        auto rid = static_cast<api::ResourceId>(id);
+        if (r.Get(rid) > 0 && c.total_allocatable.Get(rid) > 0) {
+          sum += static_cast<double>(r.Get(rid)) / c.total_allocatable.Get(rid);
+        }
+      }
+      return std::make_pair(r.DominantShare(c.total_allocatable), sum);
+    };
+    auto begin = cursor.tasks.begin() + first;
+    std::stable_sort(begin, cursor.tasks.end(),
+                     [&](api::TaskIndex a, api::TaskIndex b) { return size(a) < size(b); });
+    size_t need = cursor.tasks.size() - first;
+    if (!job.RoleMinimumsApply()) {
+      need = std::min<size_t>(need, std::max(0, job.min_member - job.ReadyCount()));
+    }
+    std::stable_sort(begin, begin + need,
+                     [&](api::TaskIndex a, api::TaskIndex b) { return size(a) > size(b); });
   }
 
   // Whether the job's placed tasks plus those the cursor has not tried yet

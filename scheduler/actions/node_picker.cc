@@ -80,4 +80,31 @@ api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
   return best;
 }
 
+namespace {
+
+// Whether free room `a` is tighter than `b`: compared on the extended
+// resources first (a GPU node is kept for GPU pods), then cpu, then memory.
+bool Tighter(const api::Resource& a, const api::Resource& b) {
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t i = n; i-- > 0;) {
+    auto id = static_cast<api::ResourceId>(i);
+    if (id == api::kCpu || id == api::kMemory || id == api::kPods) continue;
+    if (a.Get(id) != b.Get(id)) return a.Get(id) < b.Get(id);
+  }
+  if (a.Get(api::kCpu) != b.Get(api::kCpu)) return a.Get(api::kCpu) < b.Get(api::kCpu);
+  return a.Get(api::kMemory) < b.Get(api::kMemory);
+}
+
+}  // namespace
+
+api::NodeIndex NodePicker::TightestFit(const api::TaskInfo& task) {
+  api::NodeIndex best = api::kNone;
+  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+    const api::NodeInfo& node = s_.node(n);
+    if (!s_.Fits(task, node, node.idle())) continue;
+    if (best == api::kNone || Tighter(node.idle(), s_.node(best).idle())) best = n;
+  }
+  return best;
+}
+
 }  // namespace shoal::actions

@@ -27,6 +27,12 @@ class NodePicker {
   // task; used to pipeline. A plain scan: only needed while victims leave.
   api::NodeIndex BestAfterEvictions(const api::TaskInfo& task);
 
+  // Ignoring scores: the feasible node with room for `task` now that has
+  // the least room left, scarce resources (GPUs and other extended
+  // resources) first, then cpu, then memory (best fit). A plain scan, for
+  // a gang that the scores' choices could not complete.
+  api::NodeIndex TightestFit(const api::TaskInfo& task);
+
  private:
   struct Candidate {
     double score;
