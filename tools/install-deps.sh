@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib       # the simulator's plots
   python3-kubernetes python3-pytest openssl  # the end-to-end suite (openssl: TLS test certificates)
+  python3-yaml                     # Volcano conformance cases (e2e/conformance)
 )
 
 missing=()
