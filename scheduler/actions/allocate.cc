@@ -122,6 +122,8 @@ class Allocate : public framework::Action {
       PackingOrder(s, s.job(j), cursor, first);
       cursor.next = first;
       attempt = TryPlace(s, j, cursor);
+      // Pods beyond the gang's minimum grow by the scores again.
+      cursor.packing = attempt == Attempt::kFailed;
     }
     return attempt == Attempt::kMore;
   }
