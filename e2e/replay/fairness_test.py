@@ -327,6 +327,42 @@ class QueuePriorityTest(unittest.TestCase):
         self.assertEqual(evicted(report), ["qb/qb-3"])
 
 
+class NothingIgnoredTest(unittest.TestCase):
+    """A pod field that bears on placement and that Shoal does not implement
+    keeps its job waiting, named; it is never placed as if it were absent."""
+
+    def test_unimplemented_fields_and_scheduling_gates_keep_the_job_waiting(self):
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(3)]
+        objs.append(podgroup("spread", 4))
+        for i in range(4):
+            p = pod("spread-%d" % i, {"cpu": "1"}, group="spread", created=i)
+            p["spec"]["affinity"] = {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": {"matchLabels": {"job": "spread"}},
+                    "topologyKey": "kubernetes.io/hostname"}]}}
+            objs.append(p)
+        gated = pod("gated", {"cpu": "1"}, created=5)
+        gated["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+        ports = pod("torch", {"cpu": "1"}, created=6)
+        ports["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
+        objs += [gated, ports, pod("plain", {"cpu": "1"}, created=7)]
+        report, _ = replay(objs, cycles=2, policy=DEFAULT)
+        binds = [b["pod"] for c in report["cycles"] for b in c["binds"]]
+        self.assertEqual(binds, ["default/plain"])
+        groups = {pg["name"]: pg["message"] for pg in report["cycles"][-1]["podGroups"]}
+        self.assertEqual(groups["default/spread"],
+                         "pod default/spread-0 uses spec.affinity.podAntiAffinity, which Shoal "
+                         "does not implement yet; it waits rather than be placed as if that "
+                         "were absent")
+        self.assertEqual(groups["default/gated"],
+                         "pod default/gated has scheduling gates (kueue.x-k8s.io/admission); it "
+                         "waits until they are removed")
+        self.assertEqual(groups["default/torch"],
+                         "pod default/torch uses spec.containers[0].ports[0].hostPort, which "
+                         "Shoal does not implement yet; it waits rather than be placed as if "
+                         "that were absent")
+
+
 class AdmissionTest(unittest.TestCase):
     def test_default_policy_explains_what_blocks_admission(self):
         objs = [node("n0", cpu="8", memory="32Gi")]

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "scheduler/api/placement.h"
@@ -54,6 +55,12 @@ struct PodInfo {
   bool critical = false;       // system-cluster/node-critical priority class
   TaskStatus status = TaskStatus::kPending;
   absl::Time created = absl::UnixEpoch();
+  // spec.schedulingGates: while any is left the pod is never placed.
+  std::vector<std::string> scheduling_gates;
+  // The first field of the pod that bears on placement and that Shoal
+  // does not implement yet ("spec.affinity.podAntiAffinity"): the pod
+  // waits, naming it, rather than be placed as if it were absent.
+  std::string unsupported_field;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

@@ -87,7 +87,28 @@ bool Session::TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const {
 }
 
 bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
-  return JobAdmissible(job, why) && Call<JobValid>(job, why);
+  return JobAdmissible(job, why) && PodsPlaceable(job, why) && Call<JobValid>(job, why);
+}
+
+bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = cluster_.tasks[t];
+    if (task.status != api::TaskStatus::kPending) continue;
+    const api::PodInfo& pod = *task.pod;
+    if (!pod.scheduling_gates.empty()) {
+      *why = absl::StrCat("pod ", pod.Key(), " has scheduling gates (",
+                          absl::StrJoin(pod.scheduling_gates, ", "),
+                          "); it waits until they are removed");
+      return false;
+    }
+    if (!pod.unsupported_field.empty()) {
+      *why = absl::StrCat("pod ", pod.Key(), " uses ", pod.unsupported_field,
+                          ", which Shoal does not implement yet; it waits rather than be "
+                          "placed as if that were absent");
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {

@@ -95,6 +95,10 @@ class Session {
   // every JobValid callback (the gang: enough pods) agrees. Otherwise
   // writes why.
   bool JobSchedulable(const api::JobInfo& job, std::string* why) const;
+  // Whether every pending pod of the job may be placed at all: none has
+  // scheduling gates left or a field Shoal does not implement. The job
+  // waits whole, so no gang is placed in part.
+  bool PodsPlaceable(const api::JobInfo& job, std::string* why) const;
   // True when the job's PodGroup has been admitted (or needs no admission
   // because the policy has no enqueue action).
   bool JobAdmitted(const api::JobInfo& job) const;

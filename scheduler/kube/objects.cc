@@ -357,6 +357,67 @@ absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
   return limit;
 }
 
+// spec.schedulingGates[].name.
+absl::StatusOr<std::vector<std::string>> SchedulingGates(const Reader& r, const json& spec) {
+  std::vector<std::string> names;
+  const json* gates = Reader::Get(spec, "schedulingGates");
+  if (gates == nullptr) return names;
+  if (!gates->is_array()) return r.Error("spec.schedulingGates", "must be a list");
+  for (size_t i = 0; i < gates->size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(name, r.String((*gates)[i], "name",
+                                          absl::StrCat("spec.schedulingGates[", i, "].name")));
+    names.push_back(name);
+  }
+  return names;
+}
+
+bool NonEmpty(const json* v) {
+  return v != nullptr && !((v->is_array() || v->is_object()) && v->empty());
+}
+
+// The first field bearing on placement that Shoal does not implement yet,
+// or "" (README, "What a pod may ask for").
+std::string UnsupportedField(const json& spec) {
+  if (const json* affinity = Reader::Get(spec, "affinity")) {
+    for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+      if (NonEmpty(Reader::Get(*affinity, kind))) return absl::StrCat("spec.affinity.", kind);
+    }
+  }
+  if (NonEmpty(Reader::Get(spec, "topologySpreadConstraints"))) {
+    return "spec.topologySpreadConstraints";
+  }
+  if (NonEmpty(Reader::Get(spec, "resourceClaims"))) return "spec.resourceClaims";
+  const bool host_network = Reader::Get(spec, "hostNetwork") != nullptr &&
+                            Reader::Get(spec, "hostNetwork")->is_boolean() &&
+                            Reader::Get(spec, "hostNetwork")->get<bool>();
+  for (const char* list : {"initContainers", "containers"}) {
+    const json* containers = Reader::Get(spec, list);
+    if (containers == nullptr || !containers->is_array()) continue;
+    for (size_t i = 0; i < containers->size(); ++i) {
+      const json* ports = Reader::Get((*containers)[i], "ports");
+      if (ports == nullptr || !ports->is_array()) continue;
+      for (size_t j = 0; j < ports->size(); ++j) {
+        const json* host_port = Reader::Get((*ports)[j], "hostPort");
+        if ((host_port != nullptr && host_port->is_number() && host_port->get<int64_t>() != 0) ||
+            host_network) {
+          return absl::StrCat("spec.", list, "[", i, "].ports[", j, "]",
+                              host_network ? " (with spec.hostNetwork)" : ".hostPort");
+        }
+      }
+    }
+  }
+  if (const json* volumes = Reader::Get(spec, "volumes"); volumes != nullptr && volumes->is_array()) {
+    for (size_t i = 0; i < volumes->size(); ++i) {
+      for (const char* kind : {"persistentVolumeClaim", "ephemeral"}) {
+        if (Reader::Get((*volumes)[i], kind) != nullptr) {
+          return absl::StrCat("spec.volumes[", i, "].", kind);
+        }
+      }
+    }
+  }
+  return "";
+}
+
 bool IsCriticalClass(const std::string& name) {
   return name == "system-cluster-critical" || name == "system-node-critical";
 }
@@ -477,6 +538,9 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
   SHOAL_ASSIGN_OR_RETURN(preemption, r.String(spec, "preemptionPolicy", "spec.preemptionPolicy"));
   pod->preempt_never = preemption == "Never";
   pod->preemption_policy_set = !preemption.empty();
+  SHOAL_ASSIGN_OR_RETURN(gates, SchedulingGates(r, spec));
+  pod->scheduling_gates = std::move(gates);
+  pod->unsupported_field = UnsupportedField(spec);
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));
   pod->request = std::move(request);
   SHOAL_ASSIGN_OR_RETURN(placement, Placement(r, spec));

@@ -77,6 +77,46 @@ TEST(DecodePodTest, RoleAndPreemptableFromAnnotationThenLabel) {
   EXPECT_FALSE(DecodePod(Pod(spec, garbled))->pod->preemptable);  // safe side, as Volcano
 }
 
+// Fields that bear on placement and that Shoal does not implement yet are
+// named, never dropped; scheduling gates are read (nothing is ignored
+// silently: issue 9).
+TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
+  auto field = [](json spec) {
+    spec["containers"] = {Container({{"cpu", "1"}})};
+    auto pod = DecodePod(Pod(spec, json::object()));
+    EXPECT_TRUE(pod.ok()) << pod.status();
+    return pod.ok() ? pod->pod->unsupported_field : "?";
+  };
+  EXPECT_EQ(field(json::object()), "");
+  EXPECT_EQ(field({{"affinity", {{"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution",
+                                                      json::array({json::object()})}}}}}}),
+            "spec.affinity.podAntiAffinity");
+  EXPECT_EQ(field({{"affinity", {{"podAffinity", {{"preferredDuringSchedulingIgnoredDuringExecution",
+                                                  json::array({json::object()})}}}}}}),
+            "spec.affinity.podAffinity");
+  EXPECT_EQ(field({{"topologySpreadConstraints", json::array({{{"maxSkew", 1}}})}}),
+            "spec.topologySpreadConstraints");
+  EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}), "spec.resourceClaims");
+  EXPECT_EQ(field({{"volumes", json::array({{{"name", "v"}, {"emptyDir", json::object()}},
+                                            {{"name", "d"},
+                                             {"persistentVolumeClaim", {{"claimName", "data"}}}}})}}),
+            "spec.volumes[1].persistentVolumeClaim");
+  EXPECT_EQ(field({{"initContainers",
+                    json::array({{{"name", "i"}, {"ports", json::array({{{"hostPort", 29500}}})}}})}}),
+            "spec.initContainers[0].ports[0].hostPort");
+  EXPECT_EQ(field({{"hostNetwork", true}, {"initContainers",
+                    json::array({{{"name", "i"}, {"ports", json::array({{{"containerPort", 80}}})}}})}}),
+            "spec.initContainers[0].ports[0] (with spec.hostNetwork)");
+  json gated = {{"containers", {Container({{"cpu", "1"}})}},
+                {"schedulingGates", json::array({{{"name", "kueue.x-k8s.io/admission"}}})}};
+  auto pod = DecodePod(Pod(gated, json::object()));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->scheduling_gates, std::vector<std::string>{"kueue.x-k8s.io/admission"});
+  gated["schedulingGates"] = "x";
+  EXPECT_EQ(DecodePod(Pod(gated, json::object())).status().message(),
+            "pod team-a/w-0: spec.schedulingGates: must be a list");
+}
+
 TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
   json spec = {{"containers", {Container({{"cpu", "1"}})}},
                {"nodeSelector", {{"zone", "a"}}},
