@@ -24,8 +24,10 @@ struct JobCursor {
   NodePicker picker;
   std::vector<api::TaskIndex> tasks;
   size_t next = 0;
-  // The tiers' order and the scores failed once: place as a bin packer.
-  bool packing = false;
+  // How nodes are chosen: by the tiers' scores, or, once those failed a
+  // gang, as a bin packer would (tightest fit, then first fit).
+  enum class Fit { kScores, kTightest, kFirst };
+  Fit fit = Fit::kScores;
 };
 
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
@@ -108,22 +110,25 @@ class Allocate : public framework::Action {
   // job should get another turn.
   //
   // A gang of unequal pods that cannot complete in the tiers' task order
-  // and by the nodes' scores is tried once more as a bin packer would: its
+  // and by the nodes' scores is tried again as a bin packer would: its
   // cheapest pods that make up the minimum, largest first, each on the
-  // node it fits most tightly. Placing small pods first, or on the
-  // emptiest node, can take the room a large one needed although the
-  // whole gang fits.
+  // node it fits most tightly, and failing that on the first node it fits.
+  // Placing small pods first, or on the emptiest node, can take the room
+  // a large one needed although the whole gang fits.
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     const size_t first = cursor.next;
     Attempt attempt = TryPlace(s, j, cursor);
-    if (attempt == Attempt::kFailed && !cursor.packing &&
+    if (attempt == Attempt::kFailed && cursor.fit == JobCursor::Fit::kScores &&
         !s.Call<framework::JobReady>(s.job(j)) && Unequal(s, cursor, first)) {
-      cursor.packing = true;
       PackingOrder(s, s.job(j), cursor, first);
-      cursor.next = first;
-      attempt = TryPlace(s, j, cursor);
+      for (JobCursor::Fit fit : {JobCursor::Fit::kTightest, JobCursor::Fit::kFirst}) {
+        cursor.fit = fit;
+        cursor.next = first;
+        attempt = TryPlace(s, j, cursor);
+        if (attempt != Attempt::kFailed) break;
+      }
       // Pods beyond the gang's minimum grow by the scores again.
-      cursor.packing = attempt == Attempt::kFailed;
+      if (attempt != Attempt::kFailed) cursor.fit = JobCursor::Fit::kScores;
     }
     return attempt == Attempt::kMore;
   }
@@ -143,8 +148,9 @@ class Allocate : public framework::Action {
                                      " has reached its deserved share of the cluster");
         break;
       }
-      api::NodeIndex n =
-          cursor.packing ? cursor.picker.TightestFit(task) : cursor.picker.Best(task);
+      api::NodeIndex n = cursor.fit == JobCursor::Fit::kTightest ? cursor.picker.TightestFit(task)
+                         : cursor.fit == JobCursor::Fit::kFirst  ? cursor.picker.FirstFit(task)
+                                                                 : cursor.picker.Best(task);
       if (n != api::kNone) {
         stmt.Allocate(t, n);
       } else if (s.any_releasing() &&

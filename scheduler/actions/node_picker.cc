@@ -107,4 +107,12 @@ api::NodeIndex NodePicker::TightestFit(const api::TaskInfo& task) {
   return best;
 }
 
+api::NodeIndex NodePicker::FirstFit(const api::TaskInfo& task) {
+  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+    const api::NodeInfo& node = s_.node(n);
+    if (s_.Fits(task, node, node.idle())) return n;
+  }
+  return api::kNone;
+}
+
 }  // namespace shoal::actions

@@ -32,6 +32,9 @@ class NodePicker {
   // resources) first, then cpu, then memory (best fit). A plain scan, for
   // a gang that the scores' choices could not complete.
   api::NodeIndex TightestFit(const api::TaskInfo& task);
+  // Ignoring scores: the first feasible node, in node (name) order, with
+  // room for `task` now (first fit).
+  api::NodeIndex FirstFit(const api::TaskInfo& task);
 
  private:
   struct Candidate {
