@@ -37,6 +37,20 @@ framework::CycleOutcome RunPolicy(api::ClusterInfo cluster,
   return framework::RunCycle(std::move(cluster), policy);
 }
 
+// A gang "mixed" of pods mixed-0, mixed-1, ... asking for these cpus, in
+// that task (creation) order.
+void AddMixedGang(api::ClusterBuilder& b, int min_member, const std::vector<std::string>& cpus) {
+  api::JobInfo job;
+  job.name = "mixed";
+  job.min_member = min_member;
+  api::JobIndex j = b.AddJob(job);
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", cpus[i]}});
+    p->created = absl::FromUnixSeconds(1 + i);
+    b.AddTask(p, j);
+  }
+}
+
 std::map<std::string, std::string> Binds(const framework::CycleOutcome& o) {
   std::map<std::string, std::string> out;
   for (const auto& b : o.binds) {
@@ -209,18 +223,7 @@ tiers:
 TEST(AllocateTest, GangSkipsAPodThatFitsNowhereWhileItsMinimumIsReachable) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}}));
-  api::JobInfo job;
-  job.name = "mixed";
-  job.min_member = 2;
-  api::JobIndex j = b.AddJob(job);
-  auto big = Pod("mixed-0", {{"cpu", "8"}});  // first in task order, fits nowhere
-  big->created = absl::FromUnixSeconds(1);
-  b.AddTask(big, j);
-  for (int i = 1; i <= 2; ++i) {
-    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", "1"}});
-    p->created = absl::FromUnixSeconds(1 + i);
-    b.AddTask(p, j);
-  }
+  AddMixedGang(b, 2, {"8", "1", "1"});  // mixed-0 comes first and fits nowhere
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"mixed-1", "n"}, {"mixed-2", "n"}}));
   EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
@@ -230,21 +233,12 @@ TEST(AllocateTest, GangSkipsAPodThatFitsNowhereWhileItsMinimumIsReachable) {
 TEST(AllocateTest, GangGivesUpWhenItsMinimumIsOutOfReach) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}}));
-  api::JobInfo job;
-  job.name = "mixed";
-  job.min_member = 3;
-  api::JobIndex j = b.AddJob(job);
-  for (int i = 0; i < 3; ++i) {
-    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", i == 1 ? "8" : "1"}});
-    p->created = absl::FromUnixSeconds(1 + i);
-    b.AddTask(p, j);
-  }
+  AddMixedGang(b, 3, {"1", "8", "1"});
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_TRUE(out.binds.empty());
   EXPECT_EQ(out.cluster.jobs[0].message,
             "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
 }
-
 
 // Three 1-cpu pods placed first (the tiers' order) take the big node's
 // pod slots the 6-cpu pod needed; packed largest first, each on the node
@@ -253,15 +247,7 @@ TEST(AllocateTest, UnequalGangIsRetriedAsABinPacker) {
   api::ClusterBuilder b;
   b.AddNode(Node("a-big", {{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "2"}}));
   b.AddNode(Node("b-small", {{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "10"}}));
-  api::JobInfo job;
-  job.name = "mixed";
-  job.min_member = 4;
-  api::JobIndex j = b.AddJob(job);
-  for (int i = 0; i < 4; ++i) {
-    auto p = Pod("mixed-" + std::to_string(i), {{"cpu", i == 3 ? "6" : "1"}});
-    p->created = absl::FromUnixSeconds(1 + i);
-    b.AddTask(p, j);
-  }
+  AddMixedGang(b, 4, {"1", "1", "1", "6"});
   auto out = RunPolicy(std::move(b).Build());
   std::map<std::string, std::string> binds = Binds(out);
   ASSERT_EQ(binds.size(), 4u);
