@@ -343,9 +343,9 @@ class NothingIgnoredTest(unittest.TestCase):
             objs.append(p)
         gated = pod("gated", {"cpu": "1"}, created=5)
         gated["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
-        ports = pod("torch", {"cpu": "1"}, created=6)
-        ports["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
-        objs += [gated, ports, pod("plain", {"cpu": "1"}, created=7)]
+        claims = pod("dra", {"cpu": "1"}, created=6)
+        claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-0"}]
+        objs += [gated, claims, pod("plain", {"cpu": "1"}, created=7)]
         report, _ = replay(objs, cycles=2, policy=DEFAULT)
         binds = [b["pod"] for c in report["cycles"] for b in c["binds"]]
         self.assertEqual(binds, ["default/plain"])
@@ -357,10 +357,34 @@ class NothingIgnoredTest(unittest.TestCase):
         self.assertEqual(groups["default/gated"],
                          "pod default/gated has scheduling gates (kueue.x-k8s.io/admission); it "
                          "waits until they are removed")
-        self.assertEqual(groups["default/torch"],
-                         "pod default/torch uses spec.containers[0].ports[0].hostPort, which "
-                         "Shoal does not implement yet; it waits rather than be placed as if "
-                         "that were absent")
+        self.assertEqual(groups["default/dra"],
+                         "pod default/dra uses spec.resourceClaims, which Shoal does not "
+                         "implement yet; it waits rather than be placed as if that were absent")
+
+    def torch_job(self, nodes):
+        # torch.distributed on the host network: every worker binds 29500,
+        # and another scheduler's pod already holds it on n0.
+        objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(nodes)]
+        other = pod("other", {"cpu": "1"}, node_name="n0", scheduler="default-scheduler")
+        other["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
+        objs += [other, podgroup("torch", 3)]
+        for i in range(3):
+            p = pod("torch-%d" % i, {"cpu": "1"}, group="torch", created=i)
+            p["spec"]["initContainers"] = [{"name": "rendezvous", "image": "busybox",
+                                            "ports": [{"containerPort": 29500, "hostPort": 29500}]}]
+            objs.append(p)
+        return objs
+
+    def test_host_ports_are_free_on_every_node_a_gang_uses(self):
+        report, _ = replay(self.torch_job(4), cycles=1, policy=DEFAULT)
+        binds = sorted((b["node"], b["pod"]) for b in report["cycles"][0]["binds"])
+        self.assertEqual([n for n, _ in binds], ["n1", "n2", "n3"])
+        report, _ = replay(self.torch_job(3), cycles=1, policy=DEFAULT)
+        self.assertEqual(report["cycles"][0]["binds"], [])
+        torch = [g for g in report["cycles"][0]["podGroups"] if g["name"] == "default/torch"][0]
+        self.assertEqual(torch["message"],
+                         "3/3 tasks in gang unschedulable: 0/3 nodes are available: 3 node(s) "
+                         "didn't have free ports for the requested pod ports.")
 
 
 class AdmissionTest(unittest.TestCase):

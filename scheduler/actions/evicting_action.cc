@@ -34,6 +34,7 @@ void EvictingAction::Execute(framework::Session& s) {
     auto roomy_for = [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
       for (auto& [exemplar, nodes] : roomy) {
         if (exemplar->request() == task.request() &&
+            exemplar->pod->host_ports == task.pod->host_ports &&
             exemplar->placement() == task.placement()) {
           return nodes;
         }

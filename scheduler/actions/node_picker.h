@@ -1,6 +1,6 @@
 // Finds the best node for each task of one job without scoring every node
-// for every task. Tasks of a job that share a request and placement share
-// one heap of (score, node); placing a task changes only the chosen node,
+// for every task. Tasks of a job that share a request, placement and host
+// ports share one heap of (score, node); placing a task changes only the chosen node,
 // so only that node is re-checked and re-scored, lazily, when it next
 // reaches the top (its generation tells that it changed). A job of 50 pods
 // on 5,000 nodes costs one pass over the nodes plus 50 heap operations,

@@ -39,7 +39,7 @@ TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
   task.pod = std::move(pod);
   if (task.node != kNone) {
     NodeInfo& node = cluster_.nodes[task.node];
-    node.Add(task.request(), task.status);
+    node.Add(task.request(), task.status, task.pod->host_ports);
     node.tasks().push_back(i);
   }
   JobInfo& j = cluster_.jobs[job];
@@ -49,10 +49,10 @@ TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
   return i;
 }
 
-void ClusterBuilder::AddForeignPod(const std::string& node,
-                                   const Resource& request) {
+void ClusterBuilder::AddForeignPod(const std::string& node, const Resource& request,
+                                   const std::vector<HostPort>& host_ports) {
   NodeIndex n = cluster_.FindNode(node);
-  if (n != kNone) cluster_.nodes[n].Add(request, TaskStatus::kRunning);
+  if (n != kNone) cluster_.nodes[n].Add(request, TaskStatus::kRunning, host_ports);
 }
 
 ClusterInfo ClusterBuilder::Build() && {

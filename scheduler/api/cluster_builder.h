@@ -23,7 +23,8 @@ class ClusterBuilder {
   TaskIndex AddTask(std::shared_ptr<const PodInfo> pod, JobIndex job);
   // A pod of another scheduler (or a bound pod Shoal does not manage): it
   // only takes room on its node.
-  void AddForeignPod(const std::string& node, const Resource& request);
+  void AddForeignPod(const std::string& node, const Resource& request,
+                     const std::vector<HostPort>& host_ports = {});
 
   // Adds the implicit `default` queue when no Queue object named it.
   ClusterInfo Build() &&;

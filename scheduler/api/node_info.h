@@ -43,10 +43,16 @@ class NodeInfo {
   // idle + releasing - pipelined: what a pipelined task may count on.
   Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
 
-  // Accounts a task in `status` on this node. Statuses that hold nothing
-  // (pending, succeeded, failed) only bump the generation.
-  void Add(const Resource& request, TaskStatus status);
-  void Remove(const Resource& request, TaskStatus status);
+  // Accounts a task in `status` on this node, with the host ports it binds.
+  // Statuses that hold nothing (pending, succeeded, failed) only bump the
+  // generation.
+  void Add(const Resource& request, TaskStatus status,
+           const std::vector<HostPort>& ports = {});
+  void Remove(const Resource& request, TaskStatus status,
+              const std::vector<HostPort>& ports = {});
+  // None of `wanted` conflicts with a host port bound (or promised to a
+  // pipelined pod) on this node.
+  bool HostPortsFree(const std::vector<HostPort>& wanted) const;
 
   // Bumped on every change, so caches keyed on a node can tell they are
   // stale without comparing resources.
@@ -64,6 +70,7 @@ class NodeInfo {
   Resource pipelined_;
   uint64_t generation_ = 0;
   std::vector<TaskIndex> tasks_;
+  std::vector<HostPort> host_ports_;  // one entry per binding pod and port
 };
 
 }  // namespace shoal::api

@@ -47,6 +47,12 @@ bool IsReadyStatus(TaskStatus s) {
   }
 }
 
+bool HostPort::ConflictsWith(const HostPort& o) const {
+  auto every = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
+  return port == o.port && protocol == o.protocol &&
+         (ip == o.ip || every(ip) || every(o.ip));
+}
+
 bool TaskInfo::best_effort() const {
   const Resource& r = request();
   for (size_t id = 0; id < r.size(); ++id) {

@@ -36,6 +36,20 @@ bool HoldsShare(TaskStatus s);
 // Counts toward a gang's minimum: placed or done.
 bool IsReadyStatus(TaskStatus s);
 
+// A port one of a pod's containers binds on its node (hostPort), as
+// kube-scheduler's NodePorts filter sees it.
+struct HostPort {
+  std::string ip;                 // "" or "0.0.0.0": every address
+  std::string protocol = "TCP";   // TCP, UDP or SCTP
+  int32_t port = 0;
+  bool operator==(const HostPort& o) const {
+    return ip == o.ip && protocol == o.protocol && port == o.port;
+  }
+  // Both cannot be bound on one node: same port and protocol, and the same
+  // address or either one on every address.
+  bool ConflictsWith(const HostPort& o) const;
+};
+
 // The immutable facts of one pod, shared between snapshots.
 struct PodInfo {
   std::string ns;
@@ -55,6 +69,9 @@ struct PodInfo {
   bool critical = false;       // system-cluster/node-critical priority class
   TaskStatus status = TaskStatus::kPending;
   absl::Time created = absl::UnixEpoch();
+  // Host ports of its containers, init and sidecar containers included
+  // (with spec.hostNetwork, every container port).
+  std::vector<HostPort> host_ports;
   // spec.schedulingGates: while any is left the pod is never placed.
   std::vector<std::string> scheduling_gates;
   // The first field of the pod that bears on placement and that Shoal

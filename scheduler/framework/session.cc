@@ -212,13 +212,13 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   const api::NodeIndex old_node = task.node;
   if (old_node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[old_node];
-    n.Remove(task.request(), old_status);
+    n.Remove(task.request(), old_status, task.pod->host_ports);
     auto& on_node = n.tasks();
     on_node.erase(std::find(on_node.begin(), on_node.end(), t));
   }
   if (node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[node];
-    n.Add(task.request(), status);
+    n.Add(task.request(), status, task.pod->host_ports);
     n.tasks().push_back(t);
   }
   releasing_count_ += (status == api::TaskStatus::kReleasing) -

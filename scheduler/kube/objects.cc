@@ -357,6 +357,43 @@ absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
   return limit;
 }
 
+// The host ports the pod's containers bind (init and sidecar containers
+// included): hostPort where given; with spec.hostNetwork, every container
+// port (the API server defaults hostPort to it).
+absl::StatusOr<std::vector<api::HostPort>> HostPorts(const Reader& r, const json& spec) {
+  std::vector<api::HostPort> out;
+  SHOAL_ASSIGN_OR_RETURN(host_network, r.Bool(spec, "hostNetwork", "spec.hostNetwork", false));
+  for (const char* list : {"initContainers", "containers"}) {
+    const json* containers = Reader::Get(spec, list);
+    if (containers == nullptr || !containers->is_array()) continue;
+    for (size_t i = 0; i < containers->size(); ++i) {
+      const json* ports = Reader::Get((*containers)[i], "ports");
+      if (ports == nullptr) continue;
+      const std::string path = absl::StrCat("spec.", list, "[", i, "].ports");
+      if (!ports->is_array()) return r.Error(path, "must be a list");
+      for (size_t j = 0; j < ports->size(); ++j) {
+        const json& p = (*ports)[j];
+        const std::string at = absl::StrCat(path, "[", j, "]");
+        SHOAL_ASSIGN_OR_RETURN(host_port, r.Int(p, "hostPort", at + ".hostPort", 0));
+        SHOAL_ASSIGN_OR_RETURN(container_port, r.Int(p, "containerPort", at + ".containerPort", 0));
+        if (host_port == 0 && host_network) host_port = container_port;
+        if (host_port == 0) continue;
+        if (host_port < 0 || host_port > 65535) {
+          return r.Error(at + ".hostPort", absl::StrCat("must be 1 to 65535, got ", host_port));
+        }
+        api::HostPort hp;
+        hp.port = static_cast<int32_t>(host_port);
+        SHOAL_ASSIGN_OR_RETURN(protocol, r.String(p, "protocol", at + ".protocol", "TCP"));
+        SHOAL_ASSIGN_OR_RETURN(ip, r.String(p, "hostIP", at + ".hostIP"));
+        hp.protocol = protocol;
+        hp.ip = ip;
+        out.push_back(std::move(hp));
+      }
+    }
+  }
+  return out;
+}
+
 // spec.schedulingGates[].name.
 absl::StatusOr<std::vector<std::string>> SchedulingGates(const Reader& r, const json& spec) {
   std::vector<std::string> names;
@@ -387,25 +424,6 @@ std::string UnsupportedField(const json& spec) {
     return "spec.topologySpreadConstraints";
   }
   if (NonEmpty(Reader::Get(spec, "resourceClaims"))) return "spec.resourceClaims";
-  const bool host_network = Reader::Get(spec, "hostNetwork") != nullptr &&
-                            Reader::Get(spec, "hostNetwork")->is_boolean() &&
-                            Reader::Get(spec, "hostNetwork")->get<bool>();
-  for (const char* list : {"initContainers", "containers"}) {
-    const json* containers = Reader::Get(spec, list);
-    if (containers == nullptr || !containers->is_array()) continue;
-    for (size_t i = 0; i < containers->size(); ++i) {
-      const json* ports = Reader::Get((*containers)[i], "ports");
-      if (ports == nullptr || !ports->is_array()) continue;
-      for (size_t j = 0; j < ports->size(); ++j) {
-        const json* host_port = Reader::Get((*ports)[j], "hostPort");
-        if ((host_port != nullptr && host_port->is_number() && host_port->get<int64_t>() != 0) ||
-            host_network) {
-          return absl::StrCat("spec.", list, "[", i, "].ports[", j, "]",
-                              host_network ? " (with spec.hostNetwork)" : ".hostPort");
-        }
-      }
-    }
-  }
   if (const json* volumes = Reader::Get(spec, "volumes"); volumes != nullptr && volumes->is_array()) {
     for (size_t i = 0; i < volumes->size(); ++i) {
       for (const char* kind : {"persistentVolumeClaim", "ephemeral"}) {
@@ -541,6 +559,8 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
   SHOAL_ASSIGN_OR_RETURN(gates, SchedulingGates(r, spec));
   pod->scheduling_gates = std::move(gates);
   pod->unsupported_field = UnsupportedField(spec);
+  SHOAL_ASSIGN_OR_RETURN(host_ports, HostPorts(r, spec));
+  pod->host_ports = std::move(host_ports);
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));
   pod->request = std::move(request);
   SHOAL_ASSIGN_OR_RETURN(placement, Placement(r, spec));

@@ -103,10 +103,7 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
             "spec.volumes[1].persistentVolumeClaim");
   EXPECT_EQ(field({{"initContainers",
                     json::array({{{"name", "i"}, {"ports", json::array({{{"hostPort", 29500}}})}}})}}),
-            "spec.initContainers[0].ports[0].hostPort");
-  EXPECT_EQ(field({{"hostNetwork", true}, {"initContainers",
-                    json::array({{{"name", "i"}, {"ports", json::array({{{"containerPort", 80}}})}}})}}),
-            "spec.initContainers[0].ports[0] (with spec.hostNetwork)");
+            "");  // host ports are implemented
   json gated = {{"containers", {Container({{"cpu", "1"}})}},
                 {"schedulingGates", json::array({{{"name", "kueue.x-k8s.io/admission"}}})}};
   auto pod = DecodePod(Pod(gated, json::object()));
@@ -115,6 +112,33 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
   gated["schedulingGates"] = "x";
   EXPECT_EQ(DecodePod(Pod(gated, json::object())).status().message(),
             "pod team-a/w-0: spec.schedulingGates: must be a list");
+}
+
+// Host ports of every container, init containers included; with
+// hostNetwork every container port is one (kube-scheduler's NodePorts).
+TEST(DecodePodTest, HostPorts) {
+  json spec = {{"containers", {Container({{"cpu", "1"}})}}};
+  spec["containers"][0]["ports"] = json::array(
+      {{{"containerPort", 8080}}, {{"containerPort", 29500}, {"hostPort", 29500}, {"protocol", "UDP"},
+                                  {"hostIP", "10.0.0.1"}}});
+  spec["initContainers"] = json::array({{{"name", "init"}, {"ports", json::array({{{"hostPort", 80}}})}}});
+  auto pod = DecodePod(Pod(spec));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ASSERT_EQ(pod->pod->host_ports.size(), 2u);
+  EXPECT_EQ(pod->pod->host_ports[0], (api::HostPort{"", "TCP", 80}));
+  EXPECT_EQ(pod->pod->host_ports[1], (api::HostPort{"10.0.0.1", "UDP", 29500}));
+  spec["hostNetwork"] = true;
+  pod = DecodePod(Pod(spec));
+  ASSERT_EQ(pod->pod->host_ports.size(), 3u);
+  EXPECT_EQ(pod->pod->host_ports[1], (api::HostPort{"", "TCP", 8080}));
+  spec["containers"][0]["ports"][0]["hostPort"] = 70000;
+  EXPECT_EQ(DecodePod(Pod(spec)).status().message(),
+            "pod team-a/w-0: spec.containers[0].ports[0].hostPort: must be 1 to 65535, got 70000");
+  // Conflicts as kube-scheduler sees them.
+  api::HostPort any{"", "TCP", 29500}, one{"10.0.0.1", "TCP", 29500}, other{"10.0.0.2", "TCP", 29500};
+  EXPECT_TRUE(any.ConflictsWith(one));
+  EXPECT_FALSE(one.ConflictsWith(other));
+  EXPECT_FALSE(any.ConflictsWith(api::HostPort{"", "UDP", 29500}));
 }
 
 TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
