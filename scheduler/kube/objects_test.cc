@@ -269,6 +269,20 @@ TEST(DecodePriorityClassTest, Value) {
   ASSERT_TRUE(pc.ok());
   EXPECT_EQ(pc->value, 1000);
   EXPECT_TRUE(pc->global_default);
+  EXPECT_FALSE(pc->preempt_never);
+}
+
+// Pods that do not say take their class's preemptionPolicy (issue 12, 9).
+TEST(DecodePriorityClassTest, PreemptionPolicy) {
+  json obj = {{"kind", "PriorityClass"}, {"metadata", {{"name", "polite"}}}, {"value", 10},
+              {"preemptionPolicy", "Never"}};
+  auto pc = DecodePriorityClass(obj);
+  ASSERT_TRUE(pc.ok()) << pc.status();
+  EXPECT_TRUE(pc->preempt_never);
+  obj["preemptionPolicy"] = "Sometimes";
+  EXPECT_EQ(DecodePriorityClass(obj).status().message(),
+            "priorityclass polite: preemptionPolicy: must be Never or PreemptLowerPriority, got "
+            "\"Sometimes\"");
 }
 
 }  // namespace
