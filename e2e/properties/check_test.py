@@ -97,6 +97,17 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(kinds(v), ["overbooked"])
         self.assertEqual(v[0].obj, "node/a")
 
+    def test_a_host_port_bound_twice_on_a_node_is_caught(self):
+        holder = pod("holder", node_name="a", scheduler="other")
+        holder["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
+        new = pod("new")
+        new["spec"]["containers"][0]["ports"] = [{"containerPort": 29500, "hostPort": 29500}]
+        s = snap(node("a", cpu="8"), node("b", cpu="8"), holder, new)
+        v, _ = check.check(s, report({"binds": [("ns/new", "a")]}))
+        self.assertEqual(kinds(v), ["overbooked"])
+        self.assertIn("hostport/29500", v[0].detail)
+        self.assertEqual(check.check(s, report({"binds": [("ns/new", "b")]}))[0], [])
+
     def test_pod_count_is_a_resource(self):
         s = snap(node("a", pods="1"), pod("x"), pod("y"))
         r = report({"binds": [("ns/x", "a"), ("ns/y", "a")]})

@@ -37,6 +37,10 @@ CPUS = ["100m", "250m", "500m", "1", "1500m", "2", "3", "4", "6"]
 MEMS = ["128Mi", "512Mi", "1Gi", "2Gi", "3Gi", "4Gi", "8Gi", "16Gi"]
 GPUS = ["1", "1", "2", "4"]
 PRIORITY_CLASSES = [("low", 10), ("mid", 100), ("high", 1000)]
+# Host ports some pods bind (TCP, every address). The oracle counts each as
+# a resource every node has one of, so two pods binding it on one node are
+# an over-booking.
+HOST_PORTS = [29500, 8080]
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 BATCH_TAINT = {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
@@ -108,11 +112,22 @@ def pod_requests(pod):
         reqs[k] = max(reqs.get(k, 0), v)
     reqs = _add(reqs, _resources(spec.get("overhead")))
     reqs["pods"] = reqs.get("pods", 0) + 1
+    for c in spec.get("initContainers", []) + spec.get("containers", []):
+        for port in c.get("ports", []):
+            if port.get("hostPort"):
+                reqs[_port_resource(port["hostPort"])] = 1
     return {k: v for k, v in reqs.items() if v != 0}
 
 
+def _port_resource(port):
+    return "hostport/%d" % port
+
+
 def node_allocatable(node):
-    return _resources(node["status"]["allocatable"])
+    alloc = _resources(node["status"]["allocatable"])
+    for port in HOST_PORTS:
+        alloc[_port_resource(port)] = 1
+    return alloc
 
 
 def tolerates(tolerations, taint):
@@ -210,10 +225,17 @@ def _template(rng, nodes):
     return req, selector, tolerations
 
 
+def _host_port(rng):
+    """A host port the pods of one group bind, or None (most groups)."""
+    return rng.choice(HOST_PORTS) if rng.random() < 0.08 else None
+
+
 def _pod(rng, name, ns, created, req, selector, tolerations, group=None,
-         scheduler=SCHEDULER, priority=None):
+         scheduler=SCHEDULER, priority=None, host_port=None):
     containers = [{"name": "main", "image": "registry.example.com/app:1",
                    "resources": {"requests": dict(req)} if req else {}}]
+    if host_port:
+        containers[0]["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
     spec = {"schedulerName": scheduler, "containers": containers}
     r = rng.random()
     if req and r < 0.1:
@@ -308,7 +330,7 @@ def generate(seed):
     for i in range(rng.randint(0, 3)):
         req, selector, tolerations = _template(rng, nodes)
         p = _pod(rng, "other-%d" % i, "kube-system" if i == 0 else "default", tick(), req,
-                 selector, tolerations, scheduler=OTHER_SCHEDULER)
+                 selector, tolerations, scheduler=OTHER_SCHEDULER, host_port=_host_port(rng))
         if rng.random() < 0.8:
             room.place(rng, [p])
         items.append(p)
@@ -325,6 +347,7 @@ def generate(seed):
         if prio:
             spec["priorityClassName"] = prio[0]
         pods = []
+        port = _host_port(rng)
         vary = rng.random() < 0.2
         for i in range(size):
             r = req
@@ -333,11 +356,12 @@ def generate(seed):
                 if r:
                     r["cpu"] = rng.choice(CPUS)
             pods.append(_pod(rng, "%s-%d" % (name, i), ns, created + (i % 2), r, selector,
-                             tolerations, group=name, priority=prio))
+                             tolerations, group=name, priority=prio, host_port=port))
         if rng.random() < 0.15 and req:
             total = {}
             for p in pods[:min_member]:
-                total = _add(total, {k: v for k, v in pod_requests(p).items() if k != "pods"})
+                total = _add(total, {k: v for k, v in pod_requests(p).items()
+                                     if k != "pods" and not k.startswith("hostport/")})
             spec["minResources"] = {k: "%dm" % int(v * 1000) if k == "cpu" else str(int(v))
                                     for k, v in sorted(total.items())}
         phase = "Pending"
@@ -358,7 +382,7 @@ def generate(seed):
         req, selector, tolerations = _template(rng, nodes)
         prio = rng.choice(PRIORITY_CLASSES) if rng.random() < 0.4 else None
         p = _pod(rng, "lone-%d" % i, rng.choice(namespaces), tick(), req, selector,
-                 tolerations, priority=prio)
+                 tolerations, priority=prio, host_port=_host_port(rng))
         if rng.random() < 0.3:
             room.place(rng, [p])
         items.append(p)

@@ -41,21 +41,13 @@ bool StaticFilter(const api::PlacementConstraints& c, const api::NodeInfo& n,
   return true;
 }
 
-// kube-scheduler's NodePorts: the host ports the pod binds are free on the
-// node. Pods placed earlier in this cycle (a gang's own members) count.
-bool NodePorts(const api::TaskInfo& t, const api::NodeInfo& n, const api::Resource&,
-               Reasons* why) {
-  if (t.pod->host_ports.empty() || n.HostPortsFree(t.pod->host_ports)) return true;
-  return Refuse(why, "node(s) didn't have free ports for the requested pod ports");
-}
-
 class Predicates : public framework::Plugin {
  public:
   void OnSessionOpen(Session& s) override {
-    // Resource fit is the session's own mechanism (Session::Fits), not a
-    // plugin's: no policy may book a node past its allocatable.
+    // Resource fit and host ports are the session's own mechanism
+    // (Session::Fits), not a plugin's: no policy may book a node past its
+    // allocatable or bind a port twice.
     s.Register<framework::Predicate>(StaticFilter);
-    s.Register<framework::Fit>(NodePorts);
   }
 };
 

@@ -188,6 +188,10 @@ bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
     });
     return false;  // as kube-scheduler: the first failing check explains
   }
+  if (!n.HostPortsFree(t.pod->host_ports)) {
+    why->emplace_back("node(s) didn't have free ports for the requested pod ports");
+    return false;
+  }
   return Call<Fit>(t, n, available, why);
 }
 

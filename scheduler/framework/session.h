@@ -105,14 +105,19 @@ class Session {
 
   // Predicate results for these constraints, computed once per session.
   const FeasibleNodes& Feasible(const api::PlacementConstraints& c);
-  // Mechanism first: the task's request must fit `available`, whatever
-  // plugins the policy lists; then every Fit callback (reservations...).
+  // Mechanism first, whatever plugins the policy lists: the task's request
+  // must fit `available` and its host ports be free on the node (a pod
+  // binding a taken port fails at the kubelet; pods placed earlier in the
+  // cycle, a gang's own members, count). Then every Fit callback
+  // (reservations...).
   bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
             const api::Resource& available) const {
-    return t.request().FitsIn(available) && Call<Fit>(t, n, available, nullptr);
+    return t.request().FitsIn(available) && n.HostPortsFree(t.pod->host_ports) &&
+           Call<Fit>(t, n, available, nullptr);
   }
   // Like Fits, naming every reason it fails in kube-scheduler's words
-  // ("Insufficient cpu", "Too many pods").
+  // ("Insufficient cpu", "Too many pods", "node(s) didn't have free ports
+  // for the requested pod ports").
   bool FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
                      const api::Resource& available, Reasons* why) const;
   double Score(const api::TaskInfo& t, const api::NodeInfo& n) const {
