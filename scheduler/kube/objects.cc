@@ -457,14 +457,19 @@ bool Preemptable(const std::vector<std::pair<std::string, std::string>>& annotat
 
 }  // namespace
 
+std::string StringMember(const json& obj, const char* key) {
+  const json* v = Reader::Get(obj, key);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
+}
+
 bool IsVolcanoPodGroup(const json& obj) {
-  return obj.value("kind", "") == "PodGroup" &&
-         absl::StartsWith(obj.value("apiVersion", ""), "scheduling.volcano.sh/");
+  return StringMember(obj, "kind") == "PodGroup" &&
+         absl::StartsWith(StringMember(obj, "apiVersion"), "scheduling.volcano.sh/");
 }
 
 bool IsSchedulerPluginsPodGroup(const json& obj) {
-  return obj.value("kind", "") == "PodGroup" &&
-         absl::StartsWith(obj.value("apiVersion", ""), "scheduling.x-k8s.io/");
+  return StringMember(obj, "kind") == "PodGroup" &&
+         absl::StartsWith(StringMember(obj, "apiVersion"), "scheduling.x-k8s.io/");
 }
 
 absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(const json& obj) {
@@ -501,8 +506,11 @@ absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(const json& obj) {
   // No Ready condition at all (a hand-written node) counts as ready.
   if (const json* conditions = Reader::Get(st, "conditions")) {
     if (!conditions->is_array()) return r.Error("status.conditions", "must be a list");
-    for (const auto& c : *conditions) {
-      if (c.value("type", "") == "Ready") node->ready = c.value("status", "") == "True";
+    for (size_t i = 0; i < conditions->size(); ++i) {
+      const std::string path = absl::StrCat("status.conditions[", i, "]");
+      SHOAL_ASSIGN_OR_RETURN(type, r.String((*conditions)[i], "type", path + ".type"));
+      SHOAL_ASSIGN_OR_RETURN(value, r.String((*conditions)[i], "status", path + ".status"));
+      if (type == "Ready") node->ready = value == "True";
     }
   }
   return node;

@@ -26,6 +26,10 @@ inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 
+// obj[key] when it is a string, else "" (never throws, whatever the
+// object holds).
+std::string StringMember(const nlohmann::json& obj, const char* key);
+
 absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(
     const nlohmann::json& obj);
 

@@ -20,7 +20,7 @@ struct Located {
 };
 
 std::string Describe(const json& obj) {
-  std::string kind = obj.is_object() ? obj.value("kind", "") : "";
+  std::string kind = StringMember(obj, "kind");
   std::string name;
   if (obj.is_object() && obj.contains("metadata") && obj["metadata"].is_object()) {
     const json& m = obj["metadata"];
@@ -42,7 +42,7 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
   std::vector<Located> objects;
   for (const auto& doc : *docs) {
     const json& v = doc.value;
-    if (v.is_object() && v.value("kind", "") == "List" && v.contains("items")) {
+    if (StringMember(v, "kind") == "List" && v.contains("items")) {
       if (!v["items"].is_array()) {
         return absl::InvalidArgumentError(
             absl::StrCat(file, ":", doc.line, ": List: items: must be a list"));
@@ -61,11 +61,22 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
     return absl::Status(s.code(), absl::StrCat(file, ":", line, ": ", s.message()));
   };
   for (const auto& [obj, line] : objects) {
-    if (!obj->is_object() || !obj->contains("kind") || !(*obj)["kind"].is_string()) {
+    if (!obj->is_object() || !obj->contains("kind")) {
       return fail(line, absl::InvalidArgumentError(
                             "not a Kubernetes object: it has no \"kind\""));
     }
+    if (!(*obj)["kind"].is_string()) {
+      return fail(line, absl::InvalidArgumentError(absl::StrCat(
+                            "not a Kubernetes object: kind: must be a string, got ",
+                            (*obj)["kind"].dump())));
+    }
     const std::string kind = (*obj)["kind"].get<std::string>();
+    if (const json* api_version = obj->contains("apiVersion") ? &(*obj)["apiVersion"] : nullptr;
+        api_version != nullptr && !api_version->is_string()) {
+      return fail(line, absl::InvalidArgumentError(absl::StrCat(
+                            Describe(*obj), ": apiVersion: must be a string, got ",
+                            api_version->dump())));
+    }
     if (kind == "Node") {
       auto node = DecodeNode(*obj);
       if (!node.ok()) return fail(line, node.status());
@@ -78,8 +89,8 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
       auto group = DecodePodGroup(*obj);
       if (!group.ok()) return fail(line, group.status());
       apply.push_back([&cache, g = *group] { cache.UpsertPodGroup(g); });
-    } else if (kind == "Queue" && absl::StartsWith((*obj).value("apiVersion", ""),
-                                                  "scheduling.volcano.sh/")) {
+    } else if (kind == "Queue" &&
+               absl::StartsWith(StringMember(*obj, "apiVersion"), "scheduling.volcano.sh/")) {
       auto queue = DecodeQueue(*obj);
       if (!queue.ok()) return fail(line, queue.status());
       apply.push_back([&cache, q = *queue] { cache.UpsertQueue(q); });

@@ -87,6 +87,24 @@ TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
             "/nonexistent.yaml: cannot read the snapshot file");
 }
 
+// A field of the wrong type anywhere is refused by name, never a crash
+// (issue 11 found 13 of 300 damaged files aborting the process).
+TEST(SnapshotFileTest, WrongTypesAreRefusedByName) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata: {name: n}\n"
+                         "status: {conditions: [{type: Ready, status: 7}]}\n",
+                         "x.yaml", cache, &warnings)
+                .message(),
+            "x.yaml:1: node n: status.conditions[0].status: must be a string, got 7");
+  EXPECT_EQ(LoadSnapshot("apiVersion: null\nkind: Pod\nmetadata: {name: p, namespace: d}\n",
+                         "x.yaml", cache, &warnings)
+                .message(),
+            "x.yaml:1: Pod d/p: apiVersion: must be a string, got null");
+  EXPECT_EQ(LoadSnapshot("kind: true\nitems: []\n", "x.yaml", cache, &warnings).message(),
+            "x.yaml:1: not a Kubernetes object: kind: must be a string, got true");
+}
+
 TEST(SnapshotFileTest, AssumedBindsHoldUntilConfirmed) {
   cache::Cache cache("shoal");
   std::vector<std::string> warnings;
