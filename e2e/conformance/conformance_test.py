@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs Volcano's scheduler test tables, carried as data in volcano/*.yaml,
-against the real shoal-scheduler binary in snapshot-replay mode.
+"""Runs peers' scheduler test tables, carried as data (Volcano's in
+volcano/*.yaml, kube-scheduler's in kube-scheduler/*.yaml), against the
+real shoal-scheduler binary in snapshot-replay mode.
 
 Each case is one scheduling cycle: its objects become a snapshot file, its
 policy a scheduler configuration, and the binds, evictions and PodGroup
@@ -114,7 +115,8 @@ def main():
     args = parser.parse_args()
     if not args.binary:
         raise SystemExit("set SHOAL_SCHEDULER or pass --binary")
-    files = args.files or sorted(glob.glob(os.path.join(HERE, "volcano", "*.yaml")))
+    files = args.files or sorted(glob.glob(os.path.join(HERE, "volcano", "*.yaml")) +
+                                 glob.glob(os.path.join(HERE, "kube-scheduler", "*.yaml")))
     cases = [c for c in load_cases(files)
              if args.filter in f"{c['_file']} {c['name']} {c['source']}"]
 

@@ -112,7 +112,8 @@ def pod_requests(pod):
         reqs[k] = max(reqs.get(k, 0), v)
     reqs = _add(reqs, _resources(spec.get("overhead")))
     reqs["pods"] = reqs.get("pods", 0) + 1
-    for c in spec.get("initContainers", []) + spec.get("containers", []):
+    sidecars = [c for c in spec.get("initContainers", []) if c.get("restartPolicy") == "Always"]
+    for c in sidecars + spec.get("containers", []):
         for port in c.get("ports", []):
             if port.get("hostPort"):
                 reqs[_port_resource(port["hostPort"])] = 1

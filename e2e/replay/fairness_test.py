@@ -370,7 +370,9 @@ class NothingIgnoredTest(unittest.TestCase):
         objs += [other, podgroup("torch", 3)]
         for i in range(3):
             p = pod("torch-%d" % i, {"cpu": "1"}, group="torch", created=i)
+            # The port is bound by a sidecar (a restartable init container).
             p["spec"]["initContainers"] = [{"name": "rendezvous", "image": "busybox",
+                                            "restartPolicy": "Always",
                                             "ports": [{"containerPort": 29500, "hostPort": 29500}]}]
             objs.append(p)
         return objs

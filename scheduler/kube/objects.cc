@@ -357,8 +357,10 @@ absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
   return limit;
 }
 
-// The host ports the pod's containers bind (init and sidecar containers
-// included): hostPort where given; with spec.hostNetwork, every container
+// The host ports the pod's containers bind, sidecars (init containers with
+// restartPolicy: Always) included; an ordinary init container has exited
+// before the pod's containers start, so kube-scheduler does not count its
+// ports. hostPort where given; with spec.hostNetwork, every container
 // port (the API server defaults hostPort to it).
 absl::StatusOr<std::vector<api::HostPort>> HostPorts(const Reader& r, const json& spec) {
   std::vector<api::HostPort> out;
@@ -369,6 +371,10 @@ absl::StatusOr<std::vector<api::HostPort>> HostPorts(const Reader& r, const json
     for (size_t i = 0; i < containers->size(); ++i) {
       const json* ports = Reader::Get((*containers)[i], "ports");
       if (ports == nullptr) continue;
+      if (std::string(list) == "initContainers" &&
+          StringMember((*containers)[i], "restartPolicy") != "Always") {
+        continue;
+      }
       const std::string path = absl::StrCat("spec.", list, "[", i, "].ports");
       if (!ports->is_array()) return r.Error(path, "must be a list");
       for (size_t j = 0; j < ports->size(); ++j) {

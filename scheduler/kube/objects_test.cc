@@ -121,7 +121,11 @@ TEST(DecodePodTest, HostPorts) {
   spec["containers"][0]["ports"] = json::array(
       {{{"containerPort", 8080}}, {{"containerPort", 29500}, {"hostPort", 29500}, {"protocol", "UDP"},
                                   {"hostIP", "10.0.0.1"}}});
-  spec["initContainers"] = json::array({{{"name", "init"}, {"ports", json::array({{{"hostPort", 80}}})}}});
+  spec["initContainers"] = json::array(
+      {{{"name", "sidecar"}, {"restartPolicy", "Always"}, {"ports", json::array({{{"hostPort", 80}}})}},
+       // An ordinary init container has exited before the pod runs: its
+       // port is not counted (kube-scheduler's NodePorts test).
+       {{"name", "init"}, {"ports", json::array({{{"hostPort", 81}}})}}});
   auto pod = DecodePod(Pod(spec));
   ASSERT_TRUE(pod.ok()) << pod.status();
   ASSERT_EQ(pod->pod->host_ports.size(), 2u);
