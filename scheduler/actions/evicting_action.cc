@@ -33,11 +33,7 @@ void EvictingAction::Execute(framework::Session& s) {
     std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>> roomy;
     auto roomy_for = [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
       for (auto& [exemplar, nodes] : roomy) {
-        if (exemplar->request() == task.request() &&
-            exemplar->pod->host_ports == task.pod->host_ports &&
-            exemplar->placement() == task.placement()) {
-          return nodes;
-        }
+        if (exemplar->PlacedAlike(task)) return nodes;
       }
       std::vector<api::NodeIndex> nodes;
       for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {

@@ -20,12 +20,7 @@ bool NodePicker::CandidateWorse(const Candidate& a, const Candidate& b) {
 
 NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
   for (Heap& h : heaps_) {
-    if (h.exemplar->request() == task.request() &&
-        h.exemplar->pod->host_ports == task.pod->host_ports &&
-        (h.exemplar->pod->placement == task.pod->placement ||
-         h.exemplar->placement() == task.placement())) {
-      return h;
-    }
+    if (h.exemplar->PlacedAlike(task)) return h;
   }
   heaps_.push_back(Heap{&task, {}, 0});
   Fill(heaps_.back());

@@ -149,6 +149,7 @@ std::optional<Room> FindWholeGang(
     const FreedEnough& freed_enough) {
   std::set<api::JobIndex> refused;  // the tiers did not allow all of it
   const int32_t taker_priority = s.job(task.job).priority;
+  const bool taker_best_effort = task.best_effort();
   for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
     const api::NodeInfo& node = s.node(n);
     std::map<api::JobIndex, api::Resource> on_node;
@@ -183,7 +184,7 @@ std::optional<Room> FindWholeGang(
       if (freed_enough && !freed_enough(freed)) continue;
       bool every_one = std::all_of(all.begin(), all.end(),
                                    [&](api::TaskIndex t) {
-                                     return MayBeVictimOf(s.task(t), task.best_effort()) &&
+                                     return MayBeVictimOf(s.task(t), taker_best_effort) &&
                                             eligible(s.task(t));
                                    }) &&
                        ask(all).size() == all.size();

@@ -53,6 +53,11 @@ bool HostPort::ConflictsWith(const HostPort& o) const {
          (ip == o.ip || every(ip) || every(o.ip));
 }
 
+bool TaskInfo::PlacedAlike(const TaskInfo& other) const {
+  return request() == other.request() && pod->host_ports == other.pod->host_ports &&
+         (pod->placement == other.pod->placement || placement() == other.placement());
+}
+
 bool TaskInfo::best_effort() const {
   const Resource& r = request();
   for (size_t id = 0; id < r.size(); ++id) {

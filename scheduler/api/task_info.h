@@ -101,6 +101,9 @@ struct TaskInfo {
   const PlacementConstraints& placement() const { return *pod->placement; }
   // Asks for nothing but a pod slot (BestEffort QoS).
   bool best_effort() const;
+  // Same request, host ports and placement constraints: any node that
+  // takes one takes the other, so per-node answers can be shared.
+  bool PlacedAlike(const TaskInfo& other) const;
 };
 
 }  // namespace shoal::api
