@@ -23,6 +23,7 @@
 #include "scheduler/kube/connection_config.h"
 #include "scheduler/kube/snapshot_file.h"
 #include "scheduler/live.h"
+#include "scheduler/explain.h"
 #include "scheduler/replay.h"
 
 ABSL_FLAG(std::string, snapshot, "",
@@ -39,6 +40,9 @@ ABSL_FLAG(std::string, scheduler_conf, "",
 ABSL_FLAG(std::string, scheduler_name, "shoal",
           "Schedule only pods whose spec.schedulerName is this.");
 ABSL_FLAG(int, cycles, 1, "With --snapshot: how many cycles to replay.");
+ABSL_FLAG(std::string, explain, "",
+          "With --snapshot: instead of replaying, say for pending pod NAMESPACE/NAME why each "
+          "node takes it or not, and how kube-scheduler's plugins would score those that do.");
 ABSL_FLAG(std::string, output, "text", "With --snapshot: text or json.");
 ABSL_FLAG(absl::Duration, schedule_period, absl::Seconds(1),
           "Time between scheduling cycles. With --snapshot, the replay's clock "
@@ -76,7 +80,8 @@ int main(int argc, char** argv) {
       "  shoal-scheduler [--kubeconfig=FILE [--context=NAME]] [--scheduler-conf=FILE] "
       "[--scheduler-name=shoal] [--schedule-period=1s]\n"
       "  shoal-scheduler --snapshot=cluster.yaml [--scheduler-conf=FILE] "
-      "[--cycles=N] [--output=text|json]");
+      "[--cycles=N] [--output=text|json]\n"
+      "  shoal-scheduler --snapshot=cluster.yaml --explain=NAMESPACE/POD [--output=text|json]");
   std::vector<std::string> rest =
       shoal::cli::ParseFlags(argc, argv, "shoal-scheduler");
   if (rest.size() > 1) {
@@ -168,6 +173,13 @@ int main(int argc, char** argv) {
   }
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
 
+  if (const std::string pod = absl::GetFlag(FLAGS_explain); !pod.empty()) {
+    clock = cache.LatestCreation();
+    auto explained = shoal::ExplainPod(cache.Snapshot(), *policy, pod);
+    if (!explained.ok()) return Refuse(std::string(explained.status().message()));
+    std::cout << (output == "json" ? explained->dump() + "\n" : shoal::ExplainText(*explained));
+    return 0;
+  }
   shoal::v1::ReplayReport report =
       shoal::Replay(cache, *policy, absl::GetFlag(FLAGS_cycles),
                     absl::GetFlag(FLAGS_schedule_period), &clock);

@@ -333,14 +333,6 @@ class NothingIgnoredTest(unittest.TestCase):
 
     def test_unimplemented_fields_and_scheduling_gates_keep_the_job_waiting(self):
         objs = [node("n%d" % i, cpu="8", memory="32Gi") for i in range(3)]
-        objs.append(podgroup("spread", 4))
-        for i in range(4):
-            p = pod("spread-%d" % i, {"cpu": "1"}, group="spread", created=i)
-            p["spec"]["affinity"] = {"podAntiAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": [{
-                    "labelSelector": {"matchLabels": {"job": "spread"}},
-                    "topologyKey": "kubernetes.io/hostname"}]}}
-            objs.append(p)
         gated = pod("gated", {"cpu": "1"}, created=5)
         gated["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
         claims = pod("dra", {"cpu": "1"}, created=6)
@@ -350,10 +342,6 @@ class NothingIgnoredTest(unittest.TestCase):
         binds = [b["pod"] for c in report["cycles"] for b in c["binds"]]
         self.assertEqual(binds, ["default/plain"])
         groups = {pg["name"]: pg["message"] for pg in report["cycles"][-1]["podGroups"]}
-        self.assertEqual(groups["default/spread"],
-                         "pod default/spread-0 uses spec.affinity.podAntiAffinity, which Shoal "
-                         "does not implement yet; it waits rather than be placed as if that "
-                         "were absent")
         self.assertEqual(groups["default/gated"],
                          "pod default/gated has scheduling gates (kueue.x-k8s.io/admission); it "
                          "waits until they are removed")

@@ -1,5 +1,6 @@
 #include "plugins/nodeorder/nodeorder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -31,6 +32,8 @@ struct Weights {
   double node_affinity = 0;
   double taint_toleration = 0;
   double binpack = 0;
+  double pod_affinity = 0;
+  double spread = 0;
   std::vector<WeightedResource> resources;  // for least/most/binpack
 };
 
@@ -97,13 +100,37 @@ double TaintToleration(const api::TaskInfo& t, const api::NodeInfo& n) {
   return kMaxScore / (1 + untolerated);
 }
 
+// Preferred inter-pod affinity in [-100, 100]: kube-scheduler's raw score
+// (weights times matching pods) over the weights of the pod's own
+// preferred terms. kube-scheduler rescales over all nodes instead; a fixed
+// scale keeps each node's score its own, so allocate can cache it.
+double PodAffinity(const Session& s, const api::TaskInfo& t, const api::NodeInfo& n,
+                   framework::TopologyScope scope) {
+  double raw = s.topology().AffinityScore(t, n, scope);
+  if (raw == 0) return 0;
+  double scale = 0;
+  if (t.pod->inter_pod != nullptr) {
+    for (const auto& term : t.pod->inter_pod->preferred_affinity) scale += term.weight;
+    for (const auto& term : t.pod->inter_pod->preferred_anti_affinity) scale += term.weight;
+  }
+  if (scale == 0) scale = kMaxScore;
+  return std::clamp(kMaxScore * raw / scale, -kMaxScore, kMaxScore);
+}
+
+// ScheduleAnyway spread: 0 in the least-loaded domains, down to -100 per
+// constraint a maxSkew or more above them.
+double Spread(const Session& s, const api::TaskInfo& t, const api::NodeInfo& n,
+              framework::TopologyScope scope) {
+  return -kMaxScore * s.topology().SpreadExcess(t, n, scope);
+}
+
 class NodeOrder : public framework::Plugin {
  public:
   explicit NodeOrder(Weights w) : w_(std::move(w)) {}
 
   void OnSessionOpen(Session& s) override {
     s.Register<framework::NodeOrder>(
-        [this](const api::TaskInfo& t, const api::NodeInfo& n) {
+        [this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
           double score = 0;
           if (w_.least_requested != 0) {
             score += w_.least_requested * LeastOrMost(w_, t, n, true);
@@ -119,8 +146,18 @@ class NodeOrder : public framework::Plugin {
             score += w_.taint_toleration * TaintToleration(t, n);
           }
           if (w_.binpack != 0) score += w_.binpack * Binpack(w_, t, n);
+          if (t.topology_class != 0) {
+            score += w_.pod_affinity * PodAffinity(s, t, n, framework::TopologyScope::kNode) +
+                     w_.spread * Spread(s, t, n, framework::TopologyScope::kNode);
+          }
           return score;
         });
+    if (w_.pod_affinity == 0 && w_.spread == 0) return;
+    s.Register<framework::DomainOrder>([this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
+      if (t.topology_class == 0) return 0.0;
+      return w_.pod_affinity * PodAffinity(s, t, n, framework::TopologyScope::kDomain) +
+             w_.spread * Spread(s, t, n, framework::TopologyScope::kDomain);
+    });
   }
 
  private:
@@ -171,7 +208,9 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const Arguments& args) {
       !Read(args, "mostrequested.weight", 0, &w.most_requested, &status) ||
       !Read(args, "balancedresource.weight", 1, &w.balanced, &status) ||
       !Read(args, "nodeaffinity.weight", 1, &w.node_affinity, &status) ||
-      !Read(args, "tainttoleration.weight", 1, &w.taint_toleration, &status)) {
+      !Read(args, "tainttoleration.weight", 1, &w.taint_toleration, &status) ||
+      !Read(args, "podaffinity.weight", 1, &w.pod_affinity, &status) ||
+      !Read(args, "podtopologyspread.weight", 2, &w.spread, &status)) {
     return status;
   }
   // resources.<name>: weight, for least- and most-requested.

@@ -84,11 +84,11 @@ TEST_F(NodeOrderTest, BadArgumentsAreRefused) {
 }
 
 TEST_F(NodeOrderTest, VolcanoArgumentsShoalDoesNotUseAreReported) {
-  auto policy = Build("  - name: nodeorder\n    arguments: {podaffinity.weight: 2}\n");
+  auto policy = Build("  - name: nodeorder\n    arguments: {imagelocality.weight: 2}\n");
   ASSERT_TRUE(policy.ok());
   ASSERT_EQ(policy->warnings.size(), 1u);
   EXPECT_EQ(policy->warnings[0],
-            "p.yaml:4: plugin nodeorder: argument \"podaffinity.weight\" is not "
+            "p.yaml:4: plugin nodeorder: argument \"imagelocality.weight\" is not "
             "used by Shoal; ignored");
 }
 

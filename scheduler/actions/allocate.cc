@@ -118,6 +118,19 @@ class Allocate : public framework::Action {
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     const size_t first = cursor.next;
     Attempt attempt = TryPlace(s, j, cursor);
+    if (attempt == Attempt::kFailed && !s.Call<framework::JobReady>(s.job(j)) &&
+        first < cursor.tasks.size() && WantsTogether(s.task(cursor.tasks[first]))) {
+      // The first pod of a gang that must share a domain went where the
+      // scores sent it; the gang may fit whole in another domain.
+      for (const std::string& domain : cursor.picker.Domains(s.task(cursor.tasks[first]))) {
+        cursor.picker.RestrictTo(domain);
+        cursor.next = first;
+        attempt = TryPlace(s, j, cursor);
+        if (attempt != Attempt::kFailed) break;
+      }
+      cursor.picker.RestrictTo(std::nullopt);
+      if (attempt == Attempt::kFailed) cursor.next = first;
+    }
     if (attempt == Attempt::kFailed && cursor.fit == JobCursor::Fit::kScores &&
         !s.Call<framework::JobReady>(s.job(j)) && Unequal(s, cursor, first)) {
       PackingOrder(s, s.job(j), cursor, first);
@@ -134,6 +147,16 @@ class Allocate : public framework::Action {
   }
 
   enum class Attempt { kMore, kDone, kFailed };
+
+  // Has required pod affinity over a domain (zone, rack): its pods go
+  // where the first one went.
+  static bool WantsTogether(const api::TaskInfo& t) {
+    if (t.pod->inter_pod == nullptr) return false;
+    for (const auto& term : t.pod->inter_pod->required_affinity) {
+      if (term.topology_key != api::kHostnameLabel) return true;
+    }
+    return false;
+  }
 
   static Attempt TryPlace(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);

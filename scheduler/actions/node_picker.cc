@@ -1,6 +1,10 @@
 #include "scheduler/actions/node_picker.h"
 
 #include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 
 namespace shoal::actions {
 namespace {
@@ -22,43 +26,90 @@ NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
   for (Heap& h : heaps_) {
     if (h.exemplar->PlacedAlike(task)) return h;
   }
-  heaps_.push_back(Heap{&task, {}, 0});
+  heaps_.push_back(Heap{&task, {}, 0, 0});
   Fill(heaps_.back());
   return heaps_.back();
 }
 
 void NodePicker::Fill(Heap& h) {
   const api::TaskInfo& task = *h.exemplar;
-  h.candidates.clear();
+  const framework::PodTopology& topology = s_.topology();
+  const std::vector<std::string>& keys = topology.DomainKeys(task);
+  h.partitions.clear();
   h.built_at_discards = s_.discards();
+  h.built_at_stamp = topology.NodeRulesStamp(task);
+  // Nodes with equal values of the domain keys share a partition.
+  absl::flat_hash_map<std::string, size_t> by_domain;
+  std::string domain;
   for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
     const api::NodeInfo& node = s_.node(n);
-    if (!s_.Fits(task, node, node.idle())) continue;
-    h.candidates.push_back({s_.Score(task, node), n, node.generation()});
+    domain.clear();
+    for (const std::string& key : keys) {
+      const std::string* v = node.spec().labels.Find(key);
+      absl::StrAppend(&domain, v == nullptr ? "\x01" : *v, "\x00");
+    }
+    auto [it, added] = by_domain.emplace(domain, h.partitions.size());
+    if (added) h.partitions.push_back(Partition{domain, n, {}});
+    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) continue;
+    h.partitions[it->second].candidates.push_back({s_.Score(task, node), n, node.generation()});
   }
-  std::make_heap(h.candidates.begin(), h.candidates.end(), CandidateWorse);
+  for (Partition& p : h.partitions) {
+    std::make_heap(p.candidates.begin(), p.candidates.end(), CandidateWorse);
+  }
+}
+
+const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task, Partition& p) {
+  std::vector<Candidate>& heap = p.candidates;
+  while (!heap.empty()) {
+    const Candidate top = heap.front();
+    const api::NodeInfo& node = s_.node(top.node);
+    if (node.generation() == top.generation) return &heap.front();
+    // The node changed since it was scored: re-check and re-score it.
+    std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
+    heap.pop_back();
+    if (s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) {
+      heap.push_back({s_.Score(task, node), top.node, node.generation()});
+      std::push_heap(heap.begin(), heap.end(), CandidateWorse);
+    }
+  }
+  return nullptr;
 }
 
 api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
   Heap& h = HeapFor(task);
-  std::vector<Candidate>& heap = h.candidates;
-  while (true) {
-    while (!heap.empty()) {
-      const Candidate top = heap.front();
-      const api::NodeInfo& node = s_.node(top.node);
-      if (node.generation() == top.generation) return top.node;
-      // The node changed since it was scored: re-check and re-score it.
-      std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
-      heap.pop_back();
-      if (s_.Fits(task, node, node.idle())) {
-        heap.push_back({s_.Score(task, node), top.node, node.generation()});
-        std::push_heap(heap.begin(), heap.end(), CandidateWorse);
-      }
-    }
-    // Nodes left out as full may have room again after a discard.
-    if (h.built_at_discards == s_.discards()) return api::kNone;
+  const framework::PodTopology& topology = s_.topology();
+  // Nodes left out as full may have room again after a discard; single-node
+  // rules may have opened nodes elsewhere (a spread's minimum rose).
+  if (h.built_at_discards != s_.discards() || h.built_at_stamp != topology.NodeRulesStamp(task)) {
     Fill(h);
   }
+  const bool domains = !topology.DomainKeys(task).empty();
+  api::NodeIndex best = api::kNone;
+  double best_score = 0;
+  for (Partition& p : h.partitions) {
+    if (only_domain_.has_value() && p.domain != *only_domain_) continue;
+    double domain_score = 0;
+    if (domains) {
+      const api::NodeInfo& rep = s_.node(p.representative);
+      if (topology.Refusal(task, rep, framework::TopologyScope::kDomain) != nullptr) continue;
+      domain_score = s_.DomainScore(task, rep);
+    }
+    const Candidate* top = Top(task, p);
+    if (top == nullptr) continue;
+    double score = top->score + domain_score;
+    if (best == api::kNone || Worse(best_score, best, score, top->node)) {
+      best = top->node;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> NodePicker::Domains(const api::TaskInfo& task) {
+  std::vector<std::string> out;
+  if (s_.topology().DomainKeys(task).empty()) return out;
+  for (const Partition& p : HeapFor(task).partitions) out.push_back(p.domain);
+  return out;
 }
 
 api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
@@ -67,7 +118,7 @@ api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
   for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
     const api::NodeInfo& node = s_.node(n);
     if (!s_.Fits(task, node, node.FutureIdle())) continue;
-    double score = s_.Score(task, node);
+    double score = s_.Score(task, node) + s_.DomainScore(task, node);
     if (best == api::kNone || Worse(best_score, best, score, n)) {
       best = n;
       best_score = score;

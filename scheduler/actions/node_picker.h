@@ -1,13 +1,21 @@
 // Finds the best node for each task of one job without scoring every node
-// for every task. Tasks of a job that share a request, placement and host
-// ports share one heap of (score, node); placing a task changes only the chosen node,
-// so only that node is re-checked and re-scored, lazily, when it next
-// reaches the top (its generation tells that it changed). A job of 50 pods
-// on 5,000 nodes costs one pass over the nodes plus 50 heap operations,
-// not 250,000 evaluations.
+// for every task. Tasks of a job that share a request, placement, host
+// ports and topology class share one heap of (score, node); placing a task
+// changes only the chosen node, so only that node is re-checked and
+// re-scored, lazily, when it next reaches the top (its generation tells
+// that it changed). A job of 50 pods on 5,000 nodes costs one pass over the
+// nodes plus 50 heap operations, not 250,000 evaluations.
+//
+// Rules over a topology domain (anti-affinity per zone, spread over zones)
+// change for every node of the domain at once, so a task with such rules
+// gets one heap per domain (per combination of its keys' values): the
+// heaps hold what is node-local, and each pick asks the domain rules and
+// scores once per domain.
 #ifndef SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 #define SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "scheduler/framework/session.h"
@@ -22,6 +30,15 @@ class NodePicker {
   // go to the earlier node), or kNone. Valid while only this picker's
   // caller changes the session.
   api::NodeIndex Best(const api::TaskInfo& task);
+
+  // The domains (values of the task's DomainKeys, one string each) its
+  // feasible nodes fall in, in node order; empty when it has no domain
+  // rules.
+  std::vector<std::string> Domains(const api::TaskInfo& task);
+  // While set, Best() looks only at nodes of this domain: a gang that must
+  // stay together (required affinity to itself) may try the domains one
+  // by one rather than follow wherever its first pod went.
+  void RestrictTo(std::optional<std::string> domain) { only_domain_ = std::move(domain); }
 
   // The best node whose room once evictions finish (FutureIdle) fits the
   // task; used to pipeline. A plain scan: only needed while victims leave.
@@ -42,17 +59,27 @@ class NodePicker {
     api::NodeIndex node;
     uint64_t generation;
   };
+  // The nodes of one domain (all of them when the task has no domain rules).
+  struct Partition {
+    std::string domain;  // the values of the task's domain keys
+    api::NodeIndex representative;
+    std::vector<Candidate> candidates;
+  };
   struct Heap {
     const api::TaskInfo* exemplar;
-    std::vector<Candidate> candidates;
+    std::vector<Partition> partitions;
     uint64_t built_at_discards;  // Session::discards() when built
+    uint64_t built_at_stamp;     // PodTopology::NodeRulesStamp when built
   };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
   void Fill(Heap& h);
+  // The best still-valid candidate of a partition, or nullptr.
+  const Candidate* Top(const api::TaskInfo& task, Partition& p);
 
   framework::Session& s_;
   std::vector<Heap> heaps_;
+  std::optional<std::string> only_domain_;
 };
 
 }  // namespace shoal::actions

@@ -55,6 +55,17 @@ void ClusterBuilder::AddForeignPod(const std::string& node, const Resource& requ
   if (n != kNone) cluster_.nodes[n].Add(request, TaskStatus::kRunning, host_ports);
 }
 
+void ClusterBuilder::AddForeignPod(std::shared_ptr<const PodInfo> pod) {
+  NodeIndex n = cluster_.FindNode(pod->node_name);
+  if (n == kNone) return;
+  cluster_.nodes[n].Add(pod->request, TaskStatus::kRunning, pod->host_ports);
+  cluster_.foreign_pods.push_back({std::move(pod), n});
+}
+
+void ClusterBuilder::SetNamespaceLabels(const std::string& ns, Labels labels) {
+  cluster_.namespace_labels[ns] = std::move(labels);
+}
+
 ClusterInfo ClusterBuilder::Build() && {
   for (const NodeInfo& n : cluster_.nodes) {
     if (n.spec().ready) cluster_.total_allocatable += n.allocatable();

@@ -25,6 +25,10 @@ class ClusterBuilder {
   // only takes room on its node.
   void AddForeignPod(const std::string& node, const Resource& request,
                      const std::vector<HostPort>& host_ports = {});
+  // The same for a pod known in full: its labels and inter-pod rules count
+  // for the pods Shoal places near it.
+  void AddForeignPod(std::shared_ptr<const PodInfo> pod);
+  void SetNamespaceLabels(const std::string& ns, Labels labels);
 
   // Adds the implicit `default` queue when no Queue object named it.
   ClusterInfo Build() &&;

@@ -4,6 +4,7 @@
 #ifndef SHOAL_SCHEDULER_API_CLUSTER_INFO_H_
 #define SHOAL_SCHEDULER_API_CLUSTER_INFO_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,18 @@
 
 namespace shoal::api {
 
+// A pod of another scheduler on a node: it takes room there and counts
+// for other pods' affinity, anti-affinity and spread.
+struct ForeignPod {
+  std::shared_ptr<const PodInfo> pod;
+  NodeIndex node = kNone;
+};
+
 struct ClusterInfo {
   std::vector<NodeInfo> nodes;
+  std::vector<ForeignPod> foreign_pods;
+  // Labels of each Namespace, for affinity terms' namespaceSelector.
+  absl::flat_hash_map<std::string, Labels> namespace_labels;
   std::vector<JobInfo> jobs;
   std::vector<TaskInfo> tasks;
   std::vector<QueueInfo> queues;

@@ -52,6 +52,8 @@ bool CompareInt(const std::string* label, const std::vector<std::string>& v,
   return greater ? have > want : have < want;
 }
 
+}  // namespace
+
 bool MatchesRequirement(const NodeSelectorRequirement& r,
                         const std::string* value) {
   auto contains = [&] {
@@ -69,8 +71,6 @@ bool MatchesRequirement(const NodeSelectorRequirement& r,
   }
   return false;
 }
-
-}  // namespace
 
 bool MatchesTerm(const NodeSelectorTerm& term, const Labels& labels,
                  absl::string_view node_name) {

@@ -68,6 +68,9 @@ struct NodeSelectorRequirement {
   }
 };
 
+// Whether a label's value (nullptr: the label is absent) meets `r`.
+bool MatchesRequirement(const NodeSelectorRequirement& r, const std::string* value);
+
 // Requirements ANDed together. matchFields only knows metadata.name.
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;

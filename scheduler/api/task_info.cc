@@ -54,7 +54,8 @@ bool HostPort::ConflictsWith(const HostPort& o) const {
 }
 
 bool TaskInfo::PlacedAlike(const TaskInfo& other) const {
-  return request() == other.request() && pod->host_ports == other.pod->host_ports &&
+  return topology_class == other.topology_class && request() == other.request() &&
+         pod->host_ports == other.pod->host_ports &&
          (pod->placement == other.pod->placement || placement() == other.placement());
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/placement.h"
 #include "scheduler/api/resource.h"
 
@@ -82,6 +83,9 @@ struct PodInfo {
   // container) plus overhead, plus one "pods".
   Resource request;
   std::shared_ptr<const PlacementConstraints> placement;
+  Labels labels;
+  // Affinity to other pods and spread constraints; null when it has none.
+  std::shared_ptr<const InterPodRules> inter_pod;
 
   std::string Key() const { return ns + "/" + name; }
 };
@@ -97,12 +101,18 @@ struct TaskInfo {
   NodeIndex node = kNone;
   JobIndex job = kNone;
 
+  // Tasks with equal classes are alike to the inter-pod rules: same
+  // namespace, rules and labels that any selector in the cluster reads
+  // (set by the session; 0 while no pod in the cluster has such rules).
+  int32_t topology_class = 0;
+
   const Resource& request() const { return pod->request; }
   const PlacementConstraints& placement() const { return *pod->placement; }
   // Asks for nothing but a pod slot (BestEffort QoS).
   bool best_effort() const;
-  // Same request, host ports and placement constraints: any node that
-  // takes one takes the other, so per-node answers can be shared.
+  // Same request, host ports, placement constraints and topology class:
+  // any node that takes one takes the other, so per-node answers can be
+  // shared.
   bool PlacedAlike(const TaskInfo& other) const;
 };
 

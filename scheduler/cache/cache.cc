@@ -231,7 +231,7 @@ api::ClusterInfo Cache::Snapshot() const {
     }
     if (pod->scheduler_name != scheduler_name_) {
       if (!pod->node_name.empty() && api::OccupiesNode(pod->status)) {
-        b.AddForeignPod(pod->node_name, pod->request, pod->host_ports);
+        b.AddForeignPod(pod);
       }
       continue;
     }

@@ -97,6 +97,13 @@ SHOAL_CALLBACK(Fit, "fit", "enablePredicate", Combine::kAllPass,
 SHOAL_CALLBACK(NodeOrder, "nodeOrder", "enableNodeOrder", Combine::kSum,
                double(const api::TaskInfo&, const api::NodeInfo&));
 
+// Scores of rules over topology domains (zones, racks): may depend only on
+// the task and on the pods PodTopology counts in the node's domains for
+// the task's DomainKeys (never on the node's own room), so that callers
+// ask once per domain. Added to NodeOrder's score.
+SHOAL_CALLBACK(DomainOrder, "domainOrder", "enableNodeOrder", Combine::kSum,
+               double(const api::TaskInfo&, const api::NodeInfo&));
+
 // Victim selection: which of `candidates` the preemptor may evict.
 SHOAL_CALLBACK(Preemptable, "preemptable", "enablePreemptable",
                Combine::kIntersectVictims,

@@ -8,7 +8,9 @@
 namespace shoal::framework {
 
 Session::Session(api::ClusterInfo cluster, Policy& policy)
-    : cluster_(std::move(cluster)), policy_(policy) {
+    : cluster_(std::move(cluster)),
+      policy_(policy),
+      topology_(std::make_unique<PodTopology>(cluster_)) {
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
   }
@@ -192,6 +194,10 @@ bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
     why->emplace_back("node(s) didn't have free ports for the requested pod ports");
     return false;
   }
+  if (const char* refusal = topology_->Refusal(t, n)) {
+    why->emplace_back(refusal);
+    return false;
+  }
   return Call<Fit>(t, n, available, why);
 }
 
@@ -214,6 +220,12 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   api::TaskInfo& task = cluster_.tasks[t];
   const api::TaskStatus old_status = task.status;
   const api::NodeIndex old_node = task.node;
+  if (old_node != api::kNone && api::OccupiesNode(old_status)) {
+    topology_->Place(*task.pod, old_node, -1, old_status == api::TaskStatus::kReleasing);
+  }
+  if (node != api::kNone && api::OccupiesNode(status)) {
+    topology_->Place(*task.pod, node, +1, status == api::TaskStatus::kReleasing);
+  }
   if (old_node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[old_node];
     n.Remove(task.request(), old_status, task.pod->host_ports);

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/framework/callbacks.h"
+#include "scheduler/framework/pod_topology.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/framework/tier_walk.h"
 
@@ -110,22 +111,35 @@ class Session {
   // binding a taken port fails at the kubelet; pods placed earlier in the
   // cycle, a gang's own members, count). Then every Fit callback
   // (reservations...).
-  bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
-            const api::Resource& available) const {
+  // Inter-pod affinity, anti-affinity and spread (PodTopology) too: a
+  // pod's required rules hold under every policy. `scope` narrows those
+  // rules to single-node or domain ones for callers that cache per node.
+  bool Fits(const api::TaskInfo& t, const api::NodeInfo& n, const api::Resource& available,
+            TopologyScope scope = TopologyScope::kAll) const {
     return t.request().FitsIn(available) && n.HostPortsFree(t.pod->host_ports) &&
-           Call<Fit>(t, n, available, nullptr);
+           topology_->Refusal(t, n, scope) == nullptr && Call<Fit>(t, n, available, nullptr);
   }
   // Like Fits, naming every reason it fails in kube-scheduler's words
   // ("Insufficient cpu", "Too many pods", "node(s) didn't have free ports
-  // for the requested pod ports").
+  // for the requested pod ports", "node(s) didn't match pod anti-affinity
+  // rules").
   bool FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
                      const api::Resource& available, Reasons* why) const;
+  // Node-local scores (NodeOrder): cacheable per node generation.
   double Score(const api::TaskInfo& t, const api::NodeInfo& n) const {
     return Call<NodeOrder>(t, n);
+  }
+  // Scores of domain rules (DomainOrder): the same for every node of the
+  // task's domains. A node's whole score is Score + DomainScore.
+  double DomainScore(const api::TaskInfo& t, const api::NodeInfo& n) const {
+    return Call<DomainOrder>(t, n);
   }
   // kube-scheduler's sentence for a task no node takes right now:
   // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...".
   std::string ExplainUnplaced(const api::TaskInfo& t);
+
+  // Pods counted per topology domain, kept current by MoveTask.
+  const PodTopology& topology() const { return *topology_; }
 
   // --- State changes. Only Statement calls this: moves a task to a new
   // status and node, keeping node accounting, job counts and the plugins'
@@ -149,6 +163,7 @@ class Session {
 
   api::ClusterInfo cluster_;
   Policy& policy_;
+  std::unique_ptr<PodTopology> topology_;
   const Registering* current_ = nullptr;
   std::tuple<CallbackTable<QueueOrder>, CallbackTable<JobOrder>,
              CallbackTable<TaskOrder>, CallbackTable<JobValid>,
@@ -156,7 +171,7 @@ class Session {
              CallbackTable<JobEnqueueable>, CallbackTable<JobStarving>,
              CallbackTable<Overused>,
              CallbackTable<Allocatable>, CallbackTable<Predicate>,
-             CallbackTable<Fit>, CallbackTable<NodeOrder>,
+             CallbackTable<Fit>, CallbackTable<NodeOrder>, CallbackTable<DomainOrder>,
              CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
       tables_;
   std::vector<EventHandler> handlers_;

@@ -77,6 +77,82 @@ TEST(DecodePodTest, RoleAndPreemptableFromAnnotationThenLabel) {
   EXPECT_FALSE(DecodePod(Pod(spec, garbled))->pod->preemptable);  // safe side, as Volcano
 }
 
+// Inter-pod affinity, anti-affinity and spread are read into the pod's
+// rules: selectors (matchLabelKeys folded in), namespaces, weights.
+TEST(DecodePodTest, ReadsInterPodRules) {
+  json spec = {
+      {"containers", {Container({{"cpu", "1"}})}},
+      {"affinity",
+       {{"podAntiAffinity",
+         {{"requiredDuringSchedulingIgnoredDuringExecution",
+           json::array({{{"labelSelector", {{"matchLabels", {{"app", "train"}}}}},
+                         {"matchLabelKeys", json::array({"job"})},
+                         {"topologyKey", "kubernetes.io/hostname"}}})}}},
+        {"podAffinity",
+         {{"preferredDuringSchedulingIgnoredDuringExecution",
+           json::array({{{"weight", 30},
+                         {"podAffinityTerm",
+                          {{"labelSelector", {{"matchExpressions",
+                                               json::array({{{"key", "role"}, {"operator", "Exists"}}})}}},
+                           {"namespaceSelector", json::object()},
+                           {"topologyKey", "topology.kubernetes.io/zone"}}}}})}}}}},
+      {"topologySpreadConstraints",
+       json::array({{{"maxSkew", 2},
+                     {"topologyKey", "topology.kubernetes.io/zone"},
+                     {"whenUnsatisfiable", "ScheduleAnyway"},
+                     {"labelSelector", {{"matchLabels", {{"app", "train"}}}}},
+                     {"nodeTaintsPolicy", "Honor"}}})}};
+  json meta = {{"labels", {{"app", "train"}, {"job", "j1"}}}};
+  auto pod = DecodePod(Pod(spec, meta));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const api::InterPodRules& r = *pod->pod->inter_pod;
+  ASSERT_EQ(r.required_anti_affinity.size(), 1u);
+  const api::PodAffinityTerm& anti = r.required_anti_affinity[0];
+  EXPECT_EQ(anti.topology_key, "kubernetes.io/hostname");
+  EXPECT_EQ(anti.namespaces.names, std::vector<std::string>{"team-a"});  // the pod's own
+  ASSERT_EQ(anti.selector.requirements.size(), 2u);
+  EXPECT_EQ(anti.selector.requirements[1].key, "job");  // matchLabelKeys: job In (j1)
+  EXPECT_EQ(anti.selector.requirements[1].values, std::vector<std::string>{"j1"});
+  ASSERT_EQ(r.preferred_affinity.size(), 1u);
+  EXPECT_EQ(r.preferred_affinity[0].weight, 30);
+  EXPECT_TRUE(r.preferred_affinity[0].namespaces.Contains("elsewhere", nullptr));
+  ASSERT_EQ(r.spread.size(), 1u);
+  EXPECT_FALSE(r.spread[0].do_not_schedule);
+  EXPECT_EQ(r.spread[0].max_skew, 2);
+  EXPECT_TRUE(r.spread[0].honor_taints);
+  EXPECT_TRUE(r.spread[0].honor_node_affinity);
+  EXPECT_EQ(pod->pod->unsupported_field, "");
+}
+
+// Bad rules are refused naming the pod and the field.
+TEST(DecodePodTest, RefusesBadInterPodRules) {
+  auto error = [](json extra) {
+    json spec = {{"containers", {Container({{"cpu", "1"}})}}};
+    spec.update(extra);
+    auto pod = DecodePod(Pod(spec, json::object()));
+    return pod.ok() ? std::string("accepted") : std::string(pod.status().message());
+  };
+  EXPECT_EQ(error({{"topologySpreadConstraints",
+                    json::array({{{"maxSkew", 0}, {"topologyKey", "zone"},
+                                  {"whenUnsatisfiable", "DoNotSchedule"}}})}}),
+            "pod team-a/w-0: spec.topologySpreadConstraints[0].maxSkew: must be at least 1, got 0");
+  EXPECT_EQ(error({{"topologySpreadConstraints",
+                    json::array({{{"maxSkew", 1}, {"topologyKey", "zone"},
+                                  {"whenUnsatisfiable", "Sometimes"}}})}}),
+            "pod team-a/w-0: spec.topologySpreadConstraints[0].whenUnsatisfiable: must be "
+            "DoNotSchedule or ScheduleAnyway, got \"Sometimes\"");
+  EXPECT_EQ(error({{"affinity", {{"podAntiAffinity",
+                                  {{"requiredDuringSchedulingIgnoredDuringExecution",
+                                    json::array({{{"labelSelector", json::object()}}})}}}}}}),
+            "pod team-a/w-0: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".topologyKey: is required");
+  EXPECT_EQ(error({{"affinity", {{"podAffinity",
+                                  {{"preferredDuringSchedulingIgnoredDuringExecution",
+                                    json::array({{{"weight", 0}}})}}}}}}),
+            "pod team-a/w-0: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+            ".weight: must be 1 to 100, got 0");
+}
+
 // Fields that bear on placement and that Shoal does not implement yet are
 // named, never dropped; scheduling gates are read (nothing is ignored
 // silently: issue 9).
@@ -88,14 +164,6 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
     return pod.ok() ? pod->pod->unsupported_field : "?";
   };
   EXPECT_EQ(field(json::object()), "");
-  EXPECT_EQ(field({{"affinity", {{"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution",
-                                                      json::array({json::object()})}}}}}}),
-            "spec.affinity.podAntiAffinity");
-  EXPECT_EQ(field({{"affinity", {{"podAffinity", {{"preferredDuringSchedulingIgnoredDuringExecution",
-                                                  json::array({json::object()})}}}}}}),
-            "spec.affinity.podAffinity");
-  EXPECT_EQ(field({{"topologySpreadConstraints", json::array({{{"maxSkew", 1}}})}}),
-            "spec.topologySpreadConstraints");
   EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}), "spec.resourceClaims");
   EXPECT_EQ(field({{"volumes", json::array({{{"name", "v"}, {"emptyDir", json::object()}},
                                             {{"name", "d"},

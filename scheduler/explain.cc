@@ -1,0 +1,143 @@
+#include "scheduler/explain.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal {
+namespace {
+
+using nlohmann::json;
+
+// kube-scheduler's NodeAffinity score: the weights of the preferred terms
+// the node matches.
+int64_t NodeAffinityRaw(const api::TaskInfo& t, const api::NodeInfo& n) {
+  int64_t sum = 0;
+  for (const auto& p : t.placement().preferred_terms) {
+    if (api::MatchesTerm(p.term, n.spec().labels, n.name())) sum += p.weight;
+  }
+  return sum;
+}
+
+// kube-scheduler's TaintToleration score: PreferNoSchedule taints the pod
+// does not tolerate (fewer is better once normalized).
+int64_t TaintTolerationRaw(const api::TaskInfo& t, const api::NodeInfo& n) {
+  int64_t count = 0;
+  for (const auto& taint : n.spec().taints) {
+    if (taint.effect == api::TaintEffect::kPreferNoSchedule &&
+        !api::ToleratesAll(t.placement().tolerations, taint)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster, framework::Policy& policy,
+                                const std::string& pod_key) {
+  framework::Session s(std::move(cluster), policy);
+  const api::TaskInfo* task = nullptr;
+  for (const auto& t : s.cluster().tasks) {
+    if (t.pod->Key() == pod_key) task = &t;
+  }
+  if (task == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "pod ", pod_key, " is not in the snapshot, or its schedulerName is not Shoal's"));
+  }
+  if (task->status != api::TaskStatus::kPending) {
+    return absl::NotFoundError(absl::StrCat("pod ", pod_key, " is not pending (it is ",
+                                            api::TaskStatusName(task->status), ")"));
+  }
+  const api::TaskInfo& t = *task;
+  json out = {{"pod", pod_key}};
+  std::string pod_reason;
+  if (!s.JobSchedulable(s.cluster().jobs[t.job], &pod_reason)) out["podReason"] = pod_reason;
+
+  std::vector<api::NodeIndex> feasible;
+  json nodes = json::array();
+  absl::flat_hash_map<std::string, int> why;
+  const auto& cluster_nodes = s.cluster().nodes;
+  for (api::NodeIndex n = 0; n < static_cast<api::NodeIndex>(cluster_nodes.size()); ++n) {
+    const api::NodeInfo& node = cluster_nodes[n];
+    framework::Reasons reasons;
+    if (!pod_reason.empty()) {
+      reasons.push_back(pod_reason);
+    } else if (s.Call<framework::Predicate>(t.placement(), node, &reasons)) {
+      s.FitsExplained(t, node, node.idle(), &reasons);
+    }
+    for (const auto& r : reasons) ++why[r];
+    if (reasons.empty()) feasible.push_back(n);
+    nodes.push_back({{"node", node.name()}, {"feasible", reasons.empty()}, {"reasons", reasons}});
+  }
+  // Scores of the nodes that passed, as kube-scheduler's Score returns them
+  // (PreScore sees only those nodes). A plugin kube-scheduler would skip
+  // for this pod is left out.
+  const bool node_affinity = !t.placement().preferred_terms.empty();
+  const bool spread = t.pod->inter_pod != nullptr &&
+                      std::any_of(t.pod->inter_pod->spread.begin(), t.pod->inter_pod->spread.end(),
+                                  [](const auto& c) { return !c.do_not_schedule; });
+  std::vector<double> spread_scores;
+  if (spread) spread_scores = s.topology().KubeSpreadScores(t, feasible);
+  bool any_affinity = false;
+  std::vector<double> affinity(feasible.size());
+  for (size_t i = 0; i < feasible.size(); ++i) {
+    affinity[i] = s.topology().AffinityScore(t, cluster_nodes[feasible[i]], framework::TopologyScope::kAll);
+    if (affinity[i] != 0) any_affinity = true;
+  }
+  for (size_t i = 0; i < feasible.size(); ++i) {
+    const api::NodeInfo& node = cluster_nodes[feasible[i]];
+    json scores = json::object();
+    json ignored = json::array();
+    scores["TaintToleration"] = TaintTolerationRaw(t, node);
+    if (node_affinity) scores["NodeAffinity"] = NodeAffinityRaw(t, node);
+    if (any_affinity) scores["InterPodAffinity"] = static_cast<int64_t>(affinity[i]);
+    if (spread) {
+      if (spread_scores[i] < 0) {
+        ignored.push_back("PodTopologySpread");
+      } else {
+        scores["PodTopologySpread"] = static_cast<int64_t>(spread_scores[i]);
+      }
+    }
+    json& entry = nodes[feasible[i]];
+    entry["scores"] = scores;
+    if (!ignored.empty()) entry["ignored"] = ignored;
+  }
+  out["available"] = framework::FormatUnavailable(static_cast<int>(cluster_nodes.size()),
+                                                  static_cast<int>(feasible.size()), why);
+  out["nodes"] = nodes;
+  return out;
+}
+
+std::string ExplainText(const json& e) {
+  std::ostringstream text;
+  text << "Pod " << e["pod"].get<std::string>() << ": " << e["available"].get<std::string>() << "\n";
+  if (e.contains("podReason")) text << "Waits: " << e["podReason"].get<std::string>() << "\n";
+  size_t width = 4;
+  for (const auto& n : e["nodes"]) width = std::max(width, n["node"].get<std::string>().size());
+  text << "\n" << absl::StrCat("NODE", std::string(width - 4 + 3, ' '), "FITS  WHY / SCORES") << "\n";
+  for (const auto& n : e["nodes"]) {
+    const std::string name = n["node"].get<std::string>();
+    std::string detail;
+    if (n["feasible"].get<bool>()) {
+      std::vector<std::string> parts;
+      for (const auto& [plugin, score] : n["scores"].items()) {
+        parts.push_back(absl::StrCat(plugin, "=", score.dump()));
+      }
+      detail = absl::StrJoin(parts, " ");
+    } else {
+      std::vector<std::string> reasons;
+      for (const auto& r : n["reasons"]) reasons.push_back(r.get<std::string>());
+      detail = absl::StrJoin(reasons, "; ");
+    }
+    text << name << std::string(width - name.size() + 3, ' ')
+         << (n["feasible"].get<bool>() ? "yes " : "no  ") << "  " << detail << "\n";
+  }
+  return text.str();
+}
+
+}  // namespace shoal
