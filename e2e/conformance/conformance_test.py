@@ -7,8 +7,16 @@ Each case is one scheduling cycle: its objects become a snapshot file, its
 policy a scheduler configuration, and the binds, evictions and PodGroup
 phases Shoal reports are compared with the case's `expect`.
 
-Usage: conformance_test.py [--binary PATH] [--filter SUBSTRING] [FILE.yaml ...]
+A case with `explain: NS/NAME` asks instead why that pending pod fits or
+does not fit each node (`shoal-scheduler --explain=NS/NAME`): which nodes
+are feasible, the refusal message of each infeasible node, and each scoring
+plugin's raw score on the feasible nodes. The runner applies kube-scheduler's
+own NormalizeScore of each plugin to the raw scores (normalize() below) and
+compares the result with the final scores kube-scheduler's tables expect.
+
+Usage: conformance_test.py [--binary PATH] [--filter SUBSTRING] [--check-only] [FILE.yaml ...]
 Exit status: 0 when every case that is not skipped passes, 1 otherwise.
+With --check-only the cases are only loaded and validated (no binary needed).
 """
 
 import argparse
@@ -24,8 +32,120 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE_KEYS = {"name", "source", "policy", "objects", "expect", "departure",
-             "skip", "schedulerName", "note"}
+             "skip", "schedulerName", "note", "explain"}
 EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases"}
+EXPLAIN_EXPECT_KEYS = {"feasible", "reasons", "scores", "unavailable"}
+
+# kube-scheduler's framework.MaxNodeScore.
+MAX_NODE_SCORE = 100
+
+
+def default_normalize(raw, reverse):
+    """kube-scheduler's helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores)
+    (pkg/scheduler/framework/plugins/helper/normalize_score.go): scales
+    [0, max] to [0, 100] with integer division; reverse subtracts from 100;
+    when the highest score is 0 every node gets 0, or 100 when reversed."""
+    top = max([0] + list(raw.values()))
+    if top == 0:
+        return {n: (MAX_NODE_SCORE if reverse else s) for n, s in raw.items()}
+    out = {}
+    for n, s in raw.items():
+        v = MAX_NODE_SCORE * s // top  # operands are non-negative: Go's / truncates alike
+        out[n] = MAX_NODE_SCORE - v if reverse else v
+    return out
+
+
+def interpod_normalize(raw):
+    """InterPodAffinity.NormalizeScore (interpodaffinity/scoring.go): min-max
+    scaling over the scored nodes, int64() of the float (truncation toward
+    zero; the value is never negative); every node 0 when max == min."""
+    if not raw:
+        return {}
+    lo, hi = min(raw.values()), max(raw.values())
+    if hi - lo <= 0:
+        return {n: 0 for n in raw}
+    return {n: int(float(MAX_NODE_SCORE) * (float(s - lo) / float(hi - lo)))
+            for n, s in raw.items()}
+
+
+def spread_normalize(raw, ignored=()):
+    """PodTopologySpread.NormalizeScore (podtopologyspread/scoring.go): nodes
+    PreScore ignored (lacking a constraint's topology key) get 0; the others
+    100 * (max + min - s) / max with integer division, min over the scored
+    nodes and max starting at 0; every scored node 100 when max is 0."""
+    scored = {n: s for n, s in raw.items() if n not in ignored}
+    lo = min(scored.values()) if scored else 0
+    hi = max([0] + list(scored.values()))
+    out = {}
+    for n in raw:
+        if n in ignored:
+            out[n] = 0
+        elif hi == 0:
+            out[n] = MAX_NODE_SCORE
+        else:
+            out[n] = MAX_NODE_SCORE * (hi + lo - raw[n]) // hi
+    return out
+
+
+def normalize(plugin, raw, ignored=()):
+    """Final scores of one plugin from its raw Score() values on the feasible
+    nodes, as kube-scheduler's NormalizeScore of that plugin computes them."""
+    if plugin == "InterPodAffinity":
+        return interpod_normalize(raw)
+    if plugin == "PodTopologySpread":
+        return spread_normalize(raw, ignored)
+    if plugin == "NodeAffinity":
+        return default_normalize(raw, reverse=False)
+    if plugin == "TaintToleration":
+        return default_normalize(raw, reverse=True)
+    raise ValueError(f"no NormalizeScore known for plugin {plugin!r}")
+
+
+NORMALIZED_PLUGINS = ("InterPodAffinity", "PodTopologySpread", "NodeAffinity",
+                      "TaintToleration")
+
+
+def check_explain_case(where, case):
+    """Validates an explain case's pod reference and expectations against its objects."""
+    target = case["explain"]
+    if not isinstance(target, str) or target.count("/") != 1:
+        raise SystemExit(f"{where}: explain must be NAMESPACE/NAME, got {target!r}")
+    expect = case["expect"]
+    unknown = set(expect) - EXPLAIN_EXPECT_KEYS
+    if unknown:
+        raise SystemExit(f"{where}: unknown expect keys for an explain case {sorted(unknown)}")
+    nodes = [o["metadata"]["name"] for o in case["objects"] if o.get("kind") == "Node"]
+    pods = {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}": o
+            for o in case["objects"] if o.get("kind") == "Pod"}
+    pod = pods.get(target)
+    if pod is None:
+        raise SystemExit(f"{where}: explain names {target}, which is not among the objects")
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName"):
+        raise SystemExit(f"{where}: explain names {target}, which is already bound")
+    if spec.get("schedulerName") != case.get("schedulerName", "volcano"):
+        raise SystemExit(f"{where}: {target} has schedulerName {spec.get('schedulerName')!r}, "
+                         f"the case runs as {case.get('schedulerName', 'volcano')!r}")
+    feasible = expect.get("feasible")
+    if feasible is not None:
+        if not isinstance(feasible, list) or set(feasible) - set(nodes):
+            raise SystemExit(f"{where}: feasible must list nodes of the case, got {feasible!r}")
+    for node, reason in (expect.get("reasons") or {}).items():
+        if node not in nodes:
+            raise SystemExit(f"{where}: reasons names {node!r}, not a node of the case")
+        if feasible is not None and node in feasible:
+            raise SystemExit(f"{where}: {node} is both feasible and given a refusal reason")
+        if not isinstance(reason, (str, list)):
+            raise SystemExit(f"{where}: reason of {node} must be a string or a list")
+    for plugin, per_node in (expect.get("scores") or {}).items():
+        if plugin not in NORMALIZED_PLUGINS:
+            raise SystemExit(f"{where}: scores for {plugin!r}: the runner knows the "
+                             f"NormalizeScore of {', '.join(NORMALIZED_PLUGINS)} only")
+        for node, score in (per_node or {}).items():
+            if node not in nodes or (feasible is not None and node not in feasible):
+                raise SystemExit(f"{where}: {plugin} score for {node!r}, not a feasible node")
+            if not isinstance(score, int) or not 0 <= score <= MAX_NODE_SCORE:
+                raise SystemExit(f"{where}: {plugin} score of {node} must be an integer 0..100")
 
 
 def load_cases(paths):
@@ -47,11 +167,14 @@ def load_cases(paths):
                 for key in ("policy", "objects", "expect"):
                     if key not in case:
                         raise SystemExit(f"{where} ({case['name']}): {key} is required")
-                unknown = set(case["expect"]) - EXPECT_KEYS
-                if unknown:
-                    raise SystemExit(f"{where}: unknown expect keys {sorted(unknown)}")
                 if not case["expect"]:
                     raise SystemExit(f"{where}: expect checks nothing")
+                if "explain" in case:
+                    check_explain_case(f"{where} ({case['name']})", case)
+                else:
+                    unknown = set(case["expect"]) - EXPECT_KEYS
+                    if unknown:
+                        raise SystemExit(f"{where}: unknown expect keys {sorted(unknown)}")
             case["_file"] = os.path.basename(path)
             cases.append(case)
     return cases
@@ -65,8 +188,11 @@ def run_shoal(binary, case, workdir):
     with open(conf, "w") as f:
         f.write(case["policy"])
     cmd = [binary, f"--snapshot={snapshot}", f"--scheduler-conf={conf}",
-           "--cycles=1", "--output=json",
            f"--scheduler-name={case.get('schedulerName', 'volcano')}"]
+    if "explain" in case:
+        cmd += [f"--explain={case['explain']}", "--output=json"]
+    else:
+        cmd += ["--cycles=1", "--output=json"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
         return None, f"shoal-scheduler exited {proc.returncode}: {proc.stderr.strip()}"
@@ -107,18 +233,92 @@ def compare(expect, report):
     return diffs
 
 
+def compare_explain(expect, report):
+    """Differences between an explain case's expectations and Shoal's answer."""
+    diffs = []
+    entries = {}
+    for entry in report.get("nodes") or []:
+        entries[entry.get("node")] = entry
+    feasible = sorted(n for n, e in entries.items() if e.get("feasible"))
+    if "feasible" in expect:
+        want = sorted(expect["feasible"] or [])
+        if want != feasible:
+            diffs.append(f"feasible: expected {want}, got {feasible}")
+    for node, want in (expect.get("reasons") or {}).items():
+        entry = entries.get(node)
+        if entry is None:
+            diffs.append(f"reasons {node}: node absent from the answer")
+            continue
+        got = entry.get("reasons") or []
+        want_list = [want] if isinstance(want, str) else list(want)
+        if entry.get("feasible"):
+            diffs.append(f"reasons {node}: expected refusal {want_list}, but it is feasible")
+        elif got != want_list:
+            diffs.append(f"reasons {node}: expected {want_list}, got {got}")
+    for plugin, want in (expect.get("scores") or {}).items():
+        raw, ignored, missing = {}, set(), []
+        for node in feasible:
+            entry = entries[node]
+            scores = entry.get("scores") or {}
+            if plugin in (entry.get("ignored") or []):
+                ignored.add(node)
+                raw[node] = 0
+            elif plugin in scores:
+                value = scores[plugin]
+                if not isinstance(value, (int, float)) or value != int(value):
+                    diffs.append(f"scores {plugin} {node}: raw score {value!r} is not an integer "
+                                 "(kube-scheduler's Score returns int64)")
+                    value = 0
+                raw[node] = int(value)
+            else:
+                missing.append(node)
+        if missing and len(missing) == len(feasible):
+            # No feasible node has a score from the plugin: its PreScore said Skip,
+            # so kube-scheduler runs neither Score nor NormalizeScore and the plugin
+            # adds 0 to every node.
+            final = {n: 0 for n in feasible}
+        else:
+            if missing and plugin == "PodTopologySpread":
+                # A node PreScore ignored (it lacks a constraint's topology key).
+                ignored.update(missing)
+                raw.update({n: 0 for n in missing})
+            elif missing:
+                diffs.append(f"scores {plugin}: no raw score on feasible nodes {missing}")
+                raw.update({n: 0 for n in missing})
+            final = normalize(plugin, raw, ignored)
+        for node, score in sorted((want or {}).items()):
+            if node not in final:
+                diffs.append(f"scores {plugin} {node}: expected {score}, node is not feasible")
+            elif final[node] != score:
+                diffs.append(f"scores {plugin} {node}: expected {score}, got {final[node]} "
+                             f"(raw {raw.get(node)}; raw on feasible nodes {raw})")
+    if "unavailable" in expect and expect["unavailable"] != report.get("available"):
+        diffs.append(f"available: expected {expect['unavailable']!r}, "
+                     f"got {report.get('available')!r}")
+    return diffs
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.environ.get("SHOAL_SCHEDULER", ""))
     parser.add_argument("--filter", default="")
+    parser.add_argument("--check-only", action="store_true",
+                        help="load and validate the cases, run nothing")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
-    if not args.binary:
-        raise SystemExit("set SHOAL_SCHEDULER or pass --binary")
     files = args.files or sorted(glob.glob(os.path.join(HERE, "volcano", "*.yaml")) +
                                  glob.glob(os.path.join(HERE, "kube-scheduler", "*.yaml")))
     cases = [c for c in load_cases(files)
              if args.filter in f"{c['_file']} {c['name']} {c['source']}"]
+    if args.check_only:
+        per_file = collections.Counter(c["_file"] for c in cases)
+        skipped = collections.Counter(c["_file"] for c in cases if "skip" in c)
+        for name in sorted(per_file):
+            print(f"{name}: {per_file[name]} cases, {skipped[name]} skipped")
+        print(f"{len(cases)} cases valid")
+        return 0
+    if not args.binary:
+        raise SystemExit("set SHOAL_SCHEDULER or pass --binary")
 
     passed, departures, failed = 0, 0, []
     skipped = collections.defaultdict(list)
@@ -130,7 +330,12 @@ def main():
                 print(f"SKIP {label}: {case['skip']}")
                 continue
             report, error = run_shoal(args.binary, case, workdir)
-            diffs = [error] if error else compare(case["expect"], report)
+            if error:
+                diffs = [error]
+            elif "explain" in case:
+                diffs = compare_explain(case["expect"], report)
+            else:
+                diffs = compare(case["expect"], report)
             if diffs:
                 failed.append(label)
                 print(f"FAIL {label}\n     source: {case['source']}")
