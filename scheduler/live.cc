@@ -84,6 +84,15 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
        },
        [&cache](const std::string& key) { cache.DeleteQueue(key); }});
   kinds.push_back(
+      {"namespaces", "/api/v1/namespaces", false,
+       [&cache](const json& o) {
+         auto ns = kube::DecodeNamespace(o);
+         if (!ns.ok()) return ns.status();
+         cache.UpsertNamespace(ns->name, ns->labels);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteNamespace(key); }});
+  kinds.push_back(
       {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", false,
        [&cache](const json& o) {
          auto pc = kube::DecodePriorityClass(o);

@@ -16,7 +16,9 @@ bool NamespaceScope::Contains(const std::string& ns, const Labels* ns_labels) co
   if (std::binary_search(names.begin(), names.end(), ns)) return true;
   if (!selector.has_value()) return false;
   if (selector->requirements.empty()) return true;
-  return ns_labels != nullptr && selector->Matches(*ns_labels);
+  // A namespace Shoal has not seen has no labels (as kube-scheduler reads it).
+  static const Labels kNoLabels;
+  return selector->Matches(ns_labels != nullptr ? *ns_labels : kNoLabels);
 }
 
 }  // namespace shoal::api

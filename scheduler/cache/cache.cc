@@ -111,6 +111,16 @@ void Cache::DeleteQueue(const std::string& name) {
   queues_.erase(name);
 }
 
+void Cache::UpsertNamespace(const std::string& name, api::Labels labels) {
+  absl::MutexLock lock(&mu_);
+  namespaces_[name] = std::move(labels);
+}
+
+void Cache::DeleteNamespace(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  namespaces_.erase(name);
+}
+
 void Cache::UpsertPriorityClass(api::PriorityClass pc) {
   absl::MutexLock lock(&mu_);
   priority_classes_[pc.name] = std::move(pc);
@@ -175,6 +185,7 @@ api::ClusterInfo Cache::Snapshot() const {
   b.SetNow(clock_());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, queue] : queues_) b.AddQueue(queue);
+  for (const auto& [name, labels] : namespaces_) b.SetNamespaceLabels(name, labels);
 
   // A PodGroup whose pods all belong to another scheduler (Volcano
   // running alongside) is that scheduler's: not admitted, not charged to

@@ -56,6 +56,9 @@ class Cache {
   int KeptCount() const;
   void UpsertQueue(api::QueueInfo queue);
   void DeleteQueue(const std::string& name);
+  // A Namespace's labels, for affinity terms' namespaceSelector.
+  void UpsertNamespace(const std::string& name, api::Labels labels);
+  void DeleteNamespace(const std::string& name);
   void UpsertPriorityClass(api::PriorityClass pc);
   void DeletePriorityClass(const std::string& name);
 
@@ -99,6 +102,7 @@ class Cache {
   std::map<std::string, api::QueueInfo> queues_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::PriorityClass> priority_classes_
       ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::Labels> namespaces_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> assumed_
       ABSL_GUARDED_BY(mu_);  // pod -> node
   struct Decision {

@@ -887,6 +887,14 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
   return q;
 }
 
+absl::StatusOr<DecodedNamespace> DecodeNamespace(const json& obj) {
+  if (auto s = RequireName(obj, "namespace"); !s.ok()) return s;
+  Reader r(absl::StrCat("namespace ", NameOf(obj)));
+  SHOAL_ASSIGN_OR_RETURN(labels, r.StringMap(Reader::Get(Metadata(obj), "labels"),
+                                             "metadata.labels"));
+  return DecodedNamespace{NameOf(obj), api::Labels(std::move(labels))};
+}
+
 absl::StatusOr<api::PriorityClass> DecodePriorityClass(const json& obj) {
   if (auto s = RequireName(obj, "priorityclass"); !s.ok()) return s;
   Reader r(absl::StrCat("priorityclass ", NameOf(obj)));

@@ -48,6 +48,13 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const nlohmann::json& obj);
 
 absl::StatusOr<api::PriorityClass> DecodePriorityClass(const nlohmann::json& obj);
 
+// A Namespace's name and labels.
+struct DecodedNamespace {
+  std::string name;
+  api::Labels labels;
+};
+absl::StatusOr<DecodedNamespace> DecodeNamespace(const nlohmann::json& obj);
+
 // "kind apiVersion" pairs Shoal reads; anything else is skipped.
 bool IsVolcanoPodGroup(const nlohmann::json& obj);
 bool IsSchedulerPluginsPodGroup(const nlohmann::json& obj);

@@ -94,14 +94,18 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
       auto queue = DecodeQueue(*obj);
       if (!queue.ok()) return fail(line, queue.status());
       apply.push_back([&cache, q = *queue] { cache.UpsertQueue(q); });
+    } else if (kind == "Namespace") {
+      auto ns = DecodeNamespace(*obj);
+      if (!ns.ok()) return fail(line, ns.status());
+      apply.push_back([&cache, n = *ns] { cache.UpsertNamespace(n.name, n.labels); });
     } else if (kind == "PriorityClass") {
       auto pc = DecodePriorityClass(*obj);
       if (!pc.ok()) return fail(line, pc.status());
       apply.push_back([&cache, p = *pc] { cache.UpsertPriorityClass(p); });
     } else {
       warnings->push_back(absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
-                                       ": Shoal reads Node, Pod, PodGroup, Queue "
-                                       "and PriorityClass"));
+                                       ": Shoal reads Node, Pod, PodGroup, Queue, "
+                                       "PriorityClass and Namespace"));
     }
   }
   for (auto& f : apply) f();
