@@ -7,6 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
+import generate  # noqa: E402
 from generate import quantity, pod_requests  # noqa: E402
 
 
@@ -193,6 +194,257 @@ class OracleTest(unittest.TestCase):
     def test_policy_with_or_without_predicates(self):
         self.assertTrue(check.policy_has_predicates("tiers:\n- plugins:\n  - name: predicates\n"))
         self.assertFalse(check.policy_has_predicates("tiers:\n- plugins:\n  - name: drf\n"))
+
+
+HOST = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+REQ = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def tnode(name, zone=None, cpu="4", **kw):
+    labels = {HOST: name}
+    if zone:
+        labels[ZONE] = zone
+    return node(name, cpu=cpu, labels=labels, **kw)
+
+
+def gpod(name, group, anti=None, affinity=None, spread=None, **kw):
+    """A pod labelled example.com/gang=<group>; `anti`/`affinity`: a list
+    of (topologyKey, selected gang) terms; `spread`: constraints."""
+    p = pod(name, group=group, **kw)
+    p["metadata"]["labels"] = {"example.com/gang": group}
+    aff = {}
+    for kind, terms in (("podAntiAffinity", anti), ("podAffinity", affinity)):
+        if terms:
+            aff[kind] = {REQ: [{"labelSelector": {"matchLabels": {"example.com/gang": g}},
+                                "topologyKey": k} for k, g in terms]}
+    if aff:
+        p["spec"]["affinity"] = aff
+    if spread:
+        p["spec"]["topologySpreadConstraints"] = spread
+    return p
+
+
+def spread(key, skew=1, group="g", when="DoNotSchedule"):
+    return [{"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": when,
+             "labelSelector": {"matchLabels": {"example.com/gang": group}}}]
+
+
+def safety(snapshot, rep, **kw):
+    """check.check without the liveness verdicts (and partial gangs): the
+    safety tests bind only some of the pods."""
+    v, ex = check.check(snapshot, rep, **kw)
+    return [x for x in v if x.kind not in ("idle-fitting-gang", "partial-gang")], ex
+
+
+def binds(*pairs):
+    return report({"binds": [("ns/" + p, n) for p, n in pairs]})
+
+
+class InterPodTest(unittest.TestCase):
+    def test_one_per_node_anti_affinity(self):
+        s = snap(tnode("a"), tnode("b"), podgroup("g", 2),
+                 *[gpod("g-%d" % i, "g", anti=[(HOST, "g")]) for i in range(2)])
+        v, _ = safety(s, binds(("g-0", "a"), ("g-1", "a")))
+        self.assertEqual(sorted((x.kind, x.obj) for x in v),
+                         [("pod-anti-affinity", "ns/g-0"), ("pod-anti-affinity", "ns/g-1")])
+        self.assertEqual(safety(s, binds(("g-0", "a"), ("g-1", "b")))[0], [])
+        # Against a gang-mate bound in an earlier cycle too.
+        s2 = snap(tnode("a"), tnode("b"), podgroup("g", 1),
+                  gpod("g-0", "g", anti=[(HOST, "g")], node_name="a"),
+                  gpod("g-1", "g", anti=[(HOST, "g")]))
+        self.assertEqual(kinds(safety(s2, binds(("g-1", "a")))[0]), ["pod-anti-affinity"])
+
+    def test_zone_anti_affinity_and_nodes_without_the_key(self):
+        s = snap(tnode("a", "z1"), tnode("b", "z1"), tnode("c"), tnode("d"),
+                 podgroup("g", 2), *[gpod("g-%d" % i, "g", anti=[(ZONE, "g")]) for i in range(2)])
+        self.assertEqual(kinds(safety(s, binds(("g-0", "a"), ("g-1", "b")))[0]),
+                         ["pod-anti-affinity"])
+        # Nodes lacking the zone label are never in conflict.
+        self.assertEqual(safety(s, binds(("g-0", "c"), ("g-1", "d")))[0], [])
+        self.assertEqual(safety(s, binds(("g-0", "a"), ("g-1", "c")))[0], [])
+
+    def test_symmetry_running_pods_anti_affinity(self):
+        guard = gpod("guard", "other", anti=[(HOST, "g")], node_name="a", scheduler="x")
+        s = snap(tnode("a"), tnode("b"), guard, pod("lone"), podgroup("g", 1),
+                 gpod("g-0", "g"))
+        v, _ = safety(s, binds(("g-0", "a")))
+        self.assertEqual([(x.kind, x.obj) for x in v], [("pod-anti-affinity", "ns/g-0")])
+        self.assertIn("ns/guard", v[0].detail)
+        self.assertEqual(safety(s, binds(("g-0", "b"), ("lone", "a")))[0], [])
+        # A binary known to ignore it: counted, not flagged.
+        v, ex = safety(s, binds(("g-0", "a")), interpod=False)
+        self.assertEqual((v, ex[check.IGNORED_SYMMETRY]), ([], 1))
+        # Not asked of a policy without predicates.
+        self.assertEqual(safety(s, binds(("g-0", "a")), predicates=False)[0], [])
+
+    def test_a_victim_of_the_cycle_is_no_conflict_but_a_survivor_is(self):
+        guard = gpod("guard", "other", anti=[(HOST, "g")], node_name="a")
+        s = snap(tnode("a", cpu="8"), guard, podgroup("g", 1), gpod("g-0", "g"))
+        r = report({"binds": [("ns/g-0", "a")], "evictions": ["ns/guard"]})
+        self.assertEqual(safety(s, r)[0], [])
+        r = report({"evictions": []}, {"binds": [("ns/g-0", "a")]})
+        self.assertEqual(kinds(safety(s, r)[0]), ["pod-anti-affinity"])
+
+    def test_affinity_to_another_group(self):
+        ps = gpod("ps-0", "ps", node_name="a")
+        s = snap(tnode("a", "z1"), tnode("b", "z1"), tnode("c", "z2"), tnode("d"), ps,
+                 podgroup("w", 1), gpod("w-0", "w", affinity=[(ZONE, "ps")]))
+        self.assertEqual(safety(s, binds(("w-0", "b")))[0], [])
+        self.assertEqual(kinds(safety(s, binds(("w-0", "c")))[0]), ["pod-affinity"])
+        # A node without the key never satisfies affinity.
+        self.assertEqual(kinds(safety(s, binds(("w-0", "d")))[0]), ["pod-affinity"])
+        # Its parameter server bound in the same cycle counts.
+        s2 = snap(tnode("a", "z1"), tnode("c", "z2"), podgroup("ps", 1), gpod("ps-0", "ps"),
+                  podgroup("w", 1), gpod("w-0", "w", affinity=[(ZONE, "ps")]))
+        self.assertEqual(safety(s2, binds(("ps-0", "a"), ("w-0", "a")))[0], [])
+        self.assertEqual(kinds(safety(s2, binds(("ps-0", "a"), ("w-0", "c")))[0]),
+                         ["pod-affinity"])
+        # With no parameter server anywhere, a worker (which does not match
+        # its own term) may not go anywhere.
+        self.assertEqual(kinds(safety(s2, binds(("w-0", "c")))[0]), ["pod-affinity"])
+
+    def test_self_affinity_first_pod_goes_anywhere(self):
+        def s(*running):
+            return snap(tnode("a", "z1"), tnode("b", "z1"), tnode("c", "z2"), tnode("d"),
+                        podgroup("g", 2), *running,
+                        *[gpod("g-%d" % i, "g", affinity=[(ZONE, "g")]) for i in range(3)])
+        # The gang together in one zone; or a lone first pod anywhere,
+        # even on a node without the key.
+        self.assertEqual(safety(s(), binds(("g-0", "a"), ("g-1", "b")))[0], [])
+        self.assertEqual(safety(s(), binds(("g-0", "c")))[0], [])
+        self.assertEqual(safety(s(), binds(("g-0", "d")))[0], [])
+        # Two zones: whichever came second did not follow the first.
+        v, _ = safety(s(), binds(("g-0", "a"), ("g-1", "c")))
+        self.assertEqual(kinds(v), ["pod-affinity"])
+        self.assertIn("also claims to be the first", v[0].detail)
+        # A first pod on a node without the key does not count for the
+        # next one (kube-scheduler counts only nodes with the key): both
+        # are "first".
+        self.assertEqual(safety(s(), binds(("g-0", "d"), ("g-1", "c")))[0], [])
+        # One of its kind was already running elsewhere: not the first.
+        old = gpod("g-9", "g", node_name="c", scheduler="x")
+        v, _ = safety(s(old), binds(("g-0", "a"), ("g-1", "b")))
+        self.assertEqual(sorted(x.obj for x in v if x.kind == "pod-affinity"),
+                         ["ns/g-0", "ns/g-1"])
+        self.assertEqual(safety(s(old), binds(("g-0", "c"), ("g-1", "c")))[0], [])
+
+    def test_spread_do_not_schedule(self):
+        def s(sp, *extra):
+            return snap(tnode("a", "z1", cpu="16"), tnode("b", "z2", cpu="16"), tnode("c"),
+                        podgroup("g", 1), *extra,
+                        *[gpod("g-%d" % i, "g", spread=sp) for i in range(4)])
+        zone1 = spread(ZONE)
+        self.assertEqual(safety(s(zone1), binds(("g-0", "a"), ("g-1", "b"),
+                                                     ("g-2", "a")))[0], [])
+        v, _ = safety(s(zone1), binds(("g-0", "a"), ("g-1", "a")))
+        self.assertEqual(kinds(v), ["topology-spread"])
+        # maxSkew 2 allows it, and 3 in one zone is too many.
+        self.assertEqual(safety(s(spread(ZONE, 2)), binds(("g-0", "a"),
+                                                               ("g-1", "a")))[0], [])
+        self.assertEqual(kinds(safety(s(spread(ZONE, 2)), binds(
+            ("g-0", "a"), ("g-1", "a"), ("g-2", "a")))[0]), ["topology-spread"])
+        # ScheduleAnyway is never flagged.
+        self.assertEqual(safety(s(spread(ZONE, when="ScheduleAnyway")), binds(
+            ("g-0", "a"), ("g-1", "a"), ("g-2", "a")))[0], [])
+        # A node without the key is no domain and takes no such pod.
+        v, _ = safety(s(zone1), binds(("g-0", "c")))
+        self.assertEqual(kinds(v), ["topology-spread"])
+        self.assertIn("lacks", v[0].detail)
+        # Pods already running count: two in z2 make room for two in z1.
+        old = [gpod("g-%d" % i, "g", node_name="b") for i in (8, 9)]
+        self.assertEqual(safety(s(zone1, *old), binds(("g-0", "a"), ("g-1", "a")))[0], [])
+        self.assertEqual(kinds(safety(s(zone1, *old), binds(
+            ("g-0", "a"), ("g-1", "a"), ("g-2", "a"), ("g-3", "a")))[0]), ["topology-spread"])
+
+    def test_spread_counts_only_domains_eligible_for_the_pod(self):
+        # z2's node does not match the pods' nodeSelector: not a domain.
+        s = snap(node("a", labels={HOST: "a", ZONE: "z1", "t": "x"}),
+                 node("b", labels={HOST: "b", ZONE: "z2"}), podgroup("g", 1),
+                 *[gpod("g-%d" % i, "g", spread=spread(ZONE), selector={"t": "x"})
+                   for i in range(2)])
+        self.assertEqual(safety(s, binds(("g-0", "a"), ("g-1", "a")))[0], [])
+
+    def test_spread_not_judged_when_other_pods_joined_the_domain(self):
+        # A matching pod without the constraint may have come last.
+        s = snap(tnode("a", "z1", cpu="16"), tnode("b", "z2"), podgroup("g", 1),
+                 gpod("g-0", "g", spread=spread(ZONE)), gpod("g-1", "g"), gpod("g-2", "g"))
+        self.assertEqual(safety(s, binds(("g-0", "a"), ("g-1", "a"), ("g-2", "a")))[0],
+                         [])
+
+    def test_liveness_of_constrained_gangs(self):
+        pg = [{"name": "ns/g", "phase": "Inqueue", "message": ""}]
+        gang = [gpod("g-%d" % i, "g", cpu="3", anti=[(HOST, "g")]) for i in range(2)]
+        # One per node, two free nodes: it fits.
+        s = snap(tnode("a"), tnode("b"), podgroup("g", 2), *gang)
+        v, _ = check.check(s, report({"podGroups": pg}))
+        self.assertEqual(kinds(v), ["idle-fitting-gang"])
+        # One node: no fit. A running pod the term selects, or whose own
+        # anti-affinity selects the gang, takes a node away.
+        self.assertEqual(check.check(snap(tnode("a"), podgroup("g", 2), *gang),
+                                     report({"podGroups": pg}))[0], [])
+        for other in (gpod("g-9", "g", cpu="100m", node_name="b", scheduler="x"),
+                      gpod("guard", "x", cpu="100m", anti=[(HOST, "g")], node_name="b")):
+            s = snap(tnode("a"), tnode("b"), podgroup("g", 2), other, *gang)
+            self.assertEqual(check.check(s, report({"podGroups": pg}))[0], [])
+        # Other constraints: not decided, counted.
+        s = snap(tnode("a", "z1"), tnode("b", "z2"), podgroup("g", 2),
+                 *[gpod("g-%d" % i, "g", spread=spread(ZONE)) for i in range(2)])
+        v, ex = check.check(s, report({"podGroups": pg}))
+        self.assertEqual((v, ex[check.UNDECIDED_INTERPOD]), ([], 1))
+
+    def test_liveness_of_plain_gangs_respects_running_pods_anti_affinity(self):
+        pg = [{"name": "ns/g", "phase": "Inqueue", "message": ""}]
+        guard = gpod("guard", "x", cpu="100m", anti=[(HOST, "g")], node_name="a")
+        s = snap(tnode("a"), podgroup("g", 1), guard, gpod("g-0", "g"))
+        self.assertEqual(check.check(s, report({"podGroups": pg}))[0], [])
+        s = snap(tnode("a"), tnode("b"), podgroup("g", 1), guard, gpod("g-0", "g"))
+        self.assertEqual(kinds(check.check(s, report({"podGroups": pg}))[0]),
+                         ["idle-fitting-gang"])
+
+
+class KubeFaithfulPlacementTest(unittest.TestCase):
+    """generate.py's own rendering of kube-scheduler's filters places the
+    pending pods of generated clusters greedily, one gang at a time; the
+    oracle's safety rules never flag that (soundness), while the same
+    placements ignoring the filters are flagged somewhere."""
+
+    def greedy(self, snapshot, honour):
+        nodes = {o["metadata"]["name"]: o for o in snapshot["items"] if o["kind"] == "Node"}
+        model = check.Model(snapshot)
+        where = model.initial_placement()
+        placed = [(model.pods[k], n) for k, n in where.items()]
+        free = {n: generate._add(model.alloc[n], u, -1) for n, u in model.used(where).items()}
+        out = []
+        for g, info in sorted(model.groups.items()):
+            pending = [k for k in info["pods"] if k not in where]
+            trial, tfree, tplaced = [], {n: dict(f) for n, f in free.items()}, list(placed)
+            for k in pending:
+                p = model.pods[k]
+                for n in sorted(nodes):
+                    if (generate.fits(model.req[k], tfree[n]) and
+                            generate.placement_problem(p, nodes[n]) is None and
+                            (not honour or generate.interpod_problem(p, nodes[n], tplaced,
+                                                                     nodes) is None)):
+                        tfree[n] = generate._add(tfree[n], model.req[k], -1)
+                        tplaced.append((p, n))
+                        trial.append((k, n))
+                        break
+            if len(trial) + sum(1 for k in info["pods"] if k in where) >= info["min"]:
+                out += trial
+                free, placed = tfree, tplaced
+        return report({"binds": out})
+
+    def test_seeds(self):
+        interpod = ("pod-affinity", "pod-anti-affinity", "topology-spread")
+        caught = 0
+        for seed in range(60):
+            s = generate.generate(seed)
+            v, _ = check.check(s, self.greedy(s, True))
+            self.assertEqual([x for x in v if x.kind in interpod], [], "seed %d" % seed)
+            v, _ = check.check(s, self.greedy(s, False))
+            caught += any(x.kind in interpod for x in v)
+        self.assertGreater(caught, 5)
 
 
 if __name__ == "__main__":

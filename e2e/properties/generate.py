@@ -6,7 +6,13 @@ shapes (some with GPUs, some tainted NoSchedule, some cordoned, zone labels,
 small pod counts), 1-4 Volcano Queues, PriorityClasses, PodGroups with gangs
 of 1-8 pods, lone pods, pods already running (placed here without
 over-booking, respecting selectors and taints) and pods of another
-scheduler taking room. The same seed gives a byte-identical file
+scheduler taking room. Half the seeds (their own random stream, so the
+rest of a seed is as before) are topology seeds: 2-4 zones, one node in
+ten without a zone label, half the gangs with required pod anti-affinity,
+pod affinity (to another group or to themselves) and/or topology spread
+(_gang_constraints), and 1-3 running pods of another scheduler whose
+anti-affinity selects some gangs (_guards). Running pods are placed as
+kube-scheduler's filters allow. The same seed gives a byte-identical file
 (`dumps(generate(seed))`).
 
     python3 e2e/properties/generate.py SEED [OUT.json]
@@ -22,6 +28,10 @@ SCHEDULER = "shoal"
 OTHER_SCHEDULER = "default-scheduler"
 GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
 ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
+# Every pod of a PodGroup carries this label (value: the group's name); the
+# inter-pod affinity, anti-affinity and spread terms select on it.
+GANG_LABEL = "example.com/gang"
 T0 = 1795165200  # 2026-11-20T09:00:00Z
 
 NODE_SHAPES = [
@@ -169,6 +179,128 @@ def fits(req, free):
     return all(v <= free.get(k, 0) for k, v in req.items())
 
 
+# --- inter-pod affinity, anti-affinity and topology spread, as
+# kube-scheduler reads them (imported by check.py too) ---
+
+def selector_matches(sel, labels):
+    """A metav1.LabelSelector against labels: None matches nothing (as in
+    an affinity term), {} everything."""
+    if sel is None:
+        return False
+    labels = labels or {}
+    for k, v in (sel.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in sel.get("matchExpressions") or []:
+        k, op, values = e.get("key"), e.get("operator"), e.get("values") or []
+        if op == "In" and labels.get(k) not in values:
+            return False
+        if op == "NotIn" and k in labels and labels[k] in values:
+            return False
+        if op == "Exists" and k not in labels:
+            return False
+        if op == "DoesNotExist" and k in labels:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def pod_ns(pod):
+    return pod["metadata"].get("namespace", "default")
+
+
+def pod_labels(pod):
+    return pod["metadata"].get("labels") or {}
+
+
+def required_terms(pod, kind):
+    """The required terms of spec.affinity.<kind> (podAffinity or
+    podAntiAffinity)."""
+    a = ((pod["spec"].get("affinity") or {}).get(kind) or {})
+    return list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+
+
+def hard_spread(pod):
+    return [c for c in pod["spec"].get("topologySpreadConstraints") or []
+            if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"]
+
+
+def has_interpod(pod):
+    """Whether the pod carries a hard inter-pod constraint of its own."""
+    return bool(required_terms(pod, "podAffinity") or required_terms(pod, "podAntiAffinity")
+                or hard_spread(pod))
+
+
+def term_decidable(term):
+    """A namespaceSelector naming labels needs Namespace objects the
+    snapshot does not hold: such a term is not judged."""
+    ns_sel = term.get("namespaceSelector")
+    return ns_sel is None or ns_sel == {}
+
+
+def term_matches(term, owner, other):
+    """Whether `other` is a pod term `term` of pod `owner` selects: in the
+    term's namespaces (default: the owner's) with matching labels."""
+    ns_sel = term.get("namespaceSelector")
+    if ns_sel == {}:
+        in_ns = True
+    else:
+        names = term.get("namespaces") or []
+        in_ns = pod_ns(other) in names if (names or ns_sel) else pod_ns(other) == pod_ns(owner)
+    return in_ns and selector_matches(term.get("labelSelector"), pod_labels(other))
+
+
+def same_domain(key, node_a, node_b):
+    """Both nodes carry topology key `key` with one value."""
+    la = node_a["metadata"].get("labels") or {}
+    lb = node_b["metadata"].get("labels") or {}
+    return key in la and key in lb and la[key] == lb[key]
+
+
+def interpod_problem(pod, node, placed, nodes):
+    """kube-scheduler's InterPodAffinity and PodTopologySpread filters for
+    `pod` on `node`, given `placed` [(pod, node name)] and all `nodes` by
+    name; a reason or None. The generator's; the oracle judges outcomes
+    its own way (check.py)."""
+    nlabels = node["metadata"].get("labels") or {}
+    for term in required_terms(pod, "podAntiAffinity"):
+        for q, m in placed:
+            if same_domain(term["topologyKey"], node, nodes[m]) and term_matches(term, pod, q):
+                return "anti-affinity with %s" % q["metadata"]["name"]
+    for q, m in placed:
+        for term in required_terms(q, "podAntiAffinity"):
+            if same_domain(term["topologyKey"], node, nodes[m]) and term_matches(term, q, pod):
+                return "existing pod %s's anti-affinity" % q["metadata"]["name"]
+    terms = required_terms(pod, "podAffinity")
+    if terms and not all(any(same_domain(t["topologyKey"], node, nodes[m]) and
+                             term_matches(t, pod, q) for q, m in placed) for t in terms):
+        anywhere = any(all(term_matches(t, pod, q) for t in terms) and
+                       any(t["topologyKey"] in (nodes[m]["metadata"].get("labels") or {})
+                           for t in terms) for q, m in placed)
+        if anywhere or not all(term_matches(t, pod, pod) for t in terms):
+            return "affinity not satisfied"
+    spread = hard_spread(pod)
+    keys = [c["topologyKey"] for c in spread]
+    for c in spread:
+        if c["topologyKey"] not in nlabels:
+            return "node lacks %s" % c["topologyKey"]
+        eligible = [n for n in nodes.values()
+                    if all(k in (n["metadata"].get("labels") or {}) for k in keys)
+                    and not (placement_problem(pod, n) or "").startswith("nodeSelector")]
+        counts = {n["metadata"]["labels"][c["topologyKey"]]: 0 for n in eligible}
+        names = {n["metadata"]["name"] for n in eligible}
+        for q, m in placed:
+            if m in names and pod_ns(q) == pod_ns(pod) and selector_matches(
+                    c.get("labelSelector"), pod_labels(q)):
+                counts[nodes[m]["metadata"]["labels"][c["topologyKey"]]] += 1
+        self_match = 1 if selector_matches(c.get("labelSelector"), pod_labels(pod)) else 0
+        low = min(counts.values()) if counts else 0
+        if counts.get(nlabels[c["topologyKey"]], 0) + self_match - low > c["maxSkew"]:
+            return "spread skew over %s" % c["topologyKey"]
+    return None
+
+
 # --- the generator ---
 
 def _node(rng, i):
@@ -232,7 +364,7 @@ def _host_port(rng):
 
 
 def _pod(rng, name, ns, created, req, selector, tolerations, group=None,
-         scheduler=SCHEDULER, priority=None, host_port=None):
+         scheduler=SCHEDULER, priority=None, host_port=None, constraints=None):
     containers = [{"name": "main", "image": "registry.example.com/app:1",
                    "resources": {"requests": dict(req)} if req else {}}]
     if host_port:
@@ -264,6 +396,9 @@ def _pod(rng, name, ns, created, req, selector, tolerations, group=None,
             "creationTimestamp": timestamp(created)}
     if group:
         meta["annotations"] = {GROUP_ANNOTATION: group}
+        meta["labels"] = {GANG_LABEL: group}
+    for k, v in (constraints or {}).items():
+        spec[k] = json.loads(json.dumps(v))
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
             "status": {"phase": "Pending"}}
 
@@ -273,32 +408,131 @@ class _Room:
 
     def __init__(self, nodes):
         self.nodes = nodes
+        self.by_name = {n["metadata"]["name"]: n for n in nodes}
         self.free = {n["metadata"]["name"]: node_allocatable(n) for n in nodes}
+        # (pod, node name): placements honour kube-scheduler's inter-pod
+        # filters, so the initial state is one it could have made.
+        self.placed = []
 
     def place(self, rng, pods, ignore_cordon=False):
         """Places every pod of `pods` or none; sets nodeName and Running."""
         trial = {k: dict(v) for k, v in self.free.items()}
         chosen = []
+        placed = list(self.placed)
         for p in pods:
             req = pod_requests(p)
             cands = [n for n in self.nodes
                      if fits(req, trial[n["metadata"]["name"]])
                      and (placement_problem(p, n) is None or
-                          (ignore_cordon and placement_problem(p, n).startswith("node is")))]
+                          (ignore_cordon and placement_problem(p, n).startswith("node is")))
+                     and interpod_problem(p, n, placed, self.by_name) is None]
             if not cands:
                 return False
             n = rng.choice(cands)["metadata"]["name"]
             trial[n] = _add(trial[n], req, -1)
             chosen.append(n)
+            placed.append((p, n))
         self.free = trial
+        self.placed = placed
         for p, n in zip(pods, chosen):
             p["spec"]["nodeName"] = n
             p["status"] = {"phase": "Running"}
         return True
 
 
+def _relabel_zones(trng, nodes):
+    """A topology seed's nodes: 2-4 zones, one node in ten without a zone
+    label (no domain for zone terms); every node keeps its hostname
+    label, as real nodes do."""
+    nzones = trng.randint(2, 4)
+    for n in nodes:
+        labels = n["metadata"]["labels"]
+        if trng.random() < 0.1:
+            del labels[ZONE]
+        else:
+            labels[ZONE] = "zone-" + "abcd"[trng.randrange(nzones)]
+
+
+def _own_selector(trng, name):
+    if trng.random() < 0.3:
+        return {"matchExpressions": [{"key": GANG_LABEL, "operator": "In", "values": [name]}]}
+    return {"matchLabels": {GANG_LABEL: name}}
+
+
+def _gang_constraints(trng, name, ns, earlier):
+    """Inter-pod affinity, anti-affinity and topology spread for the pods
+    of gang `name`: at least one of
+      - required anti-affinity to its own pods, on hostname (one per
+        node; 80%) or zone (one per zone);
+      - required affinity, on zone mostly: to an earlier group's pods
+        (workers follow their parameter server; 70% when there is one) or
+        to its own pods (self-affinity: the first pod goes anywhere);
+      - a spread constraint over zone (60%) or hostname, maxSkew 1 (75%)
+        or 2, DoNotSchedule (80%) or ScheduleAnyway, on its own label."""
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    kinds = set()
+    while not kinds:
+        for kind, p in (("anti", 0.45), ("affinity", 0.3), ("spread", 0.35)):
+            if trng.random() < p:
+                kinds.add(kind)
+    out = {}
+    affinity = {}
+    if "anti" in kinds:
+        key = HOSTNAME if trng.random() < 0.8 else ZONE
+        affinity["podAntiAffinity"] = {required: [
+            {"labelSelector": _own_selector(trng, name), "topologyKey": key}]}
+    if "affinity" in kinds:
+        key = ZONE if trng.random() < 0.85 else HOSTNAME
+        if earlier and trng.random() < 0.7:
+            tname, tns = trng.choice(earlier)
+            term = {"labelSelector": {"matchLabels": {GANG_LABEL: tname}}, "topologyKey": key}
+            if tns != ns:
+                term["namespaces"] = [tns]
+        else:
+            term = {"labelSelector": _own_selector(trng, name), "topologyKey": key}
+        affinity["podAffinity"] = {required: [term]}
+    if affinity:
+        out["affinity"] = affinity
+    if "spread" in kinds:
+        out["topologySpreadConstraints"] = [{
+            "maxSkew": 1 if trng.random() < 0.75 else 2,
+            "topologyKey": ZONE if trng.random() < 0.6 else HOSTNAME,
+            "whenUnsatisfiable": "DoNotSchedule" if trng.random() < 0.8 else "ScheduleAnyway",
+            "labelSelector": _own_selector(trng, name)}]
+    return out
+
+
+def _guards(trng, room, groups):
+    """1-3 running pods of another scheduler (tolerating every taint, like
+    a DaemonSet's) with required anti-affinity to the pods of 1-3 groups,
+    on hostname (80%) or zone: by symmetry those groups' pods may not join
+    them."""
+    out = []
+    for i in range(trng.randint(1, 3)):
+        targets = sorted(trng.sample(groups, min(len(groups), trng.randint(1, 3))))
+        term = {"labelSelector": {"matchExpressions": [
+            {"key": GANG_LABEL, "operator": "In", "values": [n for n, _ in targets]}]},
+            "topologyKey": HOSTNAME if trng.random() < 0.8 else ZONE}
+        if trng.random() < 0.5:
+            term["namespaceSelector"] = {}
+        else:
+            term["namespaces"] = sorted({ns for _, ns in targets})
+        p = _pod(trng, "guard-%d" % i, "default", 1, {"cpu": "100m", "memory": "64Mi"}, {},
+                 [{"operator": "Exists"}], scheduler=OTHER_SCHEDULER,
+                 constraints={"affinity": {"podAntiAffinity": {
+                     "requiredDuringSchedulingIgnoredDuringExecution": [term]}}})
+        p["metadata"]["labels"] = {"app": "guard"}
+        room.place(trng, [p])
+        out.append(p)
+    return out
+
+
 def generate(seed):
     rng = random.Random(seed)
+    # Inter-pod affinity, anti-affinity and spread draw from their own
+    # stream, so every other choice of a seed is as before.
+    trng = random.Random("shoal-topology-%d" % seed)
+    topology = trng.random() < 0.5
     clock = [0]
 
     def tick():
@@ -307,6 +541,8 @@ def generate(seed):
 
     items = []
     nodes = [_node(rng, i) for i in range(rng.randint(2, 8))]
+    if topology:
+        _relabel_zones(trng, nodes)
     items += nodes
     room = _Room(nodes)
     items += [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -336,9 +572,14 @@ def generate(seed):
             room.place(rng, [p])
         items.append(p)
 
+    groups = []
     for g in range(rng.randint(2, 10)):
         ns = rng.choice(namespaces)
         name = "pg-%d" % g
+        constraints = None
+        if topology and trng.random() < 0.5:
+            constraints = _gang_constraints(trng, name, ns, groups)
+        groups.append((name, ns))
         size = rng.randint(1, 8)
         min_member = rng.randint(1, size)
         req, selector, tolerations = _template(rng, nodes)
@@ -357,7 +598,8 @@ def generate(seed):
                 if r:
                     r["cpu"] = rng.choice(CPUS)
             pods.append(_pod(rng, "%s-%d" % (name, i), ns, created + (i % 2), r, selector,
-                             tolerations, group=name, priority=prio, host_port=port))
+                             tolerations, group=name, priority=prio, host_port=port,
+                             constraints=constraints))
         if rng.random() < 0.15 and req:
             total = {}
             for p in pods[:min_member]:
@@ -379,6 +621,8 @@ def generate(seed):
                       "spec": spec, "status": {"phase": phase}})
         items += pods
 
+    if topology:
+        items += _guards(trng, room, groups)
     for i in range(rng.randint(0, 3)):
         req, selector, tolerations = _template(rng, nodes)
         prio = rng.choice(PRIORITY_CLASSES) if rng.random() < 0.4 else None
