@@ -62,12 +62,6 @@ from generate import (GROUP_ANNOTATION, SCHEDULER, _add, fits, hard_spread,  # n
 # placing works. Any other constrained gang that waits is excused by this.
 UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread: the oracle "
                       "does not decide whether the gang fits")
-# Only with a binary that refuses pod (anti-)affinity by name (probed by
-# run_case): it also ignores the anti-affinity of running pods, so a bind
-# that breaks it is counted here instead of as `pod-anti-affinity`.
-IGNORED_SYMMETRY = ("binary without inter-pod affinity: running pods' anti-affinity "
-                    "ignored (bind not judged)")
-
 # The stated rules that may keep a fitting gang waiting: (label, phrase in
 # the PodGroup's message). The one place to change what counts as an
 # excuse; run.py prints how often each one was used.
@@ -86,7 +80,6 @@ ACCEPTED_RULES = [
      "which Shoal does not implement yet"),
     # Decided by the oracle, not by the message (phrase None):
     (UNDECIDED_INTERPOD, None),
-    (IGNORED_SYMMETRY, None),
 ]
 
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",
@@ -453,13 +446,11 @@ def _affinity(model, c, bound, where, hi, lo, unmet):
     return out
 
 
-def check_interpod(model, c, bound, where, victims, interpod=True):
+def check_interpod(model, c, bound, where, victims):
     """Violations of pod affinity, anti-affinity and DoNotSchedule spread
     by the pods bound in cycle `c` (`bound`), on `where` after its binds
-    (victims of the cycle still placed), and the count of binds excused
-    because the binary ignores running pods' anti-affinity."""
+    (victims of the cycle still placed)."""
     out = []
-    ignored = 0
     hi = where
     lo = {x: m for x, m in where.items() if x not in victims}
     bound = [k for k in bound if k in where]
@@ -468,9 +459,7 @@ def check_interpod(model, c, bound, where, victims, interpod=True):
     for k in bound:
         p, node = model.pods[k], model.nodes[where[k]]
         own, theirs = _anti_affinity(model, k, node, lo)
-        if theirs and not own and not interpod and not has_interpod(p):
-            ignored += 1
-        elif own or theirs:
+        if own or theirs:
             out.append(Violation("pod-anti-affinity", k, "cycle %d: bound to %s, in the "
                                  "domain of %s" % (c, where[k], ", ".join(
                                      ["%s (its anti-affinity selects)" % x for x in own] +
@@ -481,12 +470,11 @@ def check_interpod(model, c, bound, where, victims, interpod=True):
             if why:
                 out.append(Violation("topology-spread", k, "cycle %d: bound to %s: %s"
                                      % (c, where[k], why)))
-    return out, ignored
+    return out
 
 
-def check(snapshot, report, predicates=True, scheduler=SCHEDULER, interpod=True):
-    """Returns (violations, excuses Counter). `interpod` False: the binary
-    is known not to implement inter-pod affinity (see IGNORED_SYMMETRY)."""
+def check(snapshot, report, predicates=True, scheduler=SCHEDULER):
+    """Returns (violations, excuses Counter)."""
     model = Model(snapshot, scheduler)
     out = []
     excuses = collections.Counter()
@@ -527,13 +515,10 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, interpod=True)
                     "after cycle %d: requests %s exceed allocatable %s; pods %s (bound this "
                     "cycle: %s)" % (c, _fmt(over), _fmt({r: model.alloc[n].get(r, 0)
                                                           for r in over}), pods, new)))
-        if predicates:
-            victims = {e["pod"] for e in cycle.get("evictions", [])}
-            v, ignored = check_interpod(model, c, [k for k, _ in binds], where, victims,
-                                        interpod)
-            out += v
-            if ignored:
-                excuses[IGNORED_SYMMETRY] += ignored
+        # Inter-pod rules hold under every policy (Shoal honours them as
+        # mechanism, like resource fit), not only those listing predicates.
+        victims = {e["pod"] for e in cycle.get("evictions", [])}
+        out += check_interpod(model, c, [k for k, _ in binds], where, victims)
         last_evicted = []
         for e in cycle.get("evictions", []):
             k = e["pod"]
@@ -605,43 +590,6 @@ def run_binary(binary, snapshot_path, policy_path, cycles):
     return done.returncode, done.stdout, done.stderr
 
 
-_PROBE = {"apiVersion": "v1", "kind": "List", "items": [
-    {"apiVersion": "v1", "kind": "Node",
-     "metadata": {"name": "n", "labels": {"kubernetes.io/hostname": "n"}}, "spec": {},
-     "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"},
-                "conditions": [{"type": "Ready", "status": "True"}]}},
-    {"apiVersion": "v1", "kind": "Pod",
-     "metadata": {"name": "probe", "namespace": "default", "uid": "probe"},
-     "spec": {"schedulerName": SCHEDULER, "containers": [{"name": "c"}],
-              "affinity": {"podAntiAffinity": {
-                  "requiredDuringSchedulingIgnoredDuringExecution": [{
-                      "labelSelector": {"matchLabels": {"nobody": "x"}},
-                      "topologyKey": "kubernetes.io/hostname"}]}}},
-     "status": {"phase": "Pending"}}]}
-
-
-def binary_implements_interpod(binary):
-    """Whether the binary places a lone pod with pod anti-affinity (a
-    binary that refuses such pods by name also ignores running pods'
-    anti-affinity: IGNORED_SYMMETRY). Asked once per binary."""
-    import tempfile
-    if binary not in _IMPLEMENTS:
-        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-            json.dump(_PROBE, f)
-            f.flush()
-            done = subprocess.run([binary, "--snapshot=" + f.name, "--output=json"],
-                                  capture_output=True, text=True)
-        try:
-            binds = json.loads(done.stdout)["cycles"][0]["binds"]
-        except (ValueError, KeyError, IndexError):
-            binds = []
-        _IMPLEMENTS[binary] = bool(binds)
-    return _IMPLEMENTS[binary]
-
-
-_IMPLEMENTS = {}
-
-
 def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
     """Runs the binary on the file (twice, comparing the output, if
     `twice`); returns (violations, excuses)."""
@@ -662,8 +610,7 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
         violations.append(Violation("nondeterminism", snapshot_path,
                                     "two runs differ from byte %d: %r vs %r"
                                     % (i, stdout[i:i + 120], stdout2[i:i + 120])))
-    v, excuses = check(snapshot, json.loads(stdout), predicates,
-                       interpod=binary_implements_interpod(binary))
+    v, excuses = check(snapshot, json.loads(stdout), predicates)
     return violations + v, excuses
 
 

@@ -272,11 +272,8 @@ class InterPodTest(unittest.TestCase):
         self.assertEqual([(x.kind, x.obj) for x in v], [("pod-anti-affinity", "ns/g-0")])
         self.assertIn("ns/guard", v[0].detail)
         self.assertEqual(safety(s, binds(("g-0", "b"), ("lone", "a")))[0], [])
-        # A binary known to ignore it: counted, not flagged.
-        v, ex = safety(s, binds(("g-0", "a")), interpod=False)
-        self.assertEqual((v, ex[check.IGNORED_SYMMETRY]), ([], 1))
-        # Not asked of a policy without predicates.
-        self.assertEqual(safety(s, binds(("g-0", "a")), predicates=False)[0], [])
+        # Asked of every policy: Shoal honours these rules as mechanism.
+        self.assertEqual(len(safety(s, binds(("g-0", "a")), predicates=False)[0]), 1)
 
     def test_a_victim_of_the_cycle_is_no_conflict_but_a_survivor_is(self):
         guard = gpod("guard", "other", anti=[(HOST, "g")], node_name="a")
