@@ -235,5 +235,55 @@ TEST(PlacementRulesTest, PreferredAntiAffinitySpreadsAcrossNodes) {
   EXPECT_NE(binds["pair-0"], binds["pair-1"]);
 }
 
+// Preempt makes no eviction that frees room the preemptor still could not
+// use: here a pod that is no victim (another scheduler's) repels it.
+TEST(PlacementRulesTest, PreemptNeverEvictsForANodeTheRulesRefuse) {
+  auto cluster = [](bool repelled) {
+    api::ClusterBuilder b;
+    b.AddNode(ZonedNode("n0", "a", "4"));
+    auto web = Pod("web", {{"cpu", "0"}});
+    web->labels = api::Labels({{std::string("app"), std::string("web")}});
+    web->node_name = "n0";
+    web->status = api::TaskStatus::kRunning;
+    web->scheduler_name = "default-scheduler";
+    b.AddForeignPod(web);
+    api::JobInfo low;
+    low.name = "low";
+    low.ns = "default";
+    low.min_member = 1;
+    low.phase = api::PodGroupPhase::kRunning;
+    api::JobIndex j = b.AddJob(low);
+    for (int i = 0; i < 4; ++i) {
+      auto p = Pod("low-" + std::to_string(i), {{"cpu", "1"}});
+      p->group = "low";
+      p->node_name = "n0";
+      p->status = api::TaskStatus::kRunning;
+      b.AddTask(p, j);
+    }
+    api::JobIndex high = AddGang(b, "high", 1, 1, repelled ? AntiAffinity("web", api::kHostnameLabel)
+                                                           : nullptr);
+    api::ClusterInfo c = std::move(b).Build();
+    c.jobs[high].priority = 1000;
+    for (api::TaskIndex t : c.jobs[high].tasks) {
+      auto pod = std::make_shared<api::PodInfo>(*c.tasks[t].pod);
+      pod->priority = 1000;
+      c.tasks[t].pod = pod;
+    }
+    return c;
+  };
+  framework::Policy policy = framework::testing::MustPolicy(R"(
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)", plugins::BuiltinPlugins(), BuiltinActions());
+  EXPECT_EQ(framework::RunCycle(cluster(false), policy).evictions.size(), 1u);
+  EXPECT_TRUE(framework::RunCycle(cluster(true), policy).evictions.empty());
+}
+
 }  // namespace
 }  // namespace shoal::actions
