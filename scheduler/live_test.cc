@@ -47,6 +47,7 @@ class FakeApiServer {
                 {"spec", {{"minMember", 2}}}, {"status", {{"phase", "Inqueue"}}}}}));
     Kind("/apis/scheduling.volcano.sh/v1beta1/queues", List(json::array()));
     Kind("/apis/scheduling.k8s.io/v1/priorityclasses", List(json::array()));
+    Kind("/api/v1/namespaces", List(json::array()));
     // scheduler-plugins' CRD is not installed: 404.
     server_.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
                  [this](const httplib::Request& req, httplib::Response& res) {

@@ -132,7 +132,8 @@ const PodTopology::OwnerIds& PodTopology::OwnedIds(const api::InterPodRules& rul
   auto it = owner_ids_.find(&rules);
   if (it != owner_ids_.end()) return it->second;
   OwnerIds ids;
-  auto add = [this](const std::vector<api::PodAffinityTerm>& terms, std::vector<int>& out) {
+  auto add = [this](const std::vector<api::PodAffinityTerm>& terms, std::vector<int>& out,
+                    SymmetricTerm::Kind kind) {
     for (const auto& term : terms) {
       // Equal terms of different pods share one entry.
       int found = -1;
@@ -145,14 +146,24 @@ const PodTopology::OwnerIds& PodTopology::OwnedIds(const api::InterPodRules& rul
       if (found < 0) {
         found = static_cast<int>(owned_.size());
         owned_.push_back({&term, {}});
+        owned_kinds_.emplace_back();
+        if (term.selector.nothing) {
+          // About no pod: indexed nowhere.
+        } else if (const api::NodeSelectorRequirement* anchor = Anchor(term.selector)) {
+          for (const auto& v : anchor->values) owned_by_label_[Pair(anchor->key, v)].push_back(found);
+        } else {
+          unanchored_owned_.push_back(found);
+        }
       }
+      auto& kinds = owned_kinds_[found];
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
       out.push_back(found);
     }
   };
-  add(rules.required_anti_affinity, ids.required_anti);
-  add(rules.required_affinity, ids.required_affinity);
-  add(rules.preferred_affinity, ids.preferred_affinity);
-  add(rules.preferred_anti_affinity, ids.preferred_anti);
+  add(rules.required_anti_affinity, ids.required_anti, SymmetricTerm::kRequiredAnti);
+  add(rules.required_affinity, ids.required_affinity, SymmetricTerm::kRequiredAffinity);
+  add(rules.preferred_affinity, ids.preferred_affinity, SymmetricTerm::kPreferredAffinity);
+  add(rules.preferred_anti_affinity, ids.preferred_anti, SymmetricTerm::kPreferredAnti);
   return owner_ids_.emplace(&rules, std::move(ids)).first->second;
 }
 
@@ -181,20 +192,70 @@ int PodTopology::NewSpread(const api::PodInfo& pod, const api::TopologySpreadCon
   return id;
 }
 
+namespace {
+
+// Equal rules hash equally (unequal ones may collide: callers compare).
+uint64_t RulesHash(const api::InterPodRules& r) {
+  uint64_t h = absl::HashOf(r.required_affinity.size(), r.required_anti_affinity.size(),
+                            r.preferred_affinity.size(), r.preferred_anti_affinity.size(),
+                            r.spread.size());
+  auto terms = [&h](const std::vector<api::PodAffinityTerm>& list) {
+    for (const auto& t : list) {
+      h = absl::HashOf(h, t.topology_key, t.weight, t.namespaces.names, t.selector.nothing,
+                       t.selector.requirements.size());
+      for (const auto& req : t.selector.requirements) h = absl::HashOf(h, req.key, req.values);
+    }
+  };
+  terms(r.required_affinity);
+  terms(r.required_anti_affinity);
+  terms(r.preferred_affinity);
+  terms(r.preferred_anti_affinity);
+  for (const auto& c : r.spread) {
+    h = absl::HashOf(h, c.topology_key, c.max_skew, c.selector.requirements.size());
+    for (const auto& req : c.selector.requirements) h = absl::HashOf(h, req.key, req.values);
+  }
+  return h;
+}
+
+}  // namespace
+
+const api::InterPodRules* PodTopology::Canonical(const api::InterPodRules* rules) {
+  if (rules == nullptr) return nullptr;
+  auto& bucket = canonical_rules_[RulesHash(*rules)];
+  for (const auto* r : bucket) {
+    if (r == rules || *r == *rules) return r;
+  }
+  bucket.push_back(rules);
+  return rules;
+}
+
+const api::PlacementConstraints* PodTopology::Canonical(const api::PlacementConstraints* p) {
+  auto& bucket = canonical_placements_[p->fingerprint];
+  for (const auto* q : bucket) {
+    if (q == p || *q == *p) return q;
+  }
+  bucket.push_back(p);
+  return p;
+}
+
 int PodTopology::ClassOf(const api::PodInfo& pod) {
+  // Pods of one job come one after another and are usually alike.
+  if (last_pod_ != nullptr && last_pod_->ns == pod.ns && last_pod_->inter_pod == pod.inter_pod &&
+      last_pod_->placement == pod.placement && last_pod_->labels == pod.labels) {
+    return last_class_;
+  }
   // Which owned terms are about this pod: its namespace and labels decide.
+  // Only terms anchored on one of its labels, or on none, can be.
   std::vector<SymmetricTerm> symmetric;
-  for (const auto& [rules, ids] : owner_ids_) {
-    (void)rules;
-    auto note = [&](const std::vector<int>& list, SymmetricTerm::Kind kind) {
-      for (int o : list) {
-        if (TermMatches(*owned_[o].term, pod)) symmetric.push_back({o, kind});
-      }
-    };
-    note(ids.required_anti, SymmetricTerm::kRequiredAnti);
-    note(ids.required_affinity, SymmetricTerm::kRequiredAffinity);
-    note(ids.preferred_affinity, SymmetricTerm::kPreferredAffinity);
-    note(ids.preferred_anti, SymmetricTerm::kPreferredAnti);
+  auto consider = [&](int o) {
+    if (!TermMatches(*owned_[o].term, pod)) return;
+    for (SymmetricTerm::Kind kind : owned_kinds_[o]) symmetric.push_back({o, kind});
+  };
+  for (int o : unanchored_owned_) consider(o);
+  for (const auto& [k, v] : pod.labels.pairs()) {
+    auto it = owned_by_label_.find(Pair(k, v));
+    if (it == owned_by_label_.end()) continue;
+    for (int o : it->second) consider(o);
   }
   std::sort(symmetric.begin(), symmetric.end(), [](const SymmetricTerm& a, const SymmetricTerm& b) {
     return a.owned != b.owned ? a.owned < b.owned : a.kind < b.kind;
@@ -204,42 +265,21 @@ int PodTopology::ClassOf(const api::PodInfo& pod) {
                                 return a.owned == b.owned && a.kind == b.kind;
                               }),
                   symmetric.end());
-  if (pod.inter_pod == nullptr && symmetric.empty()) return 0;  // nothing bears on it
+  last_pod_ = &pod;
+  if (pod.inter_pod == nullptr && symmetric.empty()) return last_class_ = 0;  // nothing bears on it
 
   // An existing class with the same rules, namespace, placement (spread
-  // counts only the nodes it admits) and symmetric terms.
-  for (size_t i = 0; i < classes_.size(); ++i) {
-    const Class& c = classes_[i];
-    const api::PodInfo& e = *c.exemplar;
-    bool same_rules = e.inter_pod == pod.inter_pod ||
-                      (e.inter_pod != nullptr && pod.inter_pod != nullptr &&
-                       *e.inter_pod == *pod.inter_pod);
-    if (!same_rules || e.ns != pod.ns) continue;
-    if (pod.inter_pod != nullptr && !pod.inter_pod->spread.empty() &&
-        !(e.placement == pod.placement || *e.placement == *pod.placement)) {
-      continue;
-    }
-    bool same_symmetric = c.symmetric.size() == symmetric.size() &&
-                          std::equal(c.symmetric.begin(), c.symmetric.end(), symmetric.begin(),
-                                     [](const SymmetricTerm& a, const SymmetricTerm& b) {
-                                       return a.owned == b.owned && a.kind == b.kind;
-                                     });
-    if (same_symmetric) {
-      // Self-matching decides spread's and affinity's answers too.
-      bool same_self = true;
-      if (pod.inter_pod != nullptr) {
-        for (size_t k = 0; k < pod.inter_pod->spread.size(); ++k) {
-          if (spread_[c.spread[k]].self_match != pod.inter_pod->spread[k].selector.Matches(pod.labels)) {
-            same_self = false;
-          }
-        }
-        for (const auto& term : pod.inter_pod->required_affinity) {
-          if (TermMatches(term, pod) != TermMatches(term, e)) same_self = false;
-        }
-      }
-      if (same_self) return static_cast<int>(i) + 1;
-    }
+  // counts only the nodes it admits), symmetric terms, and the same
+  // answers to whether the pod matches its own selectors.
+  std::vector<bool> self;
+  if (const api::InterPodRules* r = pod.inter_pod.get()) {
+    for (const auto& c : r->spread) self.push_back(c.selector.Matches(pod.labels));
+    for (const auto& term : r->required_affinity) self.push_back(TermMatches(term, pod));
   }
+  ClassKey key{pod.ns, Canonical(pod.inter_pod.get()), Canonical(pod.placement.get()), {}, self};
+  for (const auto& s : symmetric) key.symmetric.push_back(s.owned * 4 + s.kind);
+  auto found = class_by_key_.find(key);
+  if (found != class_by_key_.end()) return last_class_ = found->second;
 
   Class c;
   c.exemplar = &pod;
@@ -281,7 +321,9 @@ int PodTopology::ClassOf(const api::PodInfo& pod) {
   for (const auto& s : c.symmetric) note_key(owned_[s.owned].term->topology_key);
   std::sort(c.domain_keys.begin(), c.domain_keys.end());
   classes_.push_back(std::move(c));
-  return static_cast<int>(classes_.size());
+  last_class_ = static_cast<int>(classes_.size());
+  class_by_key_.emplace(std::move(key), last_class_);
+  return last_class_;
 }
 
 void PodTopology::Place(const api::PodInfo& pod, api::NodeIndex n, int delta, bool terminating) {

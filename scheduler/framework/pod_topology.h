@@ -135,6 +135,22 @@ class PodTopology {
   struct OwnerIds {
     std::vector<int> required_anti, required_affinity, preferred_affinity, preferred_anti;
   };
+  // What makes two pods alike to the rules.
+  struct ClassKey {
+    std::string ns;
+    const api::InterPodRules* rules;
+    const api::PlacementConstraints* placement;
+    std::vector<int> symmetric;  // owned * 4 + kind
+    std::vector<bool> self;      // the pod matches its own selectors
+    bool operator==(const ClassKey& o) const {
+      return ns == o.ns && rules == o.rules && placement == o.placement &&
+             symmetric == o.symmetric && self == o.self;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const ClassKey& k) {
+      return H::combine(std::move(h), k.ns, k.rules, k.placement, k.symmetric, k.self);
+    }
+  };
 
   using Labels = api::Labels;
 
@@ -147,6 +163,10 @@ class PodTopology {
                 const std::vector<const api::TopologySpreadConstraint*>& group);
   const OwnerIds& OwnedIds(const api::InterPodRules& rules);
   int ClassOf(const api::PodInfo& pod);
+  // One instance for equal rules (equal placements): pods decoded one by
+  // one each hold their own copy.
+  const api::InterPodRules* Canonical(const api::InterPodRules* rules);
+  const api::PlacementConstraints* Canonical(const api::PlacementConstraints* placement);
   void Index(int counter, const api::LabelSelector& selector, bool spread);
   void Count(const api::PodInfo& pod, api::NodeIndex n, int delta, bool terminating);
   int32_t PairCount(const MatchCounter& m, const std::string& key, const api::Labels& node) const;
@@ -160,6 +180,14 @@ class PodTopology {
   std::vector<SpreadCounter> spread_;
   std::vector<Class> classes_;  // index = topology_class - 1
   absl::flat_hash_map<const api::InterPodRules*, OwnerIds> owner_ids_;
+  std::vector<std::vector<SymmetricTerm::Kind>> owned_kinds_;  // per owned term
+  absl::flat_hash_map<std::string, std::vector<int>> owned_by_label_;
+  std::vector<int> unanchored_owned_;
+  absl::flat_hash_map<ClassKey, int> class_by_key_;
+  absl::flat_hash_map<uint64_t, std::vector<const api::InterPodRules*>> canonical_rules_;
+  absl::flat_hash_map<uint64_t, std::vector<const api::PlacementConstraints*>> canonical_placements_;
+  const api::PodInfo* last_pod_ = nullptr;
+  int last_class_ = 0;
   // Counters by one label their selector requires ("key\0value"), and
   // those whose selector requires none: a placed pod is matched only
   // against counters that could match it.

@@ -1,6 +1,7 @@
 // One full scheduling cycle (cache snapshot, session open, enqueue,
 // allocate, backfill, close) on 5,000 nodes and 50,000 pending pods in
-// 1,000 gangs of 50, with the default policy.
+// 1,000 gangs of 50, with the default policy; and the same with inter-pod
+// rules and host ports on some gangs (BM_PlacementRulesCycle).
 //
 //   bazel run //tools/bench:allocate_bench -- --benchmark_repetitions=5
 #include <string>
@@ -40,6 +41,31 @@ BENCHMARK(BM_AllocateCycle)
     ->Args({5000, 1000})  // the target: 5,000 nodes, 50,000 pods
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The same cluster where 20% of the gangs want one pod per node (required
+// anti-affinity on the hostname), 20% spread over zones (DoNotSchedule,
+// maxSkew 1) and 5% bind a host port.
+void BM_PlacementRulesCycle(benchmark::State& state) {
+  SyntheticClusterSpec spec;
+  spec.anti_affinity_fraction = 0.2;
+  spec.spread_fraction = 0.2;
+  spec.host_port_fraction = 0.05;
+  cache::Cache cache("shoal");
+  BuildSyntheticCluster(spec, cache);
+  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  size_t binds = 0;
+  for (auto _ : state) {
+    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), *policy);
+    binds = out.binds.size();
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["pods_bound"] = static_cast<double>(binds);
+  state.counters["peak_rss_MiB"] = PeakRssMib();
+}
+
+BENCHMARK(BM_PlacementRulesCycle)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace shoal::bench

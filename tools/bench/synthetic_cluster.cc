@@ -55,6 +55,8 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
                               {{"nvidia.com/gpu", api::Toleration::Operator::kExists, "",
                                 api::TaintEffect::kNoSchedule}});
   std::uniform_int_distribution<int> kind(0, 9), cpu(1, 8), mem_gi(2, 32), zone(0, 9);
+  std::mt19937_64 rules_rng(spec.seed + 1);
+  std::uniform_real_distribution<double> rules(0, 1);
   const absl::Time start = absl::FromUnixSeconds(1700000000);
   for (int g = 0; g < spec.gangs; ++g) {
     api::JobInfo job;
@@ -83,6 +85,29 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
       }
     }
     request.Set(api::kPods, 1);
+    // Drawn from their own generator: the clusters without rules stay the
+    // same as before rules existed.
+    const double roll = rules(rules_rng);
+    std::shared_ptr<const api::InterPodRules> inter_pod;
+    api::LabelSelector own;
+    own.requirements.push_back({"job", api::SelectorOperator::kIn, {job.name}});
+    if (roll < spec.anti_affinity_fraction) {
+      auto r = std::make_shared<api::InterPodRules>();
+      api::PodAffinityTerm term;
+      term.selector = own;
+      term.namespaces.names = {job.ns};
+      term.topology_key = api::kHostnameLabel;
+      r->required_anti_affinity.push_back(std::move(term));
+      inter_pod = std::move(r);
+    } else if (roll < spec.anti_affinity_fraction + spec.spread_fraction) {
+      auto r = std::make_shared<api::InterPodRules>();
+      api::TopologySpreadConstraint c;
+      c.topology_key = "topology.kubernetes.io/zone";
+      c.selector = own;
+      r->spread.push_back(std::move(c));
+      inter_pod = std::move(r);
+    }
+    const bool host_port = rules(rules_rng) < spec.host_port_fraction;
     for (int p = 0; p < spec.pods_per_gang; ++p) {
       auto pod = std::make_shared<api::PodInfo>();
       pod->ns = job.ns;
@@ -93,6 +118,11 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
       pod->created = job.created;
       pod->request = request;
       pod->placement = placement;
+      if (inter_pod != nullptr || spec.anti_affinity_fraction + spec.spread_fraction > 0) {
+        pod->labels = api::Labels({{std::string("job"), job.name}});
+      }
+      pod->inter_pod = inter_pod;
+      if (host_port) pod->host_ports.push_back({"", "TCP", 29500});
       cache.UpsertPod(std::move(pod), true);
     }
   }

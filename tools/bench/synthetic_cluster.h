@@ -1,6 +1,7 @@
 // A large, realistic synthetic cluster for benchmarks: CPU and GPU node
 // pools (GPU nodes tainted and labelled), zones, and gangs of mixed
-// cpu-, memory- and GPU-heavy pods, some pinned by nodeSelector. Same
+// cpu-, memory- and GPU-heavy pods, some pinned by nodeSelector, some
+// (as asked) with anti-affinity, spread constraints or host ports. Same
 // seed, same cluster.
 #ifndef SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
 #define SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
@@ -18,6 +19,12 @@ struct SyntheticClusterSpec {
   int pods_per_gang = 50;
   int queues = 1;
   uint64_t seed = 42;
+  // Gangs whose pods carry inter-pod rules: required anti-affinity to
+  // their own pods on the hostname (one per node), and a DoNotSchedule
+  // spread over zones (maxSkew 1); and gangs whose pods bind a host port.
+  double anti_affinity_fraction = 0;
+  double spread_fraction = 0;
+  double host_port_fraction = 0;
 };
 
 // Fills `cache` (scheduler name "shoal") with the cluster.
