@@ -76,6 +76,7 @@ tiers:
       podaffinity.weight: 2
       balancedresource.weight: 1
       tainttoleration.weight: 3
+      imagelocality.weight: 1
   - name: binpack
     arguments:
       binpack.weight: 10
@@ -86,7 +87,7 @@ tiers:
 YAML
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/volcano-full.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "full volcano config exit" "$rc" 0
-expect_has "unused volcano argument reported" "$(cat $TMP/err)" 'plugin nodeorder: argument "podaffinity.weight" is not used by Shoal; ignored'
+expect_has "unused volcano argument reported" "$(cat $TMP/err)" 'plugin nodeorder: argument "imagelocality.weight" is not used by Shoal; ignored'
 out=$($BIN --snapshot=$SNAP --scheduler-conf=$TMP/volcano.conf --output=json 2>$TMP/err); rc=$?
 expect_eq "volcano config exit" "$rc" 0
 expect_has "volcano config schedules the gang" "$out" '"name":"ml-team/bert-large","phase":"Running","scheduled":6'

@@ -73,13 +73,19 @@ class Gang : public framework::Plugin {
         job.message.clear();
         continue;
       }
-      if (job.fit_error.empty() || job.PendingCount() == 0) continue;
+      const int32_t pipelined = job.Count(api::TaskStatus::kPipelined);
+      if (job.fit_error.empty() || job.PendingCount() + pipelined == 0) continue;
       if (job.source == api::GroupSource::kSinglePod) {
         job.message = job.fit_error;
       } else {
-        job.message = absl::StrCat(job.PendingCount(), "/", job.tasks.size(),
+        job.message = absl::StrCat(job.PendingCount() + pipelined, "/", job.tasks.size(),
                                    " tasks in gang unschedulable: ",
                                    job.fit_error);
+      }
+      // Said, not hidden: a pod waiting on evictions is still waiting.
+      if (pipelined > 0) {
+        absl::StrAppend(&job.message, " (", pipelined,
+                        " pod(s) wait for room that evictions are freeing)");
       }
     }
   }

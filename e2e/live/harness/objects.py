@@ -71,11 +71,12 @@ class Objects:
 
     def pod(self, name, cpu="1", memory="1Gi", gpus=0, group=None, scheduler="shoal",
             node_selector=None, tolerations=None, priority_class=None, node_name=None,
-            group_api=VOLCANO):
+            group_api=VOLCANO, labels=None, spec_extra=None):
         requests = {"cpu": cpu, "memory": memory}
         if gpus:
             requests["nvidia.com/gpu"] = str(gpus)
-        meta = {"name": name, "namespace": self.ns, "labels": {"app": name.rsplit("-", 1)[0]}}
+        meta = {"name": name, "namespace": self.ns,
+                "labels": {"app": name.rsplit("-", 1)[0], **(labels or {})}}
         if group and group_api == VOLCANO:
             meta["annotations"] = {"scheduling.k8s.io/group-name": group}
         elif group:
@@ -91,6 +92,7 @@ class Objects:
             spec["priorityClassName"] = priority_class
         if node_name:
             spec["nodeName"] = node_name
+        spec.update(spec_extra or {})  # affinity, topologySpreadConstraints, ...
         self.c.core.create_namespaced_pod(self.ns, {"apiVersion": "v1", "kind": "Pod",
                                                     "metadata": meta, "spec": spec})
         return name
