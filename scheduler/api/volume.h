@@ -36,15 +36,15 @@ struct PersistentVolumeClaim {
   // pv.kubernetes.io/bind-completed annotation is set) and it names its
   // volume.
   bool bound = false;
-  bool deleting = false;     // metadata.deletionTimestamp is set
-  std::string owner_uid;     // the controller ownerReference's uid, or ""
+  bool deleting = false;  // metadata.deletionTimestamp is set
+  std::string owner_uid;  // the controller ownerReference's uid, or ""
 
   std::string Key() const { return ns + "/" + name; }
 };
 
 struct PersistentVolume {
   std::string name;
-  Labels labels;  // for the zone and region labels (VolumeZone)
+  Labels labels;              // for the zone and region labels (VolumeZone)
   std::string storage_class;  // spec.storageClassName
   // spec.nodeAffinity.required.nodeSelectorTerms (ORed); nullopt when the
   // volume may be used from any node.

@@ -40,7 +40,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> StringMap(
     const std::string& what, const nlohmann::json* m, absl::string_view path);
 // A list of node selector terms (`path` names the list).
 absl::StatusOr<std::vector<api::NodeSelectorTerm>> NodeSelectorTerms(
-    const std::string& what, const nlohmann::json& list, const std::string& path);
+    const std::string& what, const nlohmann::json& list,
+    const std::string& path);
 
 }  // namespace shoal::kube::fields
 

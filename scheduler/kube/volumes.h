@@ -20,11 +20,13 @@ namespace shoal::kube {
 // and for a generic ephemeral volume the claim "<pod name>-<volume name>".
 // `what` starts every refusal ("pod team-a/w-0").
 absl::StatusOr<std::vector<api::VolumeClaimRef>> DecodePodVolumeClaims(
-    const nlohmann::json& spec, const std::string& pod_name, const std::string& what);
+    const nlohmann::json& spec, const std::string& pod_name,
+    const std::string& what);
 
 absl::StatusOr<api::PersistentVolumeClaim> DecodePersistentVolumeClaim(
     const nlohmann::json& obj);
-absl::StatusOr<api::PersistentVolume> DecodePersistentVolume(const nlohmann::json& obj);
+absl::StatusOr<api::PersistentVolume> DecodePersistentVolume(
+    const nlohmann::json& obj);
 absl::StatusOr<api::StorageClass> DecodeStorageClass(const nlohmann::json& obj);
 
 }  // namespace shoal::kube
