@@ -17,6 +17,7 @@
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/request_pool.h"
 #include "scheduler/kube/status_writer.h"
+#include "scheduler/kube/volumes.h"
 #include "scheduler/partial_gangs.h"
 
 namespace shoal {
@@ -101,6 +102,34 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
          return absl::OkStatus();
        },
        [&cache](const std::string& key) { cache.DeletePriorityClass(key); }});
+  // What kube-scheduler's VolumeBinding and VolumeZone read.
+  kinds.push_back(
+      {"persistentvolumeclaims", "/api/v1/persistentvolumeclaims", false,
+       [&cache](const json& o) {
+         auto claim = kube::DecodePersistentVolumeClaim(o);
+         if (!claim.ok()) return claim.status();
+         cache.UpsertPersistentVolumeClaim(*claim);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeletePersistentVolumeClaim(key); }});
+  kinds.push_back(
+      {"persistentvolumes", "/api/v1/persistentvolumes", false,
+       [&cache](const json& o) {
+         auto pv = kube::DecodePersistentVolume(o);
+         if (!pv.ok()) return pv.status();
+         cache.UpsertPersistentVolume(*pv);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeletePersistentVolume(key); }});
+  kinds.push_back(
+      {"storageclasses", "/apis/storage.k8s.io/v1/storageclasses", false,
+       [&cache](const json& o) {
+         auto sc = kube::DecodeStorageClass(o);
+         if (!sc.ok()) return sc.status();
+         cache.UpsertStorageClass(*sc);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteStorageClass(key); }});
   return kinds;
 }
 

@@ -70,7 +70,9 @@ def test_cluster_role_grants_what_the_scheduler_does_and_no_more():
               ("scheduling.volcano.sh", "podgroups", "patch"),
               ("scheduling.volcano.sh", "queues", "watch"),
               ("scheduling.volcano.sh", "queues", "create"),
-              ("coordination.k8s.io", "leases", "update")}
+              ("coordination.k8s.io", "leases", "update"),
+              ("", "persistentvolumes", "watch"), ("", "persistentvolumeclaims", "watch"),
+              ("storage.k8s.io", "storageclasses", "watch")}
     assert needed <= granted, needed - granted
     # Pods are never updated or deleted directly: evictions honour budgets.
     assert not {(g, r, v) for g, r, v in granted

@@ -65,3 +65,18 @@ def test_pods_of_other_schedulers_are_left_alone_but_take_room(objects, kubelet,
     assert "status" not in objects.get_pod_group("theirs") or \
         not objects.get_pod_group("theirs")["status"].get("phase")
     assert objects.bound("theirs-") == []
+
+
+def test_pod_on_a_bound_local_volume_goes_to_its_node(objects, kubelet, schedulers):
+    objects.node("a", cpu="8")
+    objects.node("b", cpu="8")
+    c = objects.node("c", cpu="8")
+    objects.bound_claim("data", objects.local_volume("pv", c))
+    objects.pod("reader", claims=["data"])
+    objects.pod("lost", claims=["nowhere"])
+    schedulers()
+    wait_for("reader bound", lambda: objects.bound("reader"))
+    assert objects.c.core.read_namespaced_pod("reader", objects.ns).spec.node_name == c
+    condition = wait_for("PodScheduled=False on lost", lambda: objects.pod_condition("lost"))
+    assert condition.message == f'pod {objects.ns}/lost: persistentvolumeclaim "nowhere" not found'
+    assert objects.bound("lost") == []

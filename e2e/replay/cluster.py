@@ -108,3 +108,45 @@ def replay(objects, cycles=1, policy=None):
         if done.returncode != 0:
             raise AssertionError("shoal-scheduler failed (%d): %s" % (done.returncode, done.stderr))
         return json.loads(done.stdout), done.stderr
+
+
+def with_volumes(p, volumes):
+    """Pod `p` with `volumes`: ("claim", volume name, claim name) or
+    ("ephemeral", volume name)."""
+    p["spec"]["volumes"] = [
+        {"name": v[1], "persistentVolumeClaim": {"claimName": v[2]}} if v[0] == "claim"
+        else {"name": v[1], "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}
+        for v in volumes]
+    return p
+
+
+def storage_class(name, binding_mode="Immediate"):
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": name}, "provisioner": "kubernetes.io/no-provisioner",
+            "volumeBindingMode": binding_mode}
+
+
+def pvc(name, ns="default", volume=None, storage_class_name="local"):
+    """A claim, bound to `volume` when given (as the PV controller leaves
+    it), pending otherwise."""
+    spec = {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class_name,
+            "resources": {"requests": {"storage": "1Gi"}}}
+    meta = {"name": name, "namespace": ns, "uid": "pvc-" + name}
+    if volume:
+        spec["volumeName"] = volume
+        meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+            "spec": spec, "status": {"phase": "Bound" if volume else "Pending"}}
+
+
+def local_pv(name, node_name, claim=None, ns="default", storage_class_name="local"):
+    """A local PersistentVolume usable only from `node_name`."""
+    spec = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+            "storageClassName": storage_class_name, "local": {"path": "/mnt/disks/" + name},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node_name]}]}]}}}
+    if claim:
+        spec["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim}
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": spec, "status": {"phase": "Bound" if claim else "Available"}}

@@ -38,6 +38,15 @@ bool StaticFilter(const api::PlacementConstraints& c, const api::NodeInfo& n,
   if (!api::MatchesNodeSelectorAndAffinity(c, node.labels, node.name)) {
     return Refuse(why, "node(s) didn't match Pod's node affinity/selector");
   }
+  // VolumeBinding, then VolumeZone: the persistent volumes of the pod's
+  // bound claims (kube-scheduler checks resource fit and host ports
+  // before these; Shoal checks those after every static filter).
+  if (!api::MatchesAllOf(c.volume_node_affinity, node.labels, node.name)) {
+    return Refuse(why, "node(s) had volume node affinity conflict");
+  }
+  if (!api::MatchesAllOf(c.volume_zones, node.labels, node.name)) {
+    return Refuse(why, "node(s) had no available volume zone");
+  }
   return true;
 }
 

@@ -79,6 +79,50 @@ TEST_F(PredicatesTest, SelectorAndAffinity) {
   EXPECT_EQ(Why(c, node), "");
 }
 
+// The persistent volumes of a pod's bound claims (set by the cache), after
+// node affinity, as kube-scheduler's VolumeBinding then VolumeZone.
+TEST_F(PredicatesTest, VolumeNodeAffinityThenVolumeZone) {
+  auto node = Node("node-b", {{"cpu", "1"}});
+  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
+                              {"topology.kubernetes.io/zone", std::string("z1")}});
+  api::NodeSelectorTerm on_a, on_b;
+  on_a.match_fields.push_back({"metadata.name", api::SelectorOperator::kIn, {"node-a"}});
+  on_b.match_expressions.push_back(
+      {"kubernetes.io/hostname", api::SelectorOperator::kIn, {"node-b"}});
+  api::PlacementConstraints c;
+  c.volume_node_affinity = {{on_a}};
+  EXPECT_EQ(Why(c, node), "node(s) had volume node affinity conflict");
+  c.volume_node_affinity = {{on_a, on_b}};  // one volume's terms are ORed
+  EXPECT_EQ(Why(c, node), "");
+  c.volume_node_affinity = {{on_a, on_b}, {on_a}};  // every volume must agree
+  EXPECT_EQ(Why(c, node), "node(s) had volume node affinity conflict");
+  // Node affinity is checked first and explains.
+  c.node_selector = api::Labels({{"disk", std::string("ssd")}});
+  EXPECT_EQ(Why(c, node), "node(s) didn't match Pod's node affinity/selector");
+  c.node_selector = api::Labels();
+
+  c.volume_node_affinity = {{on_b}};
+  c.volume_zones = api::VolumeZoneTerms(
+      api::Labels({{"topology.kubernetes.io/zone", std::string("z2__z3")}}));
+  EXPECT_EQ(Why(c, node), "node(s) had no available volume zone");
+  c.volume_zones = api::VolumeZoneTerms(
+      api::Labels({{"topology.kubernetes.io/zone", std::string("z3__z1")}}));
+  EXPECT_EQ(Why(c, node), "");
+  // A volume's beta label against the node's GA one.
+  c.volume_zones = api::VolumeZoneTerms(
+      api::Labels({{"failure-domain.beta.kubernetes.io/zone", std::string("z1")}}));
+  EXPECT_EQ(Why(c, node), "");
+  // A node without zone or region labels takes any volume.
+  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")}});
+  c.volume_zones = api::VolumeZoneTerms(
+      api::Labels({{"topology.kubernetes.io/region", std::string("eu")}}));
+  EXPECT_EQ(Why(c, node), "");
+  // One with only a zone label lacks the region the volume names.
+  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
+                              {"topology.kubernetes.io/zone", std::string("z1")}});
+  EXPECT_EQ(Why(c, node), "node(s) had no available volume zone");
+}
+
 TEST_F(PredicatesTest, ResourceFitNamesEveryShortage) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "1"}}));

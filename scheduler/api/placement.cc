@@ -4,6 +4,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 
 namespace shoal::api {
 
@@ -100,6 +101,54 @@ bool MatchesNodeSelectorAndAffinity(const PlacementConstraints& c,
                      });
 }
 
+bool MatchesAllOf(const std::vector<std::vector<NodeSelectorTerm>>& entries,
+                  const Labels& labels, absl::string_view node_name) {
+  for (const auto& terms : entries) {
+    if (!std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& t) {
+          return MatchesTerm(t, labels, node_name);
+        })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(const Labels& pv_labels) {
+  // kube-scheduler's VolumeZone topologyLabels, and the GA label each beta
+  // one stands for.
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"},
+      {"failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"},
+      {"topology.kubernetes.io/zone", nullptr},
+      {"topology.kubernetes.io/region", nullptr}};
+  NodeSelectorTerm unconstrained;  // the node has no zone or region label
+  for (const auto& [key, ga] : kKeys) {
+    unconstrained.match_expressions.push_back({key, SelectorOperator::kDoesNotExist, {}});
+  }
+  std::vector<std::vector<NodeSelectorTerm>> out;
+  for (const auto& [key, ga] : kKeys) {
+    const std::string* value = pv_labels.Find(key);
+    if (value == nullptr) continue;
+    std::vector<std::string> zones;
+    for (absl::string_view z : absl::StrSplit(*value, "__")) {
+      zones.emplace_back(z);
+    }
+    std::vector<NodeSelectorTerm> terms;
+    NodeSelectorTerm same;
+    same.match_expressions.push_back({key, SelectorOperator::kIn, zones});
+    terms.push_back(std::move(same));
+    if (ga != nullptr) {
+      NodeSelectorTerm translated;
+      translated.match_expressions.push_back({key, SelectorOperator::kDoesNotExist, {}});
+      translated.match_expressions.push_back({ga, SelectorOperator::kIn, zones});
+      terms.push_back(std::move(translated));
+    }
+    terms.push_back(unconstrained);
+    out.push_back(std::move(terms));
+  }
+  return out;
+}
+
 namespace {
 
 template <typename H>
@@ -131,6 +180,13 @@ struct HashableConstraints {
       h = H::combine(std::move(h), t.key, static_cast<int>(t.op), t.value,
                      t.effect.has_value(),
                      t.effect ? static_cast<int>(*t.effect) : -1);
+    }
+    for (const auto* list : {&x.c.volume_node_affinity, &x.c.volume_zones}) {
+      for (const auto& terms : *list) {
+        for (const auto& t : terms) h = HashTerm(std::move(h), t);
+        h = H::combine(std::move(h), terms.size());
+      }
+      h = H::combine(std::move(h), list->size());
     }
     return h;
   }

@@ -102,6 +102,15 @@ struct PlacementConstraints {
   std::optional<std::vector<NodeSelectorTerm>> required_terms;
   std::vector<PreferredTerm> preferred_terms;
   std::vector<Toleration> tolerations;
+  // The persistent volumes of the pod's bound claims (set by the cache at
+  // snapshot time, on a copy of the pod's constraints): each entry holds
+  // one volume's spec.nodeAffinity.required terms, ORed; every entry must
+  // hold (kube-scheduler's VolumeBinding: "node(s) had volume node
+  // affinity conflict").
+  std::vector<std::vector<NodeSelectorTerm>> volume_node_affinity;
+  // The same for the volumes' zone and region labels (VolumeZone: "node(s)
+  // had no available volume zone"), as terms built by VolumeZoneTerms.
+  std::vector<std::vector<NodeSelectorTerm>> volume_zones;
 
   // Hash of all of the above; equal constraints have equal fingerprints.
   uint64_t fingerprint = 0;
@@ -110,7 +119,9 @@ struct PlacementConstraints {
   bool operator==(const PlacementConstraints& o) const {
     return node_selector == o.node_selector &&
            required_terms == o.required_terms &&
-           preferred_terms == o.preferred_terms && tolerations == o.tolerations;
+           preferred_terms == o.preferred_terms && tolerations == o.tolerations &&
+           volume_node_affinity == o.volume_node_affinity &&
+           volume_zones == o.volume_zones;
   }
 };
 
@@ -118,6 +129,22 @@ struct PlacementConstraints {
 bool MatchesNodeSelectorAndAffinity(const PlacementConstraints& c,
                                     const Labels& labels,
                                     absl::string_view node_name);
+
+// Every entry has a term the node matches (each entry's terms ORed, the
+// entries ANDed); true when there are none.
+bool MatchesAllOf(const std::vector<std::vector<NodeSelectorTerm>>& entries,
+                  const Labels& labels, absl::string_view node_name);
+
+// What kube-scheduler's VolumeZone asks of a node for one persistent
+// volume, from the volume's labels, as ORed terms; empty when the volume
+// has no zone or region label. A node may take the volume when it has
+// none of the zone and region labels, or when, for each such label the
+// volume has (a value may list several zones, "a__b"), the node's label
+// is one of them; a volume's beta label
+// (failure-domain.beta.kubernetes.io/zone) is also matched against the
+// node's GA one (topology.kubernetes.io/zone) when the node lacks the
+// beta one.
+std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(const Labels& pv_labels);
 
 }  // namespace shoal::api
 

@@ -11,6 +11,7 @@
 #include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/placement.h"
 #include "scheduler/api/resource.h"
+#include "scheduler/api/volume.h"
 
 namespace shoal::api {
 
@@ -79,6 +80,13 @@ struct PodInfo {
   // does not implement yet ("spec.affinity.podAntiAffinity"): the pod
   // waits, naming it, rather than be placed as if it were absent.
   std::string unsupported_field;
+  // The claims its volumes use (persistentVolumeClaim, ephemeral).
+  std::vector<VolumeClaimRef> volume_claims;
+  // Set by the cache at snapshot time for a pending pod: why its claims
+  // keep it from being placed (a claim missing, not bound yet, bound to a
+  // volume that does not exist), the whole sentence, or "". A bound
+  // claim's volume node affinity goes into `placement` instead.
+  std::string volume_refusal;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

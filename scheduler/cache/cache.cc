@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/api/cluster_builder.h"
 
 namespace shoal::cache {
@@ -131,6 +132,104 @@ void Cache::DeletePriorityClass(const std::string& name) {
   priority_classes_.erase(name);
 }
 
+void Cache::UpsertPersistentVolumeClaim(api::PersistentVolumeClaim claim) {
+  absl::MutexLock lock(&mu_);
+  std::string key = claim.Key();
+  claims_[key] = std::move(claim);
+}
+
+void Cache::DeletePersistentVolumeClaim(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  claims_.erase(key);
+}
+
+void Cache::UpsertPersistentVolume(api::PersistentVolume pv) {
+  absl::MutexLock lock(&mu_);
+  std::string name = pv.name;
+  volumes_[name] = std::move(pv);
+}
+
+void Cache::DeletePersistentVolume(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  volumes_.erase(name);
+}
+
+void Cache::UpsertStorageClass(api::StorageClass sc) {
+  absl::MutexLock lock(&mu_);
+  std::string name = sc.name;
+  storage_classes_[name] = std::move(sc);
+}
+
+void Cache::DeleteStorageClass(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  storage_classes_.erase(name);
+}
+
+void Cache::ResolveClaims(api::PodInfo& pod) const {
+  std::shared_ptr<api::PlacementConstraints> placement;
+  for (const api::VolumeClaimRef& ref : pod.volume_claims) {
+    const std::string quoted = absl::StrCat("persistentvolumeclaim \"", ref.claim, "\"");
+    auto it = claims_.find(pod.ns + "/" + ref.claim);
+    // kube-scheduler's VolumeBinding PreFilter, in its words.
+    if (it == claims_.end()) {
+      pod.volume_refusal =
+          ref.ephemeral
+              ? absl::StrCat("pod ", pod.Key(), ": waiting for ephemeral volume controller "
+                             "to create the ", quoted)
+              : absl::StrCat("pod ", pod.Key(), ": ", quoted, " not found");
+      return;
+    }
+    const api::PersistentVolumeClaim& claim = it->second;
+    if (claim.deleting) {
+      pod.volume_refusal = absl::StrCat("pod ", pod.Key(), ": ", quoted, " is being deleted");
+      return;
+    }
+    if (ref.ephemeral && claim.owner_uid != pod.uid) {
+      pod.volume_refusal = absl::StrCat("pod ", pod.Key(), ": PVC ", claim.Key(),
+                                        " was not created for pod ", pod.Key(),
+                                        " (pod is not owner)");
+      return;
+    }
+    if (!claim.bound) {
+      auto cls = storage_classes_.find(claim.storage_class);
+      bool on_first_consumer =
+          !claim.storage_class.empty() && cls != storage_classes_.end() &&
+          cls->second.binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer;
+      pod.volume_refusal =
+          on_first_consumer
+              ? absl::StrCat("pod ", pod.Key(), " uses ", quoted,
+                             ", which is not bound yet (storage class \"", claim.storage_class,
+                             "\" binds on first consumer; Shoal does not bind volumes yet)")
+              : absl::StrCat("pod ", pod.Key(),
+                             ": pod has unbound immediate PersistentVolumeClaims (", quoted,
+                             " waits for its volume to be bound)");
+      return;
+    }
+    auto pv = volumes_.find(claim.volume_name);
+    if (pv == volumes_.end()) {
+      pod.volume_refusal = absl::StrCat(
+          "pod ", pod.Key(), ": ", quoted, " is bound to persistentvolume \"",
+          claim.volume_name,
+          "\", which does not exist (node(s) unavailable due to one or more pvc(s) bound "
+          "to non-existent pv(s))");
+      return;
+    }
+    auto zones = api::VolumeZoneTerms(pv->second.labels);
+    if (!pv->second.node_affinity.has_value() && zones.empty()) continue;
+    if (placement == nullptr) {
+      placement = std::make_shared<api::PlacementConstraints>(*pod.placement);
+    }
+    if (pv->second.node_affinity.has_value()) {
+      placement->volume_node_affinity.push_back(*pv->second.node_affinity);
+    }
+    for (auto& z : zones) placement->volume_zones.push_back(std::move(z));
+  }
+  if (placement != nullptr) {
+    placement->ComputeFingerprint();
+    pod.placement = std::move(placement);
+  }
+}
+
 void Cache::AssumeBound(const std::string& pod_key, const std::string& node) {
   absl::MutexLock lock(&mu_);
   assumed_[pod_key] = node;
@@ -230,8 +329,13 @@ api::ClusterInfo Cache::Snapshot() const {
     auto assumed = assumed_.find(key);
     const api::PriorityClass* pc = pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
     bool inherit_never = pc != nullptr && pc->preempt_never && !pod->preempt_never;
-    if (!entry.has_priority || inherit_never || assumed != assumed_.end()) {
+    // Only a pending pod of ours is placed, so only its claims matter.
+    bool claims = !pod->volume_claims.empty() && pod->node_name.empty() &&
+                  assumed == assumed_.end() && pod->status == api::TaskStatus::kPending &&
+                  pod->scheduler_name == scheduler_name_;
+    if (!entry.has_priority || inherit_never || assumed != assumed_.end() || claims) {
       auto copy = std::make_shared<api::PodInfo>(*pod);
+      if (claims) ResolveClaims(*copy);
       if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
       if (inherit_never) copy->preempt_never = true;
       if (assumed != assumed_.end()) {

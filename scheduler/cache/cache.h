@@ -27,6 +27,7 @@
 #include "absl/time/time.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/api/priority_class.h"
+#include "scheduler/api/volume.h"
 
 namespace shoal::cache {
 
@@ -61,6 +62,15 @@ class Cache {
   void DeleteNamespace(const std::string& name);
   void UpsertPriorityClass(api::PriorityClass pc);
   void DeletePriorityClass(const std::string& name);
+  // What a pending pod's claims resolve to at snapshot time (see
+  // ResolveClaims): PersistentVolumeClaims by "namespace/name",
+  // PersistentVolumes and StorageClasses by name.
+  void UpsertPersistentVolumeClaim(api::PersistentVolumeClaim claim);
+  void DeletePersistentVolumeClaim(const std::string& key);
+  void UpsertPersistentVolume(api::PersistentVolume pv);
+  void DeletePersistentVolume(const std::string& name);
+  void UpsertStorageClass(api::StorageClass sc);
+  void DeleteStorageClass(const std::string& name);
 
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
@@ -89,6 +99,12 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int32_t PriorityOf(const std::string& class_name) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A pending pod's claims, as kube-scheduler's VolumeBinding and
+  // VolumeZone see them: sets `pod.volume_refusal` when one keeps it from
+  // being placed at all (missing, being deleted, not bound: Shoal binds
+  // no volumes), else adds the bound volumes' node affinity and zones to
+  // a copy of its placement constraints.
+  void ResolveClaims(api::PodInfo& pod) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string scheduler_name_;
   const std::function<absl::Time()> clock_;
@@ -103,6 +119,9 @@ class Cache {
   std::map<std::string, api::PriorityClass> priority_classes_
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::Labels> namespaces_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::PersistentVolumeClaim> claims_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::PersistentVolume> volumes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::StorageClass> storage_classes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> assumed_
       ABSL_GUARDED_BY(mu_);  // pod -> node
   struct Decision {

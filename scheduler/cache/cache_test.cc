@@ -96,5 +96,160 @@ TEST(CacheTest, DecisionsGoWithTheirPodGroup) {
   EXPECT_EQ(cache.KeptCount(), 0);
 }
 
+// --- Volumes: a pending pod's claims resolved at snapshot time.
+
+std::shared_ptr<api::PodInfo> PodWithClaims(const std::string& name,
+                                            std::vector<api::VolumeClaimRef> claims) {
+  auto pod = std::make_shared<api::PodInfo>();
+  pod->ns = "ml";
+  pod->name = name;
+  pod->uid = name + "-uid";
+  pod->scheduler_name = "shoal";
+  pod->volume_claims = std::move(claims);
+  auto placement = std::make_shared<api::PlacementConstraints>();
+  placement->ComputeFingerprint();
+  pod->placement = std::move(placement);
+  return pod;
+}
+
+api::PersistentVolumeClaim Claim(const std::string& name, const std::string& volume,
+                                 const std::string& storage_class = "") {
+  api::PersistentVolumeClaim c;
+  c.ns = "ml";
+  c.name = name;
+  c.volume_name = volume;
+  c.bound = !volume.empty();
+  c.storage_class = storage_class;
+  return c;
+}
+
+api::NodeSelectorTerm HostIs(const std::string& node) {
+  api::NodeSelectorTerm t;
+  t.match_expressions.push_back({"kubernetes.io/hostname", api::SelectorOperator::kIn, {node}});
+  return t;
+}
+
+api::PersistentVolume PinnedVolume(const std::string& name, const std::string& node) {
+  api::PersistentVolume pv;
+  pv.name = name;
+  pv.node_affinity = std::vector<api::NodeSelectorTerm>{HostIs(node)};
+  return pv;
+}
+
+// The snapshot's copy of the one pod.
+const api::PodInfo& Only(const api::ClusterInfo& cluster) {
+  EXPECT_EQ(cluster.tasks.size(), 1u);
+  return *cluster.tasks.at(0).pod;
+}
+
+TEST(CacheVolumesTest, MissingClaimsInKubeSchedulersWords) {
+  Cache cache("shoal");
+  cache.UpsertPod(PodWithClaims("w-0", {{"data", false}}), true);
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: persistentvolumeclaim \"data\" not found");
+  cache.DeletePod("ml/w-0");
+  cache.UpsertPod(PodWithClaims("w-0", {{"w-0-scratch", true}}), true);
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: waiting for ephemeral volume controller to create the "
+            "persistentvolumeclaim \"w-0-scratch\"");
+  // Created by someone else than the ephemeral volume controller for it.
+  cache.UpsertPersistentVolumeClaim(Claim("w-0-scratch", "pv-1"));
+  cache.UpsertPersistentVolume(PinnedVolume("pv-1", "node-a"));
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: PVC ml/w-0-scratch was not created for pod ml/w-0 (pod is not owner)");
+  api::PersistentVolumeClaim owned = Claim("w-0-scratch", "pv-1");
+  owned.owner_uid = "w-0-uid";
+  cache.UpsertPersistentVolumeClaim(owned);
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, "");
+  owned.deleting = true;
+  cache.UpsertPersistentVolumeClaim(owned);
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: persistentvolumeclaim \"w-0-scratch\" is being deleted");
+}
+
+TEST(CacheVolumesTest, UnboundClaimsWait) {
+  Cache cache("shoal");
+  cache.UpsertPod(PodWithClaims("w-0", {{"data", false}}), true);
+  cache.UpsertPersistentVolumeClaim(Claim("data", "", "local"));
+  // No such class, or an Immediate one: kube-scheduler's words.
+  const std::string immediate =
+      "pod ml/w-0: pod has unbound immediate PersistentVolumeClaims (persistentvolumeclaim "
+      "\"data\" waits for its volume to be bound)";
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, immediate);
+  cache.UpsertStorageClass({"local", api::VolumeBindingMode::kImmediate});
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, immediate);
+  cache.UpsertStorageClass({"local", api::VolumeBindingMode::kWaitForFirstConsumer});
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0 uses persistentvolumeclaim \"data\", which is not bound yet (storage "
+            "class \"local\" binds on first consumer; Shoal does not bind volumes yet)");
+  // Bound to a volume the cache does not have.
+  cache.UpsertPersistentVolumeClaim(Claim("data", "pv-9", "local"));
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: persistentvolumeclaim \"data\" is bound to persistentvolume \"pv-9\", "
+            "which does not exist (node(s) unavailable due to one or more pvc(s) bound to "
+            "non-existent pv(s))");
+  cache.DeletePersistentVolumeClaim("ml/data");
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
+            "pod ml/w-0: persistentvolumeclaim \"data\" not found");
+}
+
+TEST(CacheVolumesTest, BoundVolumesConstrainACopyOfThePlacement) {
+  Cache cache("shoal");
+  auto pod = PodWithClaims("w-0", {{"data", false}, {"logs", false}, {"plain", false}});
+  cache.UpsertPod(pod, true);
+  cache.UpsertPersistentVolumeClaim(Claim("data", "pv-a"));
+  cache.UpsertPersistentVolumeClaim(Claim("logs", "pv-z"));
+  cache.UpsertPersistentVolumeClaim(Claim("plain", "pv-any"));
+  cache.UpsertPersistentVolume(PinnedVolume("pv-a", "node-a"));
+  api::PersistentVolume zoned;
+  zoned.name = "pv-z";
+  zoned.labels = api::Labels(
+      std::vector<std::pair<std::string, std::string>>{{"topology.kubernetes.io/zone", "z1__z2"}});
+  cache.UpsertPersistentVolume(zoned);
+  api::PersistentVolume anywhere;
+  anywhere.name = "pv-any";
+  cache.UpsertPersistentVolume(anywhere);
+
+  api::ClusterInfo cluster = cache.Snapshot();
+  const api::PodInfo& copy = Only(cluster);
+  EXPECT_EQ(copy.volume_refusal, "");
+  const api::PlacementConstraints& c = *copy.placement;
+  ASSERT_EQ(c.volume_node_affinity.size(), 1u);
+  EXPECT_EQ(c.volume_node_affinity[0], std::vector<api::NodeSelectorTerm>{HostIs("node-a")});
+  EXPECT_EQ(c.volume_zones.size(), 1u);
+  // The pod's own constraints, shared with others, are untouched.
+  EXPECT_TRUE(pod->placement->volume_node_affinity.empty());
+  EXPECT_NE(c.fingerprint, pod->placement->fingerprint);
+  EXPECT_FALSE(c == *pod->placement);
+  // Which nodes the constraints let through.
+  auto on = [&](const std::string& node, std::vector<std::pair<std::string, std::string>> labels) {
+    labels.emplace_back("kubernetes.io/hostname", node);
+    api::Labels l(std::move(labels));
+    return api::MatchesAllOf(c.volume_node_affinity, l, node) &&
+           api::MatchesAllOf(c.volume_zones, l, node);
+  };
+  EXPECT_TRUE(on("node-a", {{"topology.kubernetes.io/zone", "z2"}}));
+  EXPECT_TRUE(on("node-a", {}));  // a node with no zone label at all
+  EXPECT_FALSE(on("node-a", {{"topology.kubernetes.io/zone", "z3"}}));
+  EXPECT_FALSE(on("node-b", {{"topology.kubernetes.io/zone", "z1"}}));
+
+  // Once bound, the pod's claims no longer matter: it is not resolved.
+  auto bound = std::make_shared<api::PodInfo>(*pod);
+  bound->node_name = "node-b";
+  bound->status = api::TaskStatus::kRunning;
+  cache.DeletePersistentVolumeClaim("ml/data");
+  cache.UpsertPod(bound, true);
+  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, "");
+  EXPECT_EQ(Only(cache.Snapshot()).placement, pod->placement);
+}
+
+TEST(CacheVolumesTest, OtherSchedulersPodsAreNotResolved) {
+  Cache cache("shoal");
+  auto pod = PodWithClaims("web", {{"missing", false}});
+  pod->scheduler_name = "default-scheduler";
+  cache.UpsertPod(pod, true);
+  EXPECT_TRUE(cache.Snapshot().tasks.empty());
+}
+
 }  // namespace
 }  // namespace shoal::cache

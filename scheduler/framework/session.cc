@@ -109,6 +109,10 @@ bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
                           "placed as if that were absent");
       return false;
     }
+    if (!pod.volume_refusal.empty()) {  // the cache's words, pod named
+      *why = pod.volume_refusal;
+      return false;
+    }
   }
   return true;
 }

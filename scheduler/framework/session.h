@@ -97,7 +97,8 @@ class Session {
   // writes why.
   bool JobSchedulable(const api::JobInfo& job, std::string* why) const;
   // Whether every pending pod of the job may be placed at all: none has
-  // scheduling gates left or a field Shoal does not implement. The job
+  // scheduling gates left, a field Shoal does not implement, or a claim
+  // that is missing or not bound (PodInfo::volume_refusal). The job
   // waits whole, so no gang is placed in part.
   bool PodsPlaceable(const api::JobInfo& job, std::string* why) const;
   // True when the job's PodGroup has been admitted (or needs no admission

@@ -10,6 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "scheduler/kube/fields.h"
+#include "scheduler/kube/volumes.h"
 
 namespace shoal::kube {
 namespace {
@@ -622,15 +624,7 @@ bool NonEmpty(const json* v) {
 // or "" (README, "What a pod may ask for").
 std::string UnsupportedField(const json& spec) {
   if (NonEmpty(Reader::Get(spec, "resourceClaims"))) return "spec.resourceClaims";
-  if (const json* volumes = Reader::Get(spec, "volumes"); volumes != nullptr && volumes->is_array()) {
-    for (size_t i = 0; i < volumes->size(); ++i) {
-      for (const char* kind : {"persistentVolumeClaim", "ephemeral"}) {
-        if (Reader::Get((*volumes)[i], kind) != nullptr) {
-          return absl::StrCat("spec.volumes[", i, "].", kind);
-        }
-      }
-    }
-  }
+  // Volumes that need a claim are honoured (volumes.cc, and the cache).
   return "";
 }
 
@@ -766,6 +760,9 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
   SHOAL_ASSIGN_OR_RETURN(gates, SchedulingGates(r, spec));
   pod->scheduling_gates = std::move(gates);
   pod->unsupported_field = UnsupportedField(spec);
+  SHOAL_ASSIGN_OR_RETURN(claims, DecodePodVolumeClaims(
+                                     spec, pod->name, absl::StrCat("pod ", pod->Key())));
+  pod->volume_claims = std::move(claims);
   SHOAL_ASSIGN_OR_RETURN(host_ports, HostPorts(r, spec));
   pod->host_ports = std::move(host_ports);
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));
@@ -916,5 +913,43 @@ absl::StatusOr<api::PriorityClass> DecodePriorityClass(const json& obj) {
   pc.preempt_never = policy == "Never";
   return pc;
 }
+
+namespace fields {
+
+std::string Name(const json& obj) { return NameOf(obj); }
+std::string Namespace(const json& obj) { return NamespaceOf(obj); }
+absl::Status RequireName(const json& obj, absl::string_view kind) {
+  return kube::RequireName(obj, kind);
+}
+const json& Metadata(const json& obj) { return kube::Metadata(obj); }
+const json* Get(const json& obj, const char* key) { return Reader::Get(obj, key); }
+
+absl::Status Error(const std::string& what, absl::string_view path, absl::string_view why) {
+  return Reader(what).Error(path, why);
+}
+
+absl::StatusOr<std::string> String(const std::string& what, const json& obj, const char* key,
+                                   absl::string_view path, std::string fallback) {
+  return Reader(what).String(obj, key, path, std::move(fallback));
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> StringMap(
+    const std::string& what, const json* m, absl::string_view path) {
+  return Reader(what).StringMap(m, path);
+}
+
+absl::StatusOr<std::vector<api::NodeSelectorTerm>> NodeSelectorTerms(
+    const std::string& what, const json& list, const std::string& path) {
+  Reader r(what);
+  if (!list.is_array()) return r.Error(path, "must be a list of node selector terms");
+  std::vector<api::NodeSelectorTerm> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(t, Term(r, list[i], absl::StrCat(path, "[", i, "]")));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace fields
 
 }  // namespace shoal::kube

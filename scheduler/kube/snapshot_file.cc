@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/objects.h"
+#include "scheduler/kube/volumes.h"
 #include "scheduler/kube/yaml_json.h"
 
 namespace shoal::kube {
@@ -102,10 +103,24 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
       auto pc = DecodePriorityClass(*obj);
       if (!pc.ok()) return fail(line, pc.status());
       apply.push_back([&cache, p = *pc] { cache.UpsertPriorityClass(p); });
+    } else if (kind == "PersistentVolumeClaim") {
+      auto claim = DecodePersistentVolumeClaim(*obj);
+      if (!claim.ok()) return fail(line, claim.status());
+      apply.push_back([&cache, c = *claim] { cache.UpsertPersistentVolumeClaim(c); });
+    } else if (kind == "PersistentVolume") {
+      auto pv = DecodePersistentVolume(*obj);
+      if (!pv.ok()) return fail(line, pv.status());
+      apply.push_back([&cache, v = *pv] { cache.UpsertPersistentVolume(v); });
+    } else if (kind == "StorageClass" &&
+               absl::StartsWith(StringMember(*obj, "apiVersion"), "storage.k8s.io/")) {
+      auto sc = DecodeStorageClass(*obj);
+      if (!sc.ok()) return fail(line, sc.status());
+      apply.push_back([&cache, c = *sc] { cache.UpsertStorageClass(c); });
     } else {
       warnings->push_back(absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
                                        ": Shoal reads Node, Pod, PodGroup, Queue, "
-                                       "PriorityClass and Namespace"));
+                                       "PriorityClass, Namespace, PersistentVolume, "
+                                       "PersistentVolumeClaim and StorageClass"));
     }
   }
   for (auto& f : apply) f();

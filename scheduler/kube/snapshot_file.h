@@ -1,5 +1,6 @@
 // Loads a cluster dump (`kubectl get nodes,pods,podgroups,queues,
-// priorityclasses -A -o yaml`, or any multi-document YAML/JSON of such
+// priorityclasses,pv,pvc,storageclasses -A -o yaml`, or any
+// multi-document YAML/JSON of such
 // objects, `kind: List` included) into a cache.
 #ifndef SHOAL_SCHEDULER_KUBE_SNAPSHOT_FILE_H_
 #define SHOAL_SCHEDULER_KUBE_SNAPSHOT_FILE_H_

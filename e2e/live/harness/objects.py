@@ -15,6 +15,7 @@ class Objects:
         self.nodes = []
         self.queues = []
         self.priority_classes = []
+        self.volumes = []
 
     # --- cluster-scoped -------------------------------------------------
     def node(self, name, cpu="4", memory="16Gi", gpus=0, pods="110", labels=None, taints=None,
@@ -57,7 +58,35 @@ class Objects:
         self.priority_classes.append(name)
         return name
 
+    def local_volume(self, name, node):
+        """A local PersistentVolume usable only from `node`."""
+        name = f"{self.ns}-{name}"
+        self.c.core.create_persistent_volume({
+            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                     "storageClassName": "e2e-local", "local": {"path": "/mnt/" + name},
+                     "persistentVolumeReclaimPolicy": "Retain",
+                     "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "kubernetes.io/hostname", "operator": "In",
+                          "values": [node]}]}]}}}})
+        self.volumes.append(name)
+        return name
+
     # --- namespaced -----------------------------------------------------
+    def bound_claim(self, name, volume):
+        """A PersistentVolumeClaim bound to `volume`, as the PV controller
+        leaves it (there may be none: kube-apiserver alone is enough)."""
+        self.c.core.create_namespaced_persistent_volume_claim(self.ns, {
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": self.ns,
+                         "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "e2e-local",
+                     "volumeName": volume, "resources": {"requests": {"storage": "1Gi"}}}})
+        self.c.core.patch_namespaced_persistent_volume_claim_status(
+            name, self.ns, {"status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"],
+                                       "capacity": {"storage": "1Gi"}}})
+        return name
+
     def pod_group(self, name, min_member, queue=None, priority_class=None, api=VOLCANO):
         spec = {"minMember": min_member}
         if queue and api == VOLCANO:
@@ -71,7 +100,7 @@ class Objects:
 
     def pod(self, name, cpu="1", memory="1Gi", gpus=0, group=None, scheduler="shoal",
             node_selector=None, tolerations=None, priority_class=None, node_name=None,
-            group_api=VOLCANO, labels=None, spec_extra=None):
+            group_api=VOLCANO, labels=None, spec_extra=None, claims=()):
         requests = {"cpu": cpu, "memory": memory}
         if gpus:
             requests["nvidia.com/gpu"] = str(gpus)
@@ -93,6 +122,9 @@ class Objects:
         if node_name:
             spec["nodeName"] = node_name
         spec.update(spec_extra or {})  # affinity, topologySpreadConstraints, ...
+        if claims:
+            spec["volumes"] = [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}}
+                               for i, c in enumerate(claims)]
         self.c.core.create_namespaced_pod(self.ns, {"apiVersion": "v1", "kind": "Pod",
                                                     "metadata": meta, "spec": spec})
         return name
@@ -144,6 +176,11 @@ class Objects:
             for g in groups["items"]:
                 _quietly(ignore, self.c.custom.delete_namespaced_custom_object, *api, self.ns,
                          "podgroups", g["metadata"]["name"])
+        for claim in self.c.core.list_namespaced_persistent_volume_claim(self.ns).items:
+            _quietly(ignore, self.c.core.delete_namespaced_persistent_volume_claim,
+                     claim.metadata.name, self.ns)
+        for name in self.volumes:
+            _quietly(ignore, self.c.core.delete_persistent_volume, name)
         for name in self.nodes:
             _quietly(ignore, self.c.core.delete_node, name)
         for name in self.queues:
