@@ -57,6 +57,10 @@ absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster, framework::Policy& pol
   json out = {{"pod", pod_key}};
   std::string pod_reason;
   if (!s.JobSchedulable(s.cluster().jobs[t.job], &pod_reason)) out["podReason"] = pod_reason;
+  // A claim this pod cannot use refuses every node in kube-scheduler's
+  // words (VolumeBinding); other pod-level refusals in Shoal's.
+  std::string node_reason = t.pod->volume_reason.empty() ? pod_reason : t.pod->volume_reason;
+  if (pod_reason.empty()) node_reason.clear();
 
   std::vector<api::NodeIndex> feasible;
   json nodes = json::array();
@@ -65,8 +69,8 @@ absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster, framework::Policy& pol
   for (api::NodeIndex n = 0; n < static_cast<api::NodeIndex>(cluster_nodes.size()); ++n) {
     const api::NodeInfo& node = cluster_nodes[n];
     framework::Reasons reasons;
-    if (!pod_reason.empty()) {
-      reasons.push_back(pod_reason);
+    if (!node_reason.empty()) {
+      reasons.push_back(node_reason);
     } else if (s.Call<framework::Predicate>(t.placement(), node, &reasons)) {
       s.FitsExplained(t, node, node.idle(), &reasons);
     }

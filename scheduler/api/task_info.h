@@ -87,6 +87,9 @@ struct PodInfo {
   // volume that does not exist), the whole sentence, or "". A bound
   // claim's volume node affinity goes into `placement` instead.
   std::string volume_refusal;
+  // The same in kube-scheduler's words alone, as its VolumeBinding plugin
+  // reports it for every node (`persistentvolumeclaim "data" not found`).
+  std::string volume_reason;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

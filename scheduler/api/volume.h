@@ -37,6 +37,7 @@ struct PersistentVolumeClaim {
   // volume.
   bool bound = false;
   bool deleting = false;  // metadata.deletionTimestamp is set
+  bool lost = false;      // status.phase is Lost: its volume is gone
   std::string owner_uid;  // the controller ownerReference's uid, or ""
 
   std::string Key() const { return ns + "/" + name; }

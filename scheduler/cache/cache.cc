@@ -166,28 +166,40 @@ void Cache::DeleteStorageClass(const std::string& name) {
 }
 
 void Cache::ResolveClaims(api::PodInfo& pod) const {
+  // kube-scheduler's VolumeBinding, in its words: `reason` is what it
+  // reports for every node; the pod's message names the pod too.
+  auto refuse = [&pod](std::string reason, std::string sentence = "") {
+    pod.volume_refusal =
+        sentence.empty() ? absl::StrCat("pod ", pod.Key(), ": ", reason) : std::move(sentence);
+    pod.volume_reason = std::move(reason);
+  };
+  auto quote = [](const std::string& claim) {
+    return absl::StrCat("persistentvolumeclaim \"", claim, "\"");
+  };
+  // Every claim must exist before any is looked at further (its PreFilter).
+  for (const api::VolumeClaimRef& ref : pod.volume_claims) {
+    if (claims_.count(pod.ns + "/" + ref.claim) > 0) continue;
+    refuse(ref.ephemeral ? absl::StrCat("waiting for ephemeral volume controller to create the ",
+                                        quote(ref.claim))
+                         : absl::StrCat(quote(ref.claim), " not found"));
+    return;
+  }
   std::shared_ptr<api::PlacementConstraints> placement;
   for (const api::VolumeClaimRef& ref : pod.volume_claims) {
-    const std::string quoted = absl::StrCat("persistentvolumeclaim \"", ref.claim, "\"");
-    auto it = claims_.find(pod.ns + "/" + ref.claim);
-    // kube-scheduler's VolumeBinding PreFilter, in its words.
-    if (it == claims_.end()) {
-      pod.volume_refusal =
-          ref.ephemeral
-              ? absl::StrCat("pod ", pod.Key(), ": waiting for ephemeral volume controller "
-                             "to create the ", quoted)
-              : absl::StrCat("pod ", pod.Key(), ": ", quoted, " not found");
-      return;
-    }
-    const api::PersistentVolumeClaim& claim = it->second;
+    const std::string quoted = quote(ref.claim);
+    const api::PersistentVolumeClaim& claim = claims_.at(pod.ns + "/" + ref.claim);
     if (claim.deleting) {
-      pod.volume_refusal = absl::StrCat("pod ", pod.Key(), ": ", quoted, " is being deleted");
+      refuse(absl::StrCat(quoted, " is being deleted"));
       return;
     }
     if (ref.ephemeral && claim.owner_uid != pod.uid) {
-      pod.volume_refusal = absl::StrCat("pod ", pod.Key(), ": PVC ", claim.Key(),
-                                        " was not created for pod ", pod.Key(),
-                                        " (pod is not owner)");
+      refuse(absl::StrCat("PVC ", claim.Key(), " was not created for pod ", pod.Key(),
+                          " (pod is not owner)"));
+      return;
+    }
+    if (claim.lost) {
+      refuse(absl::StrCat(quoted, " bound to non-existent persistentvolume \"",
+                          claim.volume_name, "\""));
       return;
     }
     if (!claim.bound) {
@@ -195,23 +207,26 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
       bool on_first_consumer =
           !claim.storage_class.empty() && cls != storage_classes_.end() &&
           cls->second.binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer;
-      pod.volume_refusal =
-          on_first_consumer
-              ? absl::StrCat("pod ", pod.Key(), " uses ", quoted,
-                             ", which is not bound yet (storage class \"", claim.storage_class,
-                             "\" binds on first consumer; Shoal does not bind volumes yet)")
-              : absl::StrCat("pod ", pod.Key(),
-                             ": pod has unbound immediate PersistentVolumeClaims (", quoted,
-                             " waits for its volume to be bound)");
+      if (on_first_consumer) {
+        refuse(absl::StrCat(quoted, " is not bound yet and Shoal does not bind volumes"),
+               absl::StrCat("pod ", pod.Key(), " uses ", quoted,
+                            ", which is not bound yet (storage class \"", claim.storage_class,
+                            "\" binds on first consumer; Shoal does not bind volumes yet)"));
+      } else {
+        refuse("pod has unbound immediate PersistentVolumeClaims",
+               absl::StrCat("pod ", pod.Key(),
+                            ": pod has unbound immediate PersistentVolumeClaims (", quoted,
+                            " waits for its volume to be bound)"));
+      }
       return;
     }
     auto pv = volumes_.find(claim.volume_name);
     if (pv == volumes_.end()) {
-      pod.volume_refusal = absl::StrCat(
-          "pod ", pod.Key(), ": ", quoted, " is bound to persistentvolume \"",
-          claim.volume_name,
-          "\", which does not exist (node(s) unavailable due to one or more pvc(s) bound "
-          "to non-existent pv(s))");
+      refuse("node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+             absl::StrCat("pod ", pod.Key(), ": ", quoted, " is bound to persistentvolume \"",
+                          claim.volume_name,
+                          "\", which does not exist (node(s) unavailable due to one or more "
+                          "pvc(s) bound to non-existent pv(s))"));
       return;
     }
     auto zones = api::VolumeZoneTerms(pv->second.labels);

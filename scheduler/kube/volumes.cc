@@ -99,6 +99,7 @@ absl::StatusOr<api::PersistentVolumeClaim> DecodePersistentVolumeClaim(
   SHOAL_ASSIGN_OR_RETURN(
       phase, fields::String(what, *status, "phase", "status.phase"));
   c.bound = !c.volume_name.empty() && (phase == "Bound" || bind_completed);
+  c.lost = phase == "Lost";
   c.deleting = fields::Get(meta, "deletionTimestamp") != nullptr;
   if (const json* owners = fields::Get(meta, "ownerReferences")) {
     if (!owners->is_array())
