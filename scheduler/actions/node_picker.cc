@@ -38,10 +38,24 @@ void NodePicker::Fill(Heap& h) {
   h.partitions.clear();
   h.built_at_discards = s_.discards();
   h.built_at_stamp = topology.NodeRulesStamp(task);
+  const std::vector<api::NodeIndex>& feasible = s_.Feasible(task.placement()).nodes;
+  if (keys.empty()) {
+    // No domain rules: one heap of every node (the common case).
+    Partition all{"", feasible.empty() ? api::kNone : feasible.front(), {}};
+    all.candidates.reserve(feasible.size());
+    for (api::NodeIndex n : feasible) {
+      const api::NodeInfo& node = s_.node(n);
+      if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) continue;
+      all.candidates.push_back({s_.Score(task, node), n, node.generation()});
+    }
+    std::make_heap(all.candidates.begin(), all.candidates.end(), CandidateWorse);
+    h.partitions.push_back(std::move(all));
+    return;
+  }
   // Nodes with equal values of the domain keys share a partition.
   absl::flat_hash_map<std::string, size_t> by_domain;
   std::string domain;
-  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+  for (api::NodeIndex n : feasible) {
     const api::NodeInfo& node = s_.node(n);
     domain.clear();
     for (const std::string& key : keys) {
@@ -78,11 +92,19 @@ const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task, Partitio
 api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
   Heap& h = HeapFor(task);
   const framework::PodTopology& topology = s_.topology();
-  // Nodes left out as full may have room again after a discard; single-node
-  // rules may have opened nodes elsewhere (a spread's minimum rose).
-  if (h.built_at_discards != s_.discards() || h.built_at_stamp != topology.NodeRulesStamp(task)) {
+  // Single-node rules may have opened nodes that the heap dropped (a
+  // spread's minimum rose, an affinity term found its first match).
+  if (h.built_at_stamp != topology.NodeRulesStamp(task)) Fill(h);
+  while (true) {
+    api::NodeIndex best = BestInHeap(task, h);
+    // Nodes left out as full may have room again after a discard.
+    if (best != api::kNone || h.built_at_discards == s_.discards()) return best;
     Fill(h);
   }
+}
+
+api::NodeIndex NodePicker::BestInHeap(const api::TaskInfo& task, Heap& h) {
+  const framework::PodTopology& topology = s_.topology();
   const bool domains = !topology.DomainKeys(task).empty();
   api::NodeIndex best = api::kNone;
   double best_score = 0;

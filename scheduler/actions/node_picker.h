@@ -74,6 +74,8 @@ class NodePicker {
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
   void Fill(Heap& h);
+  // Best() over the heap as it stands.
+  api::NodeIndex BestInHeap(const api::TaskInfo& task, Heap& h);
   // The best still-valid candidate of a partition, or nullptr.
   const Candidate* Top(const api::TaskInfo& task, Partition& p);
 

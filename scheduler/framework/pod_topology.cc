@@ -451,9 +451,7 @@ const std::vector<std::string>& PodTopology::DomainKeys(const api::TaskInfo& t) 
   return classes_[t.topology_class - 1].domain_keys;
 }
 
-uint64_t PodTopology::NodeRulesStamp(const api::TaskInfo& t) const {
-  if (t.topology_class == 0) return 0;
-  const Class& c = classes_[t.topology_class - 1];
+uint64_t PodTopology::ClassStamp(const Class& c) const {
   uint64_t stamp = 0;
   if (c.affinity >= 0) {
     // Any new match may open nodes: affinity only ever grows the choice.

@@ -73,7 +73,9 @@ class PodTopology {
   // a node other than the one a pod was placed on (the minimum of a spread
   // over hostnames, an affinity term's first match): per-node caches are
   // stale then.
-  uint64_t NodeRulesStamp(const api::TaskInfo& t) const;
+  uint64_t NodeRulesStamp(const api::TaskInfo& t) const {
+    return t.topology_class == 0 ? 0 : ClassStamp(classes_[t.topology_class - 1]);
+  }
 
   // kube-scheduler's InterPodAffinity score before normalization: the
   // weights of the task's preferred terms times the matching pods in the
@@ -155,6 +157,7 @@ class PodTopology {
   using Labels = api::Labels;
 
   bool IsNodeKey(const std::string& key) const { return key == node_key_; }
+  uint64_t ClassStamp(const struct Class& c) const;
   bool InScope(const std::string& key, TopologyScope scope) const;
   const Labels* NamespaceLabels(const std::string& ns) const;
   bool TermMatches(const api::PodAffinityTerm& term, const api::PodInfo& pod) const;

@@ -224,11 +224,13 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   api::TaskInfo& task = cluster_.tasks[t];
   const api::TaskStatus old_status = task.status;
   const api::NodeIndex old_node = task.node;
-  if (old_node != api::kNone && api::OccupiesNode(old_status)) {
-    topology_->Place(*task.pod, old_node, -1, old_status == api::TaskStatus::kReleasing);
-  }
-  if (node != api::kNone && api::OccupiesNode(status)) {
-    topology_->Place(*task.pod, node, +1, status == api::TaskStatus::kReleasing);
+  if (topology_->active()) {
+    if (old_node != api::kNone && api::OccupiesNode(old_status)) {
+      topology_->Place(*task.pod, old_node, -1, old_status == api::TaskStatus::kReleasing);
+    }
+    if (node != api::kNone && api::OccupiesNode(status)) {
+      topology_->Place(*task.pod, node, +1, status == api::TaskStatus::kReleasing);
+    }
   }
   if (old_node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[old_node];

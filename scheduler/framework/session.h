@@ -118,7 +118,8 @@ class Session {
   bool Fits(const api::TaskInfo& t, const api::NodeInfo& n, const api::Resource& available,
             TopologyScope scope = TopologyScope::kAll) const {
     return t.request().FitsIn(available) && n.HostPortsFree(t.pod->host_ports) &&
-           topology_->Refusal(t, n, scope) == nullptr && Call<Fit>(t, n, available, nullptr);
+           (t.topology_class == 0 || topology_->Refusal(t, n, scope) == nullptr) &&
+           Call<Fit>(t, n, available, nullptr);
   }
   // Like Fits, naming every reason it fails in kube-scheduler's words
   // ("Insufficient cpu", "Too many pods", "node(s) didn't have free ports
