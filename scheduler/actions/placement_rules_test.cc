@@ -70,6 +70,17 @@ api::JobIndex AddGang(api::ClusterBuilder& b, const std::string& name, int min_m
   return j;
 }
 
+// Another scheduler's pod, running on `node`, labelled app=`app`.
+std::shared_ptr<api::PodInfo> RunningPod(const std::string& name, const std::string& node,
+                                         const std::string& app, const std::string& cpu = "1") {
+  auto p = Pod(name, {{"cpu", cpu}});
+  p->labels = api::Labels({{std::string("app"), app}});
+  p->node_name = node;
+  p->status = api::TaskStatus::kRunning;
+  p->scheduler_name = "default-scheduler";
+  return p;
+}
+
 std::shared_ptr<const api::InterPodRules> AntiAffinity(const std::string& app,
                                                        const std::string& key) {
   auto r = std::make_shared<api::InterPodRules>();
@@ -180,12 +191,7 @@ TEST(PlacementRulesTest, WorkersFollowTheirParameterServersZone) {
   b.AddNode(ZonedNode("a0", "a", "64"));
   b.AddNode(ZonedNode("b0", "b"));
   b.AddNode(ZonedNode("b1", "b"));
-  auto ps = Pod("ps-0", {{"cpu", "1"}});
-  ps->labels = api::Labels({{std::string("app"), std::string("ps")}});
-  ps->node_name = "b1";
-  ps->status = api::TaskStatus::kRunning;
-  ps->scheduler_name = "default-scheduler";
-  b.AddForeignPod(ps);
+  b.AddForeignPod(RunningPod("ps-0", "b1", "ps"));
   auto rules = std::make_shared<api::InterPodRules>();
   rules->required_affinity.push_back(Term("ps", kZone));
   AddGang(b, "worker", 4, 4, rules);
@@ -209,10 +215,7 @@ TEST(PlacementRulesTest, RunningPodsAntiAffinityKeepsOthersAway) {
   api::ClusterBuilder b;
   b.AddNode(ZonedNode("n0", "a", "64"));
   b.AddNode(ZonedNode("n1", "a"));
-  auto guard = Pod("guard", {{"cpu", "1"}});
-  guard->node_name = "n0";
-  guard->status = api::TaskStatus::kRunning;
-  guard->scheduler_name = "default-scheduler";
+  auto guard = RunningPod("guard", "n0", "guard");
   guard->inter_pod = AntiAffinity("batch", api::kHostnameLabel);
   b.AddForeignPod(guard);
   AddGang(b, "batch", 3, 3, nullptr);
@@ -241,12 +244,7 @@ TEST(PlacementRulesTest, PreemptNeverEvictsForANodeTheRulesRefuse) {
   auto cluster = [](bool repelled) {
     api::ClusterBuilder b;
     b.AddNode(ZonedNode("n0", "a", "4"));
-    auto web = Pod("web", {{"cpu", "0"}});
-    web->labels = api::Labels({{std::string("app"), std::string("web")}});
-    web->node_name = "n0";
-    web->status = api::TaskStatus::kRunning;
-    web->scheduler_name = "default-scheduler";
-    b.AddForeignPod(web);
+    b.AddForeignPod(RunningPod("web", "n0", "web", "0"));
     api::JobInfo low;
     low.name = "low";
     low.ns = "default";

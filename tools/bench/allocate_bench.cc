@@ -18,10 +18,8 @@ namespace shoal::bench {
 namespace {
 
 
-void BM_AllocateCycle(benchmark::State& state) {
-  SyntheticClusterSpec spec;
-  spec.nodes = static_cast<int>(state.range(0));
-  spec.gangs = static_cast<int>(state.range(1));
+// Cycles over the cluster `spec` describes, with the default policy.
+void RunCycles(benchmark::State& state, const SyntheticClusterSpec& spec) {
   cache::Cache cache("shoal");
   BuildSyntheticCluster(spec, cache);
   auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
@@ -37,6 +35,13 @@ void BM_AllocateCycle(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = PeakRssMib();
 }
 
+void BM_AllocateCycle(benchmark::State& state) {
+  SyntheticClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  spec.gangs = static_cast<int>(state.range(1));
+  RunCycles(state, spec);
+}
+
 BENCHMARK(BM_AllocateCycle)
     ->Args({5000, 1000})  // the target: 5,000 nodes, 50,000 pods
     ->Unit(benchmark::kMillisecond)
@@ -50,19 +55,7 @@ void BM_PlacementRulesCycle(benchmark::State& state) {
   spec.anti_affinity_fraction = 0.2;
   spec.spread_fraction = 0.2;
   spec.host_port_fraction = 0.05;
-  cache::Cache cache("shoal");
-  BuildSyntheticCluster(spec, cache);
-  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
-  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
-                                       actions::BuiltinActions());
-  size_t binds = 0;
-  for (auto _ : state) {
-    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), *policy);
-    binds = out.binds.size();
-    benchmark::DoNotOptimize(out);
-  }
-  state.counters["pods_bound"] = static_cast<double>(binds);
-  state.counters["peak_rss_MiB"] = PeakRssMib();
+  RunCycles(state, spec);
 }
 
 BENCHMARK(BM_PlacementRulesCycle)->Unit(benchmark::kMillisecond)->UseRealTime();
