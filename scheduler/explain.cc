@@ -1,7 +1,6 @@
 #include "scheduler/explain.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"

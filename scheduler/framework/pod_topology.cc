@@ -115,7 +115,10 @@ void PodTopology::Index(int counter, const api::LabelSelector& selector, bool sp
     (spread ? unanchored_spread_ : unanchored_matchers_).push_back(counter);
     return;
   }
-  for (const auto& v : anchor->values) by_label[Pair(anchor->key, v)].push_back(counter);
+  std::vector<std::string> values = anchor->values;  // `In (a, a)` counts once
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  for (const auto& v : values) by_label[Pair(anchor->key, v)].push_back(counter);
 }
 
 int PodTopology::NewMatchCounter(std::vector<const api::PodAffinityTerm*> terms) {
@@ -150,7 +153,10 @@ const PodTopology::OwnerIds& PodTopology::OwnedIds(const api::InterPodRules& rul
         if (term.selector.nothing) {
           // About no pod: indexed nowhere.
         } else if (const api::NodeSelectorRequirement* anchor = Anchor(term.selector)) {
-          for (const auto& v : anchor->values) owned_by_label_[Pair(anchor->key, v)].push_back(found);
+          for (const auto& v : anchor->values) {
+            auto& list = owned_by_label_[Pair(anchor->key, v)];
+            if (list.empty() || list.back() != found) list.push_back(found);
+          }
         } else {
           unanchored_owned_.push_back(found);
         }

@@ -157,7 +157,7 @@ class PodTopology {
   using Labels = api::Labels;
 
   bool IsNodeKey(const std::string& key) const { return key == node_key_; }
-  uint64_t ClassStamp(const struct Class& c) const;
+  uint64_t ClassStamp(const Class& c) const;
   bool InScope(const std::string& key, TopologyScope scope) const;
   const Labels* NamespaceLabels(const std::string& ns) const;
   bool TermMatches(const api::PodAffinityTerm& term, const api::PodInfo& pod) const;
