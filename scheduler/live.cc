@@ -130,6 +130,16 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
          return absl::OkStatus();
        },
        [&cache](const std::string& key) { cache.DeleteStorageClass(key); }});
+  // What kube-scheduler's NodeVolumeLimits reads: attach limits per CSI driver.
+  kinds.push_back(
+      {"csinodes", "/apis/storage.k8s.io/v1/csinodes", false,
+       [&cache](const json& o) {
+         auto node = kube::DecodeCsiNode(o);
+         if (!node.ok()) return node.status();
+         cache.UpsertCsiNode(*node);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteCsiNode(key); }});
   return kinds;
 }
 

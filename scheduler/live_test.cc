@@ -51,6 +51,7 @@ class FakeApiServer {
     Kind("/api/v1/persistentvolumeclaims", List(json::array()));
     Kind("/api/v1/persistentvolumes", List(json::array()));
     Kind("/apis/storage.k8s.io/v1/storageclasses", List(json::array()));
+    Kind("/apis/storage.k8s.io/v1/csinodes", List(json::array()));
     // scheduler-plugins' CRD is not installed: 404.
     server_.Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
                  [this](const httplib::Request& req, httplib::Response& res) {

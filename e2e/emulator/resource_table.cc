@@ -25,6 +25,7 @@ std::vector<ResourceType> DefaultResources(
        false, false},
       {"storage.k8s.io", "v1", "storageclasses", "StorageClass", false, false,
        false},
+      {"storage.k8s.io", "v1", "csinodes", "CSINode", false, false, false},
       {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true,
        true, false},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, false},

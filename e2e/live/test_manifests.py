@@ -72,7 +72,8 @@ def test_cluster_role_grants_what_the_scheduler_does_and_no_more():
               ("scheduling.volcano.sh", "queues", "create"),
               ("coordination.k8s.io", "leases", "update"),
               ("", "persistentvolumes", "watch"), ("", "persistentvolumeclaims", "watch"),
-              ("storage.k8s.io", "storageclasses", "watch")}
+              ("storage.k8s.io", "storageclasses", "watch"),
+              ("storage.k8s.io", "csinodes", "watch")}
     assert needed <= granted, needed - granted
     # Pods are never updated or deleted directly: evictions honour budgets.
     assert not {(g, r, v) for g, r, v in granted

@@ -150,3 +150,26 @@ def local_pv(name, node_name, claim=None, ns="default", storage_class_name="loca
         spec["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim}
     return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
             "spec": spec, "status": {"phase": "Bound" if claim else "Available"}}
+
+
+def csi_pv(name, driver, handle, claim=None, ns="default", storage_class_name="csi"):
+    """A CSI PersistentVolume of `driver` (usable from any node)."""
+    spec = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+            "storageClassName": storage_class_name,
+            "csi": {"driver": driver, "volumeHandle": handle}}
+    if claim:
+        spec["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim}
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": spec, "status": {"phase": "Bound" if claim else "Available"}}
+
+
+def csi_node(name, limits):
+    """A CSINode: `limits` maps a driver to its allocatable count (None: no count)."""
+    drivers = []
+    for driver, count in limits.items():
+        d = {"name": driver, "nodeID": name, "topologyKeys": None}
+        if count is not None:
+            d["allocatable"] = {"count": count}
+        drivers.append(d)
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+            "metadata": {"name": name}, "spec": {"drivers": drivers}}

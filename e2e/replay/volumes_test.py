@@ -1,12 +1,13 @@
-"""Persistent volumes as kube-scheduler's VolumeBinding sees them, through
-the real shoal-scheduler binary on real manifests: a bound claim's local
-volume pins its pod to the volume's node; a claim that is missing or not
-bound keeps the whole job waiting, named (Shoal binds no volumes)."""
+"""Persistent volumes as kube-scheduler's VolumeBinding and NodeVolumeLimits
+see them, through the real shoal-scheduler binary on real manifests: a bound
+claim's local volume pins its pod to the volume's node; a claim that is
+missing or not bound keeps the whole job waiting, named (Shoal binds no
+volumes); CSI volumes stay within each node's CSINode attach limit."""
 
 import unittest
 
-from cluster import (local_pv, node, pod, podgroup, pvc, replay, storage_class,
-                     with_volumes)
+from cluster import (csi_node, csi_pv, local_pv, node, pod, podgroup, pvc, replay,
+                     storage_class, with_volumes)
 
 CPU = {"cpu": "1", "memory": "1Gi"}
 
@@ -87,6 +88,59 @@ class VolumeBindingTest(unittest.TestCase):
                  for i in range(2)]
         report, _ = replay(objs)
         self.assertEqual(binds(report), {"default/r-0": "n2", "default/r-1": "n2"})
+
+
+DRIVER = "ebs.csi.aws.com"
+
+
+def csi_gang(node_count, limit=1):
+    """A 3-pod gang, each pod with its own CSI volume, on nodes whose CSINode
+    allows `limit` volumes of the driver."""
+    objs = nodes(node_count) + [csi_node("n%d" % i, {DRIVER: limit, "other.csi": None})
+                                for i in range(node_count)]
+    objs.append(podgroup("train", 3))
+    for i in range(3):
+        objs.append(with_volumes(pod("train-%d" % i, CPU, group="train"),
+                                 [("claim", "data", "data-%d" % i)]))
+        objs.append(pvc("data-%d" % i, volume="pv-%d" % i, storage_class_name="csi"))
+        objs.append(csi_pv("pv-%d" % i, DRIVER, "vol-%d" % i, claim="data-%d" % i))
+    return objs
+
+
+class NodeVolumeLimitsTest(unittest.TestCase):
+    def test_gang_takes_one_node_per_volume(self):
+        report, _ = replay(csi_gang(3))
+        placed = binds(report)
+        self.assertEqual(len(placed), 3)
+        self.assertEqual(sorted(placed.values()), ["n0", "n1", "n2"])
+
+    def test_gang_waits_whole_when_limits_leave_too_few_nodes(self):
+        report, _ = replay(csi_gang(2), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertEqual(message(report, "default/train"),
+                         "3/3 tasks in gang unschedulable: 0/2 nodes are available: "
+                         "2 node(s) exceed max volume count.")
+
+    def test_volume_already_attached_counts_once(self):
+        # Another scheduler's running pod on n0 (limit 1) uses vol-0: a pod
+        # sharing vol-0 still fits there, one with vol-1 does not.
+        objs = [node("n0"), csi_node("n0", {DRIVER: 1}),
+                with_volumes(pod("web", CPU, node_name="n0", scheduler="default-scheduler"),
+                             [("claim", "data", "data-0")])]
+        for i in range(2):
+            objs.append(pvc("data-%d" % i, volume="pv-%d" % i, storage_class_name="csi"))
+            objs.append(csi_pv("pv-%d" % i, DRIVER, "vol-%d" % i, claim="data-%d" % i))
+            objs.append(with_volumes(pod("solo-%d" % i, CPU, created=i),
+                                     [("claim", "data", "data-%d" % i)]))
+        report, _ = replay(objs)
+        self.assertEqual(binds(report), {"default/solo-0": "n0"})
+        self.assertEqual(message(report, "default/solo-1"),
+                         "0/1 nodes are available: 1 node(s) exceed max volume count.")
+
+    def test_without_csinode_counts_no_limit(self):
+        objs = [o for o in csi_gang(1) if o["kind"] != "CSINode"]
+        report, _ = replay(objs)
+        self.assertEqual(set(binds(report).values()), {"n0"})
 
 
 if __name__ == "__main__":

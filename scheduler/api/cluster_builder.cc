@@ -39,7 +39,7 @@ TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
   task.pod = std::move(pod);
   if (task.node != kNone) {
     NodeInfo& node = cluster_.nodes[task.node];
-    node.Add(task.request(), task.status, task.pod->host_ports);
+    node.Add(task.request(), task.status, task.pod->host_ports, task.pod->csi_volumes);
     node.tasks().push_back(i);
   }
   JobInfo& j = cluster_.jobs[job];
@@ -58,8 +58,14 @@ void ClusterBuilder::AddForeignPod(const std::string& node, const Resource& requ
 void ClusterBuilder::AddForeignPod(std::shared_ptr<const PodInfo> pod) {
   NodeIndex n = cluster_.FindNode(pod->node_name);
   if (n == kNone) return;
-  cluster_.nodes[n].Add(pod->request, TaskStatus::kRunning, pod->host_ports);
+  cluster_.nodes[n].Add(pod->request, TaskStatus::kRunning, pod->host_ports, pod->csi_volumes);
   cluster_.foreign_pods.push_back({std::move(pod), n});
+}
+
+void ClusterBuilder::SetVolumeLimits(const std::string& node,
+                                     std::shared_ptr<const std::vector<VolumeLimit>> limits) {
+  NodeIndex n = cluster_.FindNode(node);
+  if (n != kNone) cluster_.nodes[n].SetVolumeLimits(std::move(limits));
 }
 
 void ClusterBuilder::SetNamespaceLabels(const std::string& ns, Labels labels) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "scheduler/api/cluster_info.h"
 
@@ -29,6 +30,9 @@ class ClusterBuilder {
   // for the pods Shoal places near it.
   void AddForeignPod(std::shared_ptr<const PodInfo> pod);
   void SetNamespaceLabels(const std::string& ns, Labels labels);
+  // A node's CSI attach limits (from its CSINode); call after AddNode.
+  void SetVolumeLimits(const std::string& node,
+                       std::shared_ptr<const std::vector<VolumeLimit>> limits);
 
   // Adds the implicit `default` queue when no Queue object named it.
   ClusterInfo Build() &&;

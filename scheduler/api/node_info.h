@@ -11,6 +11,7 @@
 #include "scheduler/api/placement.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/api/volume.h"
 
 namespace shoal::api {
 
@@ -43,16 +44,35 @@ class NodeInfo {
   // idle + releasing - pipelined: what a pipelined task may count on.
   Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
 
-  // Accounts a task in `status` on this node, with the host ports it binds.
-  // Statuses that hold nothing (pending, succeeded, failed) only bump the
-  // generation.
+  // Accounts a task in `status` on this node, with the host ports it binds
+  // and the CSI volumes it attaches. Statuses that hold nothing (pending,
+  // succeeded, failed) only bump the generation.
   void Add(const Resource& request, TaskStatus status,
-           const std::vector<HostPort>& ports = {});
+           const std::vector<HostPort>& ports = {},
+           const std::vector<CsiVolume>& volumes = {});
   void Remove(const Resource& request, TaskStatus status,
-              const std::vector<HostPort>& ports = {});
+              const std::vector<HostPort>& ports = {},
+              const std::vector<CsiVolume>& volumes = {});
   // None of `wanted` conflicts with a host port bound (or promised to a
   // pipelined pod) on this node.
   bool HostPortsFree(const std::vector<HostPort>& wanted) const;
+
+  // The node's attach limit per CSI driver (its CSINode's
+  // spec.drivers[].allocatable.count); null, or a driver left out, means
+  // no limit.
+  void SetVolumeLimits(std::shared_ptr<const std::vector<VolumeLimit>> limits) {
+    volume_limits_ = std::move(limits);
+  }
+  const std::vector<VolumeLimit>* volume_limits() const { return volume_limits_.get(); }
+  // kube-scheduler's NodeVolumeLimits (CSI): for every driver with a
+  // limit, the distinct volumes attached by the pods on the node plus
+  // those of `wanted` (one pod's, unique) not attached yet stay within it.
+  // A volume shared by several pods counts once.
+  bool VolumesFit(const std::vector<CsiVolume>& wanted) const {
+    return wanted.empty() || volume_limits_ == nullptr || VolumesFitSlow(wanted);
+  }
+  // Distinct CSI volumes attached (or promised to pipelined pods) here.
+  int AttachedVolumeCount() const { return static_cast<int>(attached_.size()); }
 
   // Bumped on every change, so caches keyed on a node can tell they are
   // stale without comparing resources.
@@ -71,6 +91,14 @@ class NodeInfo {
   uint64_t generation_ = 0;
   std::vector<TaskIndex> tasks_;
   std::vector<HostPort> host_ports_;  // one entry per binding pod and port
+  bool VolumesFitSlow(const std::vector<CsiVolume>& wanted) const;
+  bool Attached(const CsiVolume& v) const;
+  std::shared_ptr<const std::vector<VolumeLimit>> volume_limits_;
+  struct AttachedVolume {
+    CsiVolume volume;
+    int pods = 0;  // pods on the node that use it
+  };
+  std::vector<AttachedVolume> attached_;
 };
 
 }  // namespace shoal::api

@@ -90,6 +90,11 @@ struct PodInfo {
   // The same in kube-scheduler's words alone, as its VolumeBinding plugin
   // reports it for every node (`persistentvolumeclaim "data" not found`).
   std::string volume_reason;
+  // The distinct CSI volumes it attaches to its node (its claims' bound
+  // PersistentVolumes with spec.csi), set by the cache at snapshot time
+  // for pending pods of Shoal and for pods of any scheduler on a node;
+  // counted against the node's CSINode limits (NodeVolumeLimits).
+  std::vector<CsiVolume> csi_volumes;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

@@ -1,10 +1,12 @@
-// Persistent volumes as kube-scheduler's VolumeBinding and VolumeZone
-// filters see them: the claims a pod's volumes use, the claims
-// themselves, the volumes they are bound to, and the storage classes that
-// say when an unbound claim gets its volume.
+// Persistent volumes as kube-scheduler's VolumeBinding, VolumeZone and
+// NodeVolumeLimits (CSI) filters see them: the claims a pod's volumes use,
+// the claims themselves, the volumes they are bound to, the storage
+// classes that say when an unbound claim gets its volume, and the CSINode
+// objects that say how many volumes of each CSI driver a node may attach.
 #ifndef SHOAL_SCHEDULER_API_VOLUME_H_
 #define SHOAL_SCHEDULER_API_VOLUME_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +55,40 @@ struct PersistentVolume {
   // spec.claimRef; empty when the volume is not claimed.
   std::string claim_ns;
   std::string claim_name;
+  // spec.csi.driver and spec.csi.volumeHandle; empty when it is not a CSI
+  // volume (in-tree volume plugins are not counted against node limits).
+  std::string csi_driver;
+  std::string csi_handle;
+};
+
+// A CSI volume a pod attaches to its node: kube-scheduler's unique name
+// is "<driver>/<volume handle>".
+struct CsiVolume {
+  std::string driver;
+  std::string handle;
+  bool operator==(const CsiVolume& o) const {
+    return driver == o.driver && handle == o.handle;
+  }
+  bool operator<(const CsiVolume& o) const {
+    return driver != o.driver ? driver < o.driver : handle < o.handle;
+  }
+};
+
+// How many volumes of one CSI driver a node may attach
+// (CSINode spec.drivers[].allocatable.count).
+struct VolumeLimit {
+  std::string driver;
+  int64_t count = 0;
+  bool operator==(const VolumeLimit& o) const {
+    return driver == o.driver && count == o.count;
+  }
+};
+
+// storage.k8s.io/v1 CSINode, named after its node: the drivers that give
+// an attach limit (a driver without allocatable.count has none).
+struct CsiNode {
+  std::string name;
+  std::vector<VolumeLimit> limits;
 };
 
 enum class VolumeBindingMode { kImmediate, kWaitForFirstConsumer };

@@ -1,6 +1,8 @@
 #include "scheduler/cache/cache.h"
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/cluster_builder.h"
@@ -165,6 +167,41 @@ void Cache::DeleteStorageClass(const std::string& name) {
   storage_classes_.erase(name);
 }
 
+void Cache::UpsertCsiNode(api::CsiNode node) {
+  absl::MutexLock lock(&mu_);
+  if (node.limits.empty()) {
+    csi_nodes_.erase(node.name);
+    return;
+  }
+  csi_nodes_[node.name] =
+      std::make_shared<const std::vector<api::VolumeLimit>>(std::move(node.limits));
+}
+
+void Cache::DeleteCsiNode(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  csi_nodes_.erase(name);
+}
+
+namespace {
+void AddCsiVolume(const api::PersistentVolume& pv, std::vector<api::CsiVolume>& out) {
+  if (pv.csi_driver.empty() || pv.csi_handle.empty()) return;
+  api::CsiVolume v{pv.csi_driver, pv.csi_handle};
+  if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+}
+}  // namespace
+
+std::vector<api::CsiVolume> Cache::AttachedCsiVolumes(const api::PodInfo& pod) const {
+  std::vector<api::CsiVolume> out;
+  for (const api::VolumeClaimRef& ref : pod.volume_claims) {
+    auto claim = claims_.find(pod.ns + "/" + ref.claim);
+    if (claim == claims_.end() || claim->second.volume_name.empty()) continue;
+    if (ref.ephemeral && claim->second.owner_uid != pod.uid) continue;
+    auto pv = volumes_.find(claim->second.volume_name);
+    if (pv != volumes_.end()) AddCsiVolume(pv->second, out);
+  }
+  return out;
+}
+
 void Cache::ResolveClaims(api::PodInfo& pod) const {
   // kube-scheduler's VolumeBinding, in its words: `reason` is what it
   // reports for every node; the pod's message names the pod too.
@@ -229,6 +266,7 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
                           "pvc(s) bound to non-existent pv(s))"));
       return;
     }
+    AddCsiVolume(pv->second, pod.csi_volumes);
     auto zones = api::VolumeZoneTerms(pv->second.labels);
     if (!pv->second.node_affinity.has_value() && zones.empty()) continue;
     if (placement == nullptr) {
@@ -298,6 +336,7 @@ api::ClusterInfo Cache::Snapshot() const {
   api::ClusterBuilder b;
   b.SetNow(clock_());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
+  for (const auto& [name, limits] : csi_nodes_) b.SetVolumeLimits(name, limits);
   for (const auto& [name, queue] : queues_) b.AddQueue(queue);
   for (const auto& [name, labels] : namespaces_) b.SetNamespaceLabels(name, labels);
 
@@ -348,9 +387,17 @@ api::ClusterInfo Cache::Snapshot() const {
     bool claims = !pod->volume_claims.empty() && pod->node_name.empty() &&
                   assumed == assumed_.end() && pod->status == api::TaskStatus::kPending &&
                   pod->scheduler_name == scheduler_name_;
-    if (!entry.has_priority || inherit_never || assumed != assumed_.end() || claims) {
+    // A pod on a node (of any scheduler) holds its CSI volumes' attachments.
+    std::vector<api::CsiVolume> attached;
+    if (!pod->volume_claims.empty() && !claims &&
+        (!pod->node_name.empty() || assumed != assumed_.end())) {
+      attached = AttachedCsiVolumes(*pod);
+    }
+    if (!entry.has_priority || inherit_never || assumed != assumed_.end() || claims ||
+        !attached.empty()) {
       auto copy = std::make_shared<api::PodInfo>(*pod);
       if (claims) ResolveClaims(*copy);
+      if (!attached.empty()) copy->csi_volumes = std::move(attached);
       if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
       if (inherit_never) copy->preempt_never = true;
       if (assumed != assumed_.end()) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -71,6 +72,9 @@ class Cache {
   void DeletePersistentVolume(const std::string& name);
   void UpsertStorageClass(api::StorageClass sc);
   void DeleteStorageClass(const std::string& name);
+  // A node's CSI attach limits (NodeVolumeLimits), by node name.
+  void UpsertCsiNode(api::CsiNode node);
+  void DeleteCsiNode(const std::string& name);
 
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
@@ -105,6 +109,12 @@ class Cache {
   // no volumes), else adds the bound volumes' node affinity and zones to
   // a copy of its placement constraints.
   void ResolveClaims(api::PodInfo& pod) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The distinct CSI volumes a pod on a node attaches, as kube-scheduler's
+  // NodeVolumeLimits counts an existing pod's: claims that exist (an
+  // ephemeral one owned by the pod) and name a PersistentVolume with
+  // spec.csi; anything else is not counted.
+  std::vector<api::CsiVolume> AttachedCsiVolumes(const api::PodInfo& pod) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string scheduler_name_;
   const std::function<absl::Time()> clock_;
@@ -122,6 +132,10 @@ class Cache {
   std::map<std::string, api::PersistentVolumeClaim> claims_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::PersistentVolume> volumes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::StorageClass> storage_classes_ ABSL_GUARDED_BY(mu_);
+  // Nodes' CSI attach limits, shared by the snapshots; a CSINode without
+  // any limit is not kept.
+  std::map<std::string, std::shared_ptr<const std::vector<api::VolumeLimit>>> csi_nodes_
+      ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> assumed_
       ABSL_GUARDED_BY(mu_);  // pod -> node
   struct Decision {

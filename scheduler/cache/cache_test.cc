@@ -251,5 +251,46 @@ TEST(CacheVolumesTest, OtherSchedulersPodsAreNotResolved) {
   EXPECT_TRUE(cache.Snapshot().tasks.empty());
 }
 
+TEST(CacheVolumesTest, CsiVolumesAndNodeLimits) {
+  Cache cache("shoal");
+  auto node = std::make_shared<api::NodeSpec>();
+  node->name = "n0";
+  cache.UpsertNode(node);
+  cache.UpsertCsiNode({"n0", {{"ebs", 1}}});
+  auto csi = [](const std::string& name, const std::string& handle) {
+    api::PersistentVolume pv;
+    pv.name = name;
+    pv.csi_driver = "ebs";
+    pv.csi_handle = handle;
+    return pv;
+  };
+  cache.UpsertPersistentVolume(csi("pv-a", "vol-a"));
+  cache.UpsertPersistentVolume(csi("pv-a2", "vol-a"));  // the same volume
+  api::PersistentVolume in_tree;
+  in_tree.name = "pv-ebs";
+  cache.UpsertPersistentVolume(in_tree);
+  cache.UpsertPersistentVolumeClaim(Claim("a", "pv-a"));
+  cache.UpsertPersistentVolumeClaim(Claim("a2", "pv-a2"));
+  cache.UpsertPersistentVolumeClaim(Claim("old", "pv-ebs"));
+  // A pending pod of ours: its unique CSI volumes.
+  auto pending = PodWithClaims("w-0", {{"a", false}, {"a2", false}, {"old", false}});
+  cache.UpsertPod(pending, true);
+  // Another scheduler's pod on n0 holds its attachment.
+  auto running = PodWithClaims("web", {{"a", false}});
+  running->scheduler_name = "default-scheduler";
+  running->node_name = "n0";
+  running->status = api::TaskStatus::kRunning;
+  cache.UpsertPod(running, true);
+  api::ClusterInfo c = cache.Snapshot();
+  EXPECT_EQ(Only(c).csi_volumes, (std::vector<api::CsiVolume>{{"ebs", "vol-a"}}));
+  ASSERT_NE(c.nodes[0].volume_limits(), nullptr);
+  EXPECT_EQ(*c.nodes[0].volume_limits(), (std::vector<api::VolumeLimit>{{"ebs", 1}}));
+  EXPECT_EQ(c.nodes[0].AttachedVolumeCount(), 1);
+  cache.DeleteCsiNode("n0");
+  EXPECT_EQ(cache.Snapshot().nodes[0].volume_limits(), nullptr);
+  cache.UpsertCsiNode({"n0", {}});  // no count: no limit
+  EXPECT_EQ(cache.Snapshot().nodes[0].volume_limits(), nullptr);
+}
+
 }  // namespace
 }  // namespace shoal::cache

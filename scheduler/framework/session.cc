@@ -198,6 +198,10 @@ bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
     why->emplace_back("node(s) didn't have free ports for the requested pod ports");
     return false;
   }
+  if (!n.VolumesFit(t.pod->csi_volumes)) {
+    why->emplace_back("node(s) exceed max volume count");
+    return false;
+  }
   if (const char* refusal = topology_->Refusal(t, n)) {
     why->emplace_back(refusal);
     return false;
@@ -234,13 +238,13 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   }
   if (old_node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[old_node];
-    n.Remove(task.request(), old_status, task.pod->host_ports);
+    n.Remove(task.request(), old_status, task.pod->host_ports, task.pod->csi_volumes);
     auto& on_node = n.tasks();
     on_node.erase(std::find(on_node.begin(), on_node.end(), t));
   }
   if (node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[node];
-    n.Add(task.request(), status, task.pod->host_ports);
+    n.Add(task.request(), status, task.pod->host_ports, task.pod->csi_volumes);
     n.tasks().push_back(t);
   }
   releasing_count_ += (status == api::TaskStatus::kReleasing) -

@@ -110,7 +110,9 @@ class Session {
   // Mechanism first, whatever plugins the policy lists: the task's request
   // must fit `available` and its host ports be free on the node (a pod
   // binding a taken port fails at the kubelet; pods placed earlier in the
-  // cycle, a gang's own members, count). Then every Fit callback
+  // cycle, a gang's own members, count), and its CSI volumes stay within
+  // the node's attach limits (NodeVolumeLimits, counted the same way).
+  // Then every Fit callback
   // (reservations...).
   // Inter-pod affinity, anti-affinity and spread (PodTopology) too: a
   // pod's required rules hold under every policy. `scope` narrows those
@@ -118,13 +120,14 @@ class Session {
   bool Fits(const api::TaskInfo& t, const api::NodeInfo& n, const api::Resource& available,
             TopologyScope scope = TopologyScope::kAll) const {
     return t.request().FitsIn(available) && n.HostPortsFree(t.pod->host_ports) &&
+           n.VolumesFit(t.pod->csi_volumes) &&
            (t.topology_class == 0 || topology_->Refusal(t, n, scope) == nullptr) &&
            Call<Fit>(t, n, available, nullptr);
   }
   // Like Fits, naming every reason it fails in kube-scheduler's words
   // ("Insufficient cpu", "Too many pods", "node(s) didn't have free ports
-  // for the requested pod ports", "node(s) didn't match pod anti-affinity
-  // rules").
+  // for the requested pod ports", "node(s) exceed max volume count",
+  // "node(s) didn't match pod anti-affinity rules").
   bool FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
                      const api::Resource& available, Reasons* why) const;
   // Node-local scores (NodeOrder): cacheable per node generation.

@@ -1,5 +1,6 @@
 #include "scheduler/framework/statement.h"
 
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "scheduler/framework/testing.h"
 
@@ -115,6 +116,93 @@ TEST_F(StatementTest, EvictHoldsResourcesUntilGoneAndUndoes) {
   ASSERT_EQ(s.evictions().size(), 1u);
   EXPECT_EQ(s.evictions()[0].reason, "preempt");
   EXPECT_EQ(s.evictions()[0].preemptor, "default/urgent-0");
+}
+
+// NodeVolumeLimits (CSI): the distinct volumes of the pods on a node, a
+// gang's own members placed earlier in the statement included, stay within
+// the node's CSINode count; a shared volume counts once; a discard undoes.
+TEST(VolumeLimitsTest, GangMembersCountAndDiscardUndoes) {
+  using Limits = std::vector<api::VolumeLimit>;
+  api::ClusterBuilder b;
+  b.AddNode(Node("n0", {{"cpu", "4"}}));
+  b.AddNode(Node("n1", {{"cpu", "4"}}));
+  b.AddNode(Node("n2", {{"cpu", "4"}}));  // no CSINode: no limit
+  b.SetVolumeLimits("n0", std::make_shared<const Limits>(Limits{{"ebs", 1}}));
+  b.SetVolumeLimits("n1", std::make_shared<const Limits>(Limits{{"ebs", 2}}));
+  // Another scheduler's pod on n1 attaches "x".
+  auto other = testing::Pod("other", {{"cpu", "1"}});
+  other->node_name = "n1";
+  other->status = api::TaskStatus::kRunning;
+  other->csi_volumes = {{"ebs", "x"}};
+  b.AddForeignPod(other);
+  api::JobInfo job;
+  job.ns = "default";
+  job.name = "job";
+  job.uid = "uid-job";
+  job.min_member = 3;
+  api::JobIndex j = b.AddJob(job);
+  for (const char* volume : {"a", "b", "x"}) {
+    auto pod = testing::Pod(std::string("job-") + volume, {{"cpu", "1"}});
+    pod->csi_volumes = {{"ebs", volume}};
+    b.AddTask(pod, j);
+  }
+  // Another driver's volume: n0 has no limit for it.
+  auto nfs = testing::Pod("nfs", {{"cpu", "1"}});
+  nfs->csi_volumes = {{"nfs", "share"}};
+  b.AddTask(nfs, b.AddJob(api::JobInfo{}));
+
+  ActionRegistry actions = testing::IdleActions();
+  Policy policy = testing::MustPolicy("actions: allocate\ntiers: []\n", PluginRegistry(), actions);
+  Session s(std::move(b).Build(), policy);
+  auto explain = [&s](api::TaskIndex t, api::NodeIndex n) {
+    Reasons why;
+    bool fits = s.FitsExplained(s.task(t), s.node(n), s.node(n).idle(), &why);
+    return fits ? std::string("fits") : absl::StrJoin(why, "; ");
+  };
+  EXPECT_EQ(s.node(1).AttachedVolumeCount(), 1);
+  EXPECT_EQ(explain(0, 0), "fits");
+  EXPECT_EQ(explain(0, 1), "fits");
+  {
+    Statement stmt(s);
+    stmt.Allocate(0, 0);  // "a" on n0: n0 is full
+    EXPECT_FALSE(s.Fits(s.task(1), s.node(0), s.node(0).idle()));
+    EXPECT_EQ(explain(1, 0), "node(s) exceed max volume count");
+    EXPECT_EQ(explain(3, 0), "fits");  // no limit for nfs
+    stmt.Allocate(1, 1);  // "b" on n1, beside "x": n1 is full
+    EXPECT_EQ(explain(0, 1), "node(s) exceed max volume count");  // "a" would be a third
+    EXPECT_EQ(explain(2, 1), "fits");     // "x" is attached there already
+    EXPECT_EQ(explain(2, 0), "node(s) exceed max volume count");
+    EXPECT_EQ(explain(2, 2), "fits");
+    EXPECT_EQ(s.ExplainUnplaced(s.task(2)).find("2 node(s) exceed max volume count"),
+              std::string::npos);  // n1 takes it
+    stmt.Allocate(2, 1);
+    EXPECT_EQ(s.node(1).AttachedVolumeCount(), 2);  // "x" counted once
+    stmt.Discard();
+  }
+  EXPECT_EQ(s.node(0).AttachedVolumeCount(), 0);
+  EXPECT_EQ(s.node(1).AttachedVolumeCount(), 1);
+  EXPECT_EQ(explain(1, 0), "fits");
+}
+
+TEST(VolumeLimitsTest, NodeInfoCountsSharedVolumesOnce) {
+  using Limits = std::vector<api::VolumeLimit>;
+  api::NodeInfo n(Node("n0", {{"cpu", "4"}}));
+  const std::vector<api::CsiVolume> x = {{"ebs", "x"}}, y = {{"ebs", "y"}};
+  EXPECT_TRUE(n.VolumesFit(x));  // no limits at all
+  n.SetVolumeLimits(std::make_shared<const Limits>(Limits{{"ebs", 1}}));
+  api::Resource none;
+  n.Add(none, api::TaskStatus::kRunning, {}, x);
+  n.Add(none, api::TaskStatus::kRunning, {}, x);
+  n.Add(none, api::TaskStatus::kPending, {}, y);  // holds nothing
+  EXPECT_EQ(n.AttachedVolumeCount(), 1);
+  EXPECT_TRUE(n.VolumesFit(x));
+  EXPECT_FALSE(n.VolumesFit(y));
+  n.Remove(none, api::TaskStatus::kRunning, {}, x);
+  EXPECT_FALSE(n.VolumesFit(y));  // the other pod still uses "x"
+  n.Remove(none, api::TaskStatus::kRunning, {}, x);
+  EXPECT_EQ(n.AttachedVolumeCount(), 0);
+  EXPECT_TRUE(n.VolumesFit(y));
+  EXPECT_FALSE(n.VolumesFit({{"ebs", "y"}, {"ebs", "z"}}));
 }
 
 }  // namespace

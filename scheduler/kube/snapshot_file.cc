@@ -116,11 +116,17 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
       auto sc = DecodeStorageClass(*obj);
       if (!sc.ok()) return fail(line, sc.status());
       apply.push_back([&cache, c = *sc] { cache.UpsertStorageClass(c); });
+    } else if (kind == "CSINode" &&
+               absl::StartsWith(StringMember(*obj, "apiVersion"), "storage.k8s.io/")) {
+      auto node = DecodeCsiNode(*obj);
+      if (!node.ok()) return fail(line, node.status());
+      apply.push_back([&cache, n = *node] { cache.UpsertCsiNode(n); });
     } else {
       warnings->push_back(absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
                                        ": Shoal reads Node, Pod, PodGroup, Queue, "
                                        "PriorityClass, Namespace, PersistentVolume, "
-                                       "PersistentVolumeClaim and StorageClass"));
+                                       "PersistentVolumeClaim, StorageClass and "
+                                       "CSINode"));
     }
   }
   for (auto& f : apply) f();

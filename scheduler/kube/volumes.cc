@@ -1,5 +1,7 @@
 #include "scheduler/kube/volumes.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -156,6 +158,13 @@ absl::StatusOr<api::PersistentVolume> DecodePersistentVolume(const json& obj) {
                                                     "spec.claimRef.name"));
   pv.claim_ns = claim_ns;
   pv.claim_name = claim_name;
+  SHOAL_ASSIGN_OR_RETURN(csi, Object(what, *spec, "csi", "spec.csi"));
+  SHOAL_ASSIGN_OR_RETURN(driver,
+                         fields::String(what, *csi, "driver", "spec.csi.driver"));
+  SHOAL_ASSIGN_OR_RETURN(handle, fields::String(what, *csi, "volumeHandle",
+                                                "spec.csi.volumeHandle"));
+  pv.csi_driver = driver;
+  pv.csi_handle = handle;
   return pv;
 }
 
@@ -176,6 +185,49 @@ absl::StatusOr<api::StorageClass> DecodeStorageClass(const json& obj) {
                      "\" (valid: Immediate, WaitForFirstConsumer)"));
   }
   return sc;
+}
+
+absl::StatusOr<api::CsiNode> DecodeCsiNode(const json& obj) {
+  if (auto s = fields::RequireName(obj, "csinode"); !s.ok()) return s;
+  api::CsiNode node;
+  node.name = fields::Name(obj);
+  const std::string what = absl::StrCat("csinode ", node.name);
+  SHOAL_ASSIGN_OR_RETURN(spec, Object(what, obj, "spec", "spec"));
+  const json* drivers = fields::Get(*spec, "drivers");
+  if (drivers == nullptr) return node;
+  if (!drivers->is_array())
+    return fields::Error(what, "spec.drivers", "must be a list");
+  for (size_t i = 0; i < drivers->size(); ++i) {
+    const json& d = (*drivers)[i];
+    const std::string path = absl::StrCat("spec.drivers[", i, "]");
+    if (!d.is_object()) {
+      return fields::Error(what, path,
+                           absl::StrCat("must be an object, got ", d.dump()));
+    }
+    SHOAL_ASSIGN_OR_RETURN(name,
+                           fields::String(what, d, "name", path + ".name"));
+    if (name.empty()) return fields::Error(what, path + ".name", "is required");
+    SHOAL_ASSIGN_OR_RETURN(
+        allocatable, Object(what, d, "allocatable", path + ".allocatable"));
+    const json* count = fields::Get(*allocatable, "count");
+    if (count == nullptr) continue;  // no limit for this driver
+    const std::string count_path = path + ".allocatable.count";
+    if (!count->is_number_integer()) {
+      return fields::Error(
+          what, count_path,
+          absl::StrCat("must be a whole number, got ", count->dump()));
+    }
+    int64_t n = count->is_number_unsigned()
+                    ? static_cast<int64_t>(std::min<uint64_t>(
+                          count->get<uint64_t>(), INT64_MAX))
+                    : count->get<int64_t>();
+    if (n < 0) {
+      return fields::Error(what, count_path,
+                           absl::StrCat("must not be negative, got ", n));
+    }
+    node.limits.push_back({name, n});
+  }
+  return node;
 }
 
 }  // namespace shoal::kube

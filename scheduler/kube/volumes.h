@@ -1,6 +1,6 @@
-// Decodes what kube-scheduler's VolumeBinding and VolumeZone filters read:
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses, and the
-// claims a pod's volumes use. Refusals name the object and the field:
+// Decodes what kube-scheduler's VolumeBinding, VolumeZone and
+// NodeVolumeLimits filters read: PersistentVolumeClaims, PersistentVolumes,
+// StorageClasses, CSINodes, and the claims a pod's volumes use. Refusals name the object and the field:
 //   persistentvolume pv-1: spec.nodeAffinity.required.nodeSelectorTerms[0]
 //     .matchExpressions[0].operator: unknown operator "Foo" (...)
 // Nothing here throws, whatever the object holds.
@@ -28,6 +28,9 @@ absl::StatusOr<api::PersistentVolumeClaim> DecodePersistentVolumeClaim(
 absl::StatusOr<api::PersistentVolume> DecodePersistentVolume(
     const nlohmann::json& obj);
 absl::StatusOr<api::StorageClass> DecodeStorageClass(const nlohmann::json& obj);
+// storage.k8s.io/v1 CSINode: metadata.name (the node's) and
+// spec.drivers[].name / .allocatable.count.
+absl::StatusOr<api::CsiNode> DecodeCsiNode(const nlohmann::json& obj);
 
 }  // namespace shoal::kube
 
