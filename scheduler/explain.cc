@@ -8,34 +8,7 @@
 #include "scheduler/framework/session.h"
 
 namespace shoal {
-namespace {
-
 using nlohmann::json;
-
-// kube-scheduler's NodeAffinity score: the weights of the preferred terms
-// the node matches.
-int64_t NodeAffinityRaw(const api::TaskInfo& t, const api::NodeInfo& n) {
-  int64_t sum = 0;
-  for (const auto& p : t.placement().preferred_terms) {
-    if (api::MatchesTerm(p.term, n.spec().labels, n.name())) sum += p.weight;
-  }
-  return sum;
-}
-
-// kube-scheduler's TaintToleration score: PreferNoSchedule taints the pod
-// does not tolerate (fewer is better once normalized).
-int64_t TaintTolerationRaw(const api::TaskInfo& t, const api::NodeInfo& n) {
-  int64_t count = 0;
-  for (const auto& taint : n.spec().taints) {
-    if (taint.effect == api::TaintEffect::kPreferNoSchedule &&
-        !api::ToleratesAll(t.placement().tolerations, taint)) {
-      ++count;
-    }
-  }
-  return count;
-}
-
-}  // namespace
 
 absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster, framework::Policy& policy,
                                 const std::string& pod_key) {
@@ -96,8 +69,11 @@ absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster, framework::Policy& pol
     const api::NodeInfo& node = cluster_nodes[feasible[i]];
     json scores = json::object();
     json ignored = json::array();
-    scores["TaintToleration"] = TaintTolerationRaw(t, node);
-    if (node_affinity) scores["NodeAffinity"] = NodeAffinityRaw(t, node);
+    scores["TaintToleration"] =
+        api::UntoleratedPreferNoSchedule(t.placement().tolerations, node.spec().taints);
+    if (node_affinity) {
+      scores["NodeAffinity"] = api::MatchedPreferenceWeight(t.placement(), node.spec().labels, node.name());
+    }
     if (any_affinity) scores["InterPodAffinity"] = static_cast<int64_t>(affinity[i]);
     if (spread) {
       if (spread_scores[i] < 0) {

@@ -80,24 +80,16 @@ double Balanced(const api::TaskInfo& t, const api::NodeInfo& n) {
 }
 
 double NodeAffinity(const api::TaskInfo& t, const api::NodeInfo& n) {
-  double matched = 0, total = 0;
-  for (const auto& p : t.placement().preferred_terms) {
-    total += p.weight;
-    if (api::MatchesTerm(p.term, n.spec().labels, n.name())) matched += p.weight;
-  }
-  return total > 0 ? kMaxScore * matched / total : 0;
+  double total = 0;
+  for (const auto& p : t.placement().preferred_terms) total += p.weight;
+  if (total <= 0) return 0;
+  return kMaxScore * api::MatchedPreferenceWeight(t.placement(), n.spec().labels, n.name()) / total;
 }
 
 // Fewer untolerated PreferNoSchedule taints is better.
 double TaintToleration(const api::TaskInfo& t, const api::NodeInfo& n) {
-  int untolerated = 0;
-  for (const auto& taint : n.spec().taints) {
-    if (taint.effect == api::TaintEffect::kPreferNoSchedule &&
-        !api::ToleratesAll(t.placement().tolerations, taint)) {
-      ++untolerated;
-    }
-  }
-  return kMaxScore / (1 + untolerated);
+  return kMaxScore /
+         (1 + api::UntoleratedPreferNoSchedule(t.placement().tolerations, n.spec().taints));
 }
 
 // Preferred inter-pod affinity in [-100, 100]: kube-scheduler's raw score

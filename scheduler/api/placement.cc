@@ -87,6 +87,26 @@ bool MatchesTerm(const NodeSelectorTerm& term, const Labels& labels,
   return true;
 }
 
+int64_t MatchedPreferenceWeight(const PlacementConstraints& c, const Labels& labels,
+                                absl::string_view node_name) {
+  int64_t sum = 0;
+  for (const auto& p : c.preferred_terms) {
+    if (MatchesTerm(p.term, labels, node_name)) sum += p.weight;
+  }
+  return sum;
+}
+
+int64_t UntoleratedPreferNoSchedule(const std::vector<Toleration>& tolerations,
+                                    const std::vector<Taint>& taints) {
+  int64_t count = 0;
+  for (const auto& taint : taints) {
+    if (taint.effect == TaintEffect::kPreferNoSchedule && !ToleratesAll(tolerations, taint)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
 bool MatchesNodeSelectorAndAffinity(const PlacementConstraints& c,
                                     const Labels& labels,
                                     absl::string_view node_name) {

@@ -125,6 +125,15 @@ struct PlacementConstraints {
   }
 };
 
+// kube-scheduler's NodeAffinity score before normalising: the weights of
+// the preferred terms the node matches.
+int64_t MatchedPreferenceWeight(const PlacementConstraints& c, const Labels& labels,
+                                absl::string_view node_name);
+// kube-scheduler's TaintToleration score before normalising: the node's
+// PreferNoSchedule taints the pod does not tolerate.
+int64_t UntoleratedPreferNoSchedule(const std::vector<Toleration>& tolerations,
+                                    const std::vector<Taint>& taints);
+
 // nodeSelector and required node affinity both hold.
 bool MatchesNodeSelectorAndAffinity(const PlacementConstraints& c,
                                     const Labels& labels,
