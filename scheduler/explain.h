@@ -18,7 +18,8 @@ namespace shoal {
 // the pod may not be placed at all), "nodes": [{"node", "feasible",
 // "reasons", "scores": {plugin: raw}, "ignored": [plugin]}]}.
 // NotFound when `pod_key` (namespace/name) is no pending pod of Shoal's.
-absl::StatusOr<nlohmann::json> ExplainPod(api::ClusterInfo cluster, framework::Policy& policy,
+absl::StatusOr<nlohmann::json> ExplainPod(api::ClusterInfo cluster,
+                                          framework::Policy& policy,
                                           const std::string& pod_key);
 
 // The same as a kubectl-like table.

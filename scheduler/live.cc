@@ -103,24 +103,27 @@ std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
        },
        [&cache](const std::string& key) { cache.DeletePriorityClass(key); }});
   // What kube-scheduler's VolumeBinding and VolumeZone read.
-  kinds.push_back(
-      {"persistentvolumeclaims", "/api/v1/persistentvolumeclaims", false,
-       [&cache](const json& o) {
-         auto claim = kube::DecodePersistentVolumeClaim(o);
-         if (!claim.ok()) return claim.status();
-         cache.UpsertPersistentVolumeClaim(*claim);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeletePersistentVolumeClaim(key); }});
-  kinds.push_back(
-      {"persistentvolumes", "/api/v1/persistentvolumes", false,
-       [&cache](const json& o) {
-         auto pv = kube::DecodePersistentVolume(o);
-         if (!pv.ok()) return pv.status();
-         cache.UpsertPersistentVolume(*pv);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeletePersistentVolume(key); }});
+  kinds.push_back({"persistentvolumeclaims", "/api/v1/persistentvolumeclaims",
+                   false,
+                   [&cache](const json& o) {
+                     auto claim = kube::DecodePersistentVolumeClaim(o);
+                     if (!claim.ok()) return claim.status();
+                     cache.UpsertPersistentVolumeClaim(*claim);
+                     return absl::OkStatus();
+                   },
+                   [&cache](const std::string& key) {
+                     cache.DeletePersistentVolumeClaim(key);
+                   }});
+  kinds.push_back({"persistentvolumes", "/api/v1/persistentvolumes", false,
+                   [&cache](const json& o) {
+                     auto pv = kube::DecodePersistentVolume(o);
+                     if (!pv.ok()) return pv.status();
+                     cache.UpsertPersistentVolume(*pv);
+                     return absl::OkStatus();
+                   },
+                   [&cache](const std::string& key) {
+                     cache.DeletePersistentVolume(key);
+                   }});
   kinds.push_back(
       {"storageclasses", "/apis/storage.k8s.io/v1/storageclasses", false,
        [&cache](const json& o) {

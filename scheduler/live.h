@@ -31,8 +31,9 @@ struct LiveOptions {
   absl::Duration lease_duration = absl::Seconds(15);
 };
 
-absl::Status RunLive(const kube::ConnectionConfig& connection, framework::Policy& policy,
-                     const LiveOptions& options, const std::atomic<bool>& stop);
+absl::Status RunLive(const kube::ConnectionConfig& connection,
+                     framework::Policy& policy, const LiveOptions& options,
+                     const std::atomic<bool>& stop);
 
 }  // namespace shoal
 

@@ -18,22 +18,24 @@
 #include "scheduler/actions/builtin.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/cli/flags.h"
+#include "scheduler/explain.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/kube/connection_config.h"
 #include "scheduler/kube/snapshot_file.h"
 #include "scheduler/live.h"
-#include "scheduler/explain.h"
 #include "scheduler/replay.h"
 
 ABSL_FLAG(std::string, snapshot, "",
           "Replay this cluster dump (multi-document YAML or JSON of Nodes, "
           "Pods, PodGroups, Queues, PriorityClasses) instead of connecting "
           "to a cluster.");
-ABSL_FLAG(std::string, kubeconfig, "",
-          "Kubeconfig of the cluster to schedule (default: $KUBECONFIG; inside a "
-          "pod, the service account is used when neither is set).");
-ABSL_FLAG(std::string, context, "", "Kubeconfig context (default: its current-context).");
+ABSL_FLAG(
+    std::string, kubeconfig, "",
+    "Kubeconfig of the cluster to schedule (default: $KUBECONFIG; inside a "
+    "pod, the service account is used when neither is set).");
+ABSL_FLAG(std::string, context, "",
+          "Kubeconfig context (default: its current-context).");
 ABSL_FLAG(std::string, scheduler_conf, "",
           "Scheduler configuration (Volcano format). Default: the built-in "
           "policies/default.yaml.");
@@ -41,25 +43,35 @@ ABSL_FLAG(std::string, scheduler_name, "shoal",
           "Schedule only pods whose spec.schedulerName is this.");
 ABSL_FLAG(int, cycles, 1, "With --snapshot: how many cycles to replay.");
 ABSL_FLAG(std::string, explain, "",
-          "With --snapshot: instead of replaying, say for pending pod NAMESPACE/NAME why each "
-          "node takes it or not, and how kube-scheduler's plugins would score those that do.");
+          "With --snapshot: instead of replaying, say for pending pod "
+          "NAMESPACE/NAME why each "
+          "node takes it or not, and how kube-scheduler's plugins would score "
+          "those that do.");
 ABSL_FLAG(std::string, output, "text", "With --snapshot: text or json.");
-ABSL_FLAG(absl::Duration, schedule_period, absl::Seconds(1),
-          "Time between scheduling cycles. With --snapshot, the replay's clock "
-          "starts at the dump's newest creationTimestamp and advances this much "
-          "per cycle.");
+ABSL_FLAG(
+    absl::Duration, schedule_period, absl::Seconds(1),
+    "Time between scheduling cycles. With --snapshot, the replay's clock "
+    "starts at the dump's newest creationTimestamp and advances this much "
+    "per cycle.");
 ABSL_FLAG(int, bind_concurrency, 16,
-          "Binds and evictions in flight at once against the API server, each on its own "
+          "Binds and evictions in flight at once against the API server, each "
+          "on its own "
           "kept-alive connection.");
-ABSL_FLAG(int, partial_gang_release_cycles, 30,
-          "A gang that stays below minMember with some pods bound for more than this many "
-          "cycles has those pods released (evicted), so they stop holding room.");
+ABSL_FLAG(
+    int, partial_gang_release_cycles, 30,
+    "A gang that stays below minMember with some pods bound for more than this "
+    "many "
+    "cycles has those pods released (evicted), so they stop holding room.");
 ABSL_FLAG(bool, leader_elect, false,
-          "Run several replicas: only the holder of a coordination.k8s.io Lease schedules.");
-ABSL_FLAG(std::string, leader_elect_namespace, "shoal-system", "Namespace of the leader Lease.");
-ABSL_FLAG(std::string, leader_elect_name, "shoal-scheduler", "Name of the leader Lease.");
+          "Run several replicas: only the holder of a coordination.k8s.io "
+          "Lease schedules.");
+ABSL_FLAG(std::string, leader_elect_namespace, "shoal-system",
+          "Namespace of the leader Lease.");
+ABSL_FLAG(std::string, leader_elect_name, "shoal-scheduler",
+          "Name of the leader Lease.");
 ABSL_FLAG(absl::Duration, leader_elect_lease_duration, absl::Seconds(15),
-          "How long a standby waits, after the leader's last renewal, before taking over.");
+          "How long a standby waits, after the leader's last renewal, before "
+          "taking over.");
 
 namespace {
 
@@ -77,11 +89,13 @@ int Refuse(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Gang-aware batch scheduler for Kubernetes.\n"
-      "  shoal-scheduler [--kubeconfig=FILE [--context=NAME]] [--scheduler-conf=FILE] "
+      "  shoal-scheduler [--kubeconfig=FILE [--context=NAME]] "
+      "[--scheduler-conf=FILE] "
       "[--scheduler-name=shoal] [--schedule-period=1s]\n"
       "  shoal-scheduler --snapshot=cluster.yaml [--scheduler-conf=FILE] "
       "[--cycles=N] [--output=text|json]\n"
-      "  shoal-scheduler --snapshot=cluster.yaml --explain=NAMESPACE/POD [--output=text|json]");
+      "  shoal-scheduler --snapshot=cluster.yaml --explain=NAMESPACE/POD "
+      "[--output=text|json]");
   std::vector<std::string> rest =
       shoal::cli::ParseFlags(argc, argv, "shoal-scheduler");
   if (rest.size() > 1) {
@@ -90,7 +104,8 @@ int main(int argc, char** argv) {
   }
   const std::string output = absl::GetFlag(FLAGS_output);
   if (output != "text" && output != "json") {
-    return Refuse(absl::StrCat("--output must be text or json, got \"", output, "\""));
+    return Refuse(
+        absl::StrCat("--output must be text or json, got \"", output, "\""));
   }
   if (absl::GetFlag(FLAGS_cycles) < 1) {
     return Refuse(absl::StrCat("--cycles must be at least 1, got ",
@@ -99,13 +114,15 @@ int main(int argc, char** argv) {
 
   // The configuration is checked before anything else is touched.
   const std::string conf_path = absl::GetFlag(FLAGS_scheduler_conf);
-  auto config = conf_path.empty()
-                    ? shoal::framework::ParseSchedulerConfig(
-                          shoal::policies::kDefaultPolicy, "policies/default.yaml")
-                    : shoal::framework::LoadSchedulerConfig(conf_path);
+  auto config =
+      conf_path.empty()
+          ? shoal::framework::ParseSchedulerConfig(
+                shoal::policies::kDefaultPolicy, "policies/default.yaml")
+          : shoal::framework::LoadSchedulerConfig(conf_path);
   if (!config.ok()) return Refuse(std::string(config.status().message()));
-  auto policy = shoal::framework::BuildPolicy(
-      *config, shoal::plugins::BuiltinPlugins(), shoal::actions::BuiltinActions());
+  auto policy =
+      shoal::framework::BuildPolicy(*config, shoal::plugins::BuiltinPlugins(),
+                                    shoal::actions::BuiltinActions());
   if (!policy.ok()) return Refuse(std::string(policy.status().message()));
   for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
 
@@ -118,12 +135,14 @@ int main(int argc, char** argv) {
                                absl::GetFlag(FLAGS_bind_concurrency)));
   }
   if (absl::GetFlag(FLAGS_partial_gang_release_cycles) < 1) {
-    return Refuse(absl::StrCat("--partial-gang-release-cycles must be at least 1, got ",
-                               absl::GetFlag(FLAGS_partial_gang_release_cycles)));
+    return Refuse(
+        absl::StrCat("--partial-gang-release-cycles must be at least 1, got ",
+                     absl::GetFlag(FLAGS_partial_gang_release_cycles)));
   }
   if (absl::GetFlag(FLAGS_leader_elect_lease_duration) < absl::Seconds(1)) {
-    return Refuse("--leader-elect-lease-duration must be at least 1s, got " +
-                  absl::FormatDuration(absl::GetFlag(FLAGS_leader_elect_lease_duration)));
+    return Refuse(
+        "--leader-elect-lease-duration must be at least 1s, got " +
+        absl::FormatDuration(absl::GetFlag(FLAGS_leader_elect_lease_duration)));
   }
   const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
   if (snapshot.empty()) {
@@ -134,15 +153,19 @@ int main(int argc, char** argv) {
     }
     absl::StatusOr<shoal::kube::ConnectionConfig> connection;
     if (!kubeconfig.empty()) {
-      connection = shoal::kube::LoadKubeconfig(kubeconfig, absl::GetFlag(FLAGS_context));
+      connection =
+          shoal::kube::LoadKubeconfig(kubeconfig, absl::GetFlag(FLAGS_context));
     } else if (std::getenv("KUBERNETES_SERVICE_HOST") != nullptr) {
-      connection = shoal::kube::InClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount");
+      connection = shoal::kube::InClusterConfig(
+          "/var/run/secrets/kubernetes.io/serviceaccount");
     } else {
       return Refuse(
-          "no cluster to schedule: pass --kubeconfig=FILE, run inside a cluster, or pass "
+          "no cluster to schedule: pass --kubeconfig=FILE, run inside a "
+          "cluster, or pass "
           "--snapshot=FILE to replay a cluster dump");
     }
-    if (!connection.ok()) return Refuse(std::string(connection.status().message()));
+    if (!connection.ok())
+      return Refuse(std::string(connection.status().message()));
     FLAGS_logtostderr = true;
     google::InitGoogleLogging("shoal-scheduler");
     std::signal(SIGTERM, Stop);
@@ -151,13 +174,15 @@ int main(int argc, char** argv) {
     options.scheduler_name = absl::GetFlag(FLAGS_scheduler_name);
     options.period = absl::GetFlag(FLAGS_schedule_period);
     options.bind_concurrency = absl::GetFlag(FLAGS_bind_concurrency);
-    options.partial_gang_release_cycles = absl::GetFlag(FLAGS_partial_gang_release_cycles);
+    options.partial_gang_release_cycles =
+        absl::GetFlag(FLAGS_partial_gang_release_cycles);
     options.leader_elect = absl::GetFlag(FLAGS_leader_elect);
     options.lease_namespace = absl::GetFlag(FLAGS_leader_elect_namespace);
     options.lease_name = absl::GetFlag(FLAGS_leader_elect_name);
     options.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
-    std::cerr << "shoal-scheduler: scheduling pods of schedulerName " << options.scheduler_name
-              << " on " << connection->server << " (context " << connection->context << ")\n";
+    std::cerr << "shoal-scheduler: scheduling pods of schedulerName "
+              << options.scheduler_name << " on " << connection->server
+              << " (context " << connection->context << ")\n";
     absl::Status s = shoal::RunLive(*connection, *policy, options, stopping);
     if (!s.ok()) {
       std::cerr << "shoal-scheduler: " << s.message() << "\n";
@@ -166,9 +191,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   absl::Time clock;
-  shoal::cache::Cache cache(absl::GetFlag(FLAGS_scheduler_name), [&clock] { return clock; });
+  shoal::cache::Cache cache(absl::GetFlag(FLAGS_scheduler_name),
+                            [&clock] { return clock; });
   std::vector<std::string> warnings;
-  if (auto s = shoal::kube::LoadSnapshotFile(snapshot, cache, &warnings); !s.ok()) {
+  if (auto s = shoal::kube::LoadSnapshotFile(snapshot, cache, &warnings);
+      !s.ok()) {
     return Refuse(std::string(s.message()));
   }
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
@@ -176,8 +203,10 @@ int main(int argc, char** argv) {
   if (const std::string pod = absl::GetFlag(FLAGS_explain); !pod.empty()) {
     clock = cache.LatestCreation();
     auto explained = shoal::ExplainPod(cache.Snapshot(), *policy, pod);
-    if (!explained.ok()) return Refuse(std::string(explained.status().message()));
-    std::cout << (output == "json" ? explained->dump() + "\n" : shoal::ExplainText(*explained));
+    if (!explained.ok())
+      return Refuse(std::string(explained.status().message()));
+    std::cout << (output == "json" ? explained->dump() + "\n"
+                                   : shoal::ExplainText(*explained));
     return 0;
   }
   shoal::v1::ReplayReport report =

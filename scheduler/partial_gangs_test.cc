@@ -27,7 +27,8 @@ api::ClusterInfo Gang(int size, int bound) {
 TEST(PartialGangsTest, ReleasesBoundMembersAfterTheLimitAndNotBefore) {
   PartialGangs rule(3);
   api::ClusterInfo half = Gang(6, 3);
-  for (int cycle = 1; cycle <= 3; ++cycle) EXPECT_TRUE(rule.Review(half).empty()) << cycle;
+  for (int cycle = 1; cycle <= 3; ++cycle)
+    EXPECT_TRUE(rule.Review(half).empty()) << cycle;
   EXPECT_EQ(rule.Review(half), (std::vector<api::TaskIndex>{0, 1, 2}));
   // Counting starts over after a release.
   EXPECT_TRUE(rule.Review(half).empty());
@@ -40,7 +41,8 @@ TEST(PartialGangsTest, AGangThatCompletesOrHasNothingBoundIsLeftAlone) {
   // Completed in the next cycle: the count is forgotten.
   EXPECT_TRUE(rule.Review(Gang(4, 4)).empty());
   EXPECT_TRUE(rule.Review(half).empty());
-  for (int cycle = 0; cycle < 5; ++cycle) EXPECT_TRUE(rule.Review(Gang(4, 0)).empty());
+  for (int cycle = 0; cycle < 5; ++cycle)
+    EXPECT_TRUE(rule.Review(Gang(4, 0)).empty());
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
     for (const auto& job : out.cluster.jobs) {
       cache.SetPodGroupPhase(job.Key(), job.phase);  // the status write
       // A lone pod is listed only while it waits (pending or pipelined).
-      if (job.source == api::GroupSource::kSinglePod && job.PendingCount() == 0 &&
+      if (job.source == api::GroupSource::kSinglePod &&
+          job.PendingCount() == 0 &&
           job.Count(api::TaskStatus::kPipelined) == 0) {
         continue;
       }
@@ -88,14 +89,16 @@ std::string Table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width;
   for (const auto& row : rows) {
     width.resize(std::max(width.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
   }
   std::string out;
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 3, ' ');
+      if (i + 1 < row.size())
+        line += std::string(width[i] - row[i].size() + 3, ' ');
     }
     out += line + "\n";
   }
@@ -117,7 +120,8 @@ std::string ReportText(const v1::ReplayReport& report) {
     }
     if (cycle.evictions_size() > 0) {
       std::vector<std::vector<std::string>> rows = {{"EVICTED POD", "REASON"}};
-      for (const auto& e : cycle.evictions()) rows.push_back({e.pod(), e.reason()});
+      for (const auto& e : cycle.evictions())
+        rows.push_back({e.pod(), e.reason()});
       out += Table(rows) + "\n";
     }
     if (cycle.pod_groups_size() > 0) {

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "absl/time/time.h"
-
 #include "proto/replay.pb.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/policy.h"
@@ -18,7 +17,8 @@ namespace shoal {
 // each cycle: the dump's newest creationTimestamp, then `period` later
 // each cycle, so that replays are repeatable.
 shoal::v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
-                               int cycles, absl::Duration period, absl::Time* clock);
+                               int cycles, absl::Duration period,
+                               absl::Time* clock);
 
 // The report as JSON (the proto's JSON mapping, every field printed).
 std::string ReportJson(const shoal::v1::ReplayReport& report);

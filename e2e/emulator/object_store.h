@@ -49,35 +49,40 @@ class ObjectStore {
   // Assigns uid, creationTimestamp and resourceVersion; a generateName
   // gets a random suffix. The namespace must exist and not be
   // terminating.
-  Reply Create(const ResourceType& type, const std::string& ns, nlohmann::json object);
-  Reply Get(const ResourceType& type, const std::string& ns, const std::string& name) const;
+  Reply Create(const ResourceType& type, const std::string& ns,
+               nlohmann::json object);
+  Reply Get(const ResourceType& type, const std::string& ns,
+            const std::string& name) const;
   // `ns` empty: across all namespaces.
-  Reply List(const ResourceType& type, const std::string& ns, const Selector& labels,
-             const Selector& fields) const;
+  Reply List(const ResourceType& type, const std::string& ns,
+             const Selector& labels, const Selector& fields) const;
 
   // Read-modify-write under the store's lock. `change` edits the object
   // or refuses with an error. A change that alters nothing keeps the
   // resourceVersion and sends no event, like the real API server.
   using Change = std::function<std::optional<ApiError>(nlohmann::json& object)>;
-  Reply Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
-               const Change& change);
-  Reply Remove(const ResourceType& type, const std::string& ns, const std::string& name);
+  Reply Mutate(const ResourceType& type, const std::string& ns,
+               const std::string& name, const Change& change);
+  Reply Remove(const ResourceType& type, const std::string& ns,
+               const std::string& name);
 
   // For a watch starting now: the objects that exist (sent as ADDED) and
   // the version they are current at.
-  std::vector<std::shared_ptr<const nlohmann::json>> Current(const ResourceType& type,
-                                                             const std::string& ns,
-                                                             uint64_t* version) const;
+  std::vector<std::shared_ptr<const nlohmann::json>> Current(
+      const ResourceType& type, const std::string& ns, uint64_t* version) const;
   // Changes after `after`, waiting up to `timeout` for the first. False
   // when `after` is older than the history (410 Gone).
-  bool ChangesAfter(uint64_t after, absl::Duration timeout, std::vector<WatchEvent>* out) const;
+  bool ChangesAfter(uint64_t after, absl::Duration timeout,
+                    std::vector<WatchEvent>* out) const;
   uint64_t version() const;
   uint64_t oldest_resumable() const;
 
  private:
   using Objects = std::map<std::string, std::shared_ptr<const nlohmann::json>>;
-  void Record(const ResourceType& type, const std::string& ns, const std::string& kind,
-              std::shared_ptr<const nlohmann::json> object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Record(const ResourceType& type, const std::string& ns,
+              const std::string& kind,
+              std::shared_ptr<const nlohmann::json> object)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<ApiError> CheckNamespace(const std::string& ns) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -87,7 +92,8 @@ class ObjectStore {
   // Watches may resume from any version >= this: the newest change that
   // has fallen out of the history.
   uint64_t oldest_resumable_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<std::string, Objects> objects_ ABSL_GUARDED_BY(mu_);  // by QualifiedName()
+  std::map<std::string, Objects> objects_
+      ABSL_GUARDED_BY(mu_);  // by QualifiedName()
   std::deque<WatchEvent> changes_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -13,8 +13,10 @@
 
 namespace shoal::emulator {
 
-std::optional<ApiError> ApplyPatch(const std::string& content_type, const std::string& body,
-                                   bool custom_resource, nlohmann::json& object);
+std::optional<ApiError> ApplyPatch(const std::string& content_type,
+                                   const std::string& body,
+                                   bool custom_resource,
+                                   nlohmann::json& object);
 
 }  // namespace shoal::emulator
 

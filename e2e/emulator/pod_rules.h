@@ -20,8 +20,8 @@ struct PodResources {
 };
 
 // Fills defaults and resolves spec.priority; refuses an invalid pod.
-std::optional<ApiError> AdmitPod(const ObjectStore& store, const PodResources& r,
-                                 nlohmann::json& pod);
+std::optional<ApiError> AdmitPod(const ObjectStore& store,
+                                 const PodResources& r, nlohmann::json& pod);
 // An update may change only what Kubernetes lets change after creation.
 std::optional<ApiError> CheckPodUpdate(const nlohmann::json& before,
                                        const nlohmann::json& after);
@@ -29,8 +29,9 @@ std::optional<ApiError> CheckPodUpdate(const nlohmann::json& before,
 Reply BindPod(ObjectStore& store, const PodResources& r, const std::string& ns,
               const std::string& name, const nlohmann::json& binding);
 // `grace`: DeleteOptions.gracePeriodSeconds when given.
-Reply DeletePod(ObjectStore& store, const PodResources& r, const std::string& ns,
-                const std::string& name, std::optional<int64_t> grace);
+Reply DeletePod(ObjectStore& store, const PodResources& r,
+                const std::string& ns, const std::string& name,
+                std::optional<int64_t> grace);
 // Refused with 429 when a PodDisruptionBudget selecting the pod allows
 // no disruption (without a disruption controller, a budget's status is
 // whatever its writer set).

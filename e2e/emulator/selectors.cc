@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 
 namespace shoal::emulator {
 namespace {
@@ -30,10 +30,13 @@ std::vector<std::string> Terms(const std::string& text) {
   return out;
 }
 
-std::string Trim(absl::string_view s) { return std::string(absl::StripAsciiWhitespace(s)); }
+std::string Trim(absl::string_view s) {
+  return std::string(absl::StripAsciiWhitespace(s));
+}
 
 // The field's value as a selector compares it; missing is "".
-std::string FieldValue(const json& object, const std::vector<std::string>& path) {
+std::string FieldValue(const json& object,
+                       const std::vector<std::string>& path) {
   const json* at = &object;
   for (const auto& step : path) {
     if (!at->is_object() || !at->contains(step)) return "";
@@ -46,7 +49,8 @@ std::string FieldValue(const json& object, const std::vector<std::string>& path)
 
 }  // namespace
 
-std::optional<Selector> Selector::ParseLabels(const std::string& text, std::string* error) {
+std::optional<Selector> Selector::ParseLabels(const std::string& text,
+                                              std::string* error) {
   Selector s;
   for (const std::string& raw : Terms(text)) {
     std::string term = Trim(raw);
@@ -56,21 +60,29 @@ std::optional<Selector> Selector::ParseLabels(const std::string& text, std::stri
     if (term[0] == '!') {
       r = {{Trim(term.substr(1))}, Op::kNotExists, {}};
     } else if ((pos = term.find("!=")) != std::string::npos) {
-      r = {{Trim(term.substr(0, pos))}, Op::kNotEquals, {Trim(term.substr(pos + 2))}};
+      r = {{Trim(term.substr(0, pos))},
+           Op::kNotEquals,
+           {Trim(term.substr(pos + 2))}};
     } else if ((pos = term.find("==")) != std::string::npos) {
-      r = {{Trim(term.substr(0, pos))}, Op::kEquals, {Trim(term.substr(pos + 2))}};
+      r = {{Trim(term.substr(0, pos))},
+           Op::kEquals,
+           {Trim(term.substr(pos + 2))}};
     } else if ((pos = term.find('=')) != std::string::npos) {
-      r = {{Trim(term.substr(0, pos))}, Op::kEquals, {Trim(term.substr(pos + 1))}};
+      r = {{Trim(term.substr(0, pos))},
+           Op::kEquals,
+           {Trim(term.substr(pos + 1))}};
     } else if ((pos = term.find(" notin ")) != std::string::npos ||
                (pos = term.find(" in ")) != std::string::npos) {
       bool notin = term.compare(pos, 7, " notin ") == 0;
       std::string set = Trim(term.substr(pos + (notin ? 7 : 4)));
       if (set.size() < 2 || set.front() != '(' || set.back() != ')') {
-        *error = "unable to parse requirement: found '" + set + "', expected: '('";
+        *error =
+            "unable to parse requirement: found '" + set + "', expected: '('";
         return std::nullopt;
       }
       r = {{Trim(term.substr(0, pos))}, notin ? Op::kNotIn : Op::kIn, {}};
-      for (absl::string_view v : absl::StrSplit(set.substr(1, set.size() - 2), ',')) {
+      for (absl::string_view v :
+           absl::StrSplit(set.substr(1, set.size() - 2), ',')) {
         r.values.push_back(Trim(v));
       }
     } else {
@@ -85,7 +97,8 @@ std::optional<Selector> Selector::ParseLabels(const std::string& text, std::stri
   return s;
 }
 
-std::optional<Selector> Selector::ParseFields(const std::string& text, std::string* error) {
+std::optional<Selector> Selector::ParseFields(const std::string& text,
+                                              std::string* error) {
   Selector s;
   s.labels_ = false;
   for (const std::string& raw : Terms(text)) {
@@ -100,7 +113,8 @@ std::optional<Selector> Selector::ParseFields(const std::string& text, std::stri
     } else if ((pos = term.find('=')) != std::string::npos) {
       r = {{}, Op::kEquals, {Trim(term.substr(pos + 1))}};
     } else {
-      *error = "invalid selector: '" + term + "'; can't understand '" + term + "'";
+      *error =
+          "invalid selector: '" + term + "'; can't understand '" + term + "'";
       return std::nullopt;
     }
     r.path = absl::StrSplit(Trim(term.substr(0, pos)), '.');
@@ -125,15 +139,28 @@ bool Selector::Matches(const json& object) const {
       present = true;
       value = FieldValue(object, r.path);
     }
-    bool in = std::find(r.values.begin(), r.values.end(), value) != r.values.end();
+    bool in =
+        std::find(r.values.begin(), r.values.end(), value) != r.values.end();
     bool ok = false;
     switch (r.op) {
-      case Op::kEquals: ok = present && value == r.values[0]; break;
-      case Op::kNotEquals: ok = !present || value != r.values[0]; break;
-      case Op::kExists: ok = present; break;
-      case Op::kNotExists: ok = !present; break;
-      case Op::kIn: ok = present && in; break;
-      case Op::kNotIn: ok = !present || !in; break;
+      case Op::kEquals:
+        ok = present && value == r.values[0];
+        break;
+      case Op::kNotEquals:
+        ok = !present || value != r.values[0];
+        break;
+      case Op::kExists:
+        ok = present;
+        break;
+      case Op::kNotExists:
+        ok = !present;
+        break;
+      case Op::kIn:
+        ok = present && in;
+        break;
+      case Op::kNotIn:
+        ok = !present || !in;
+        break;
     }
     if (!ok) return false;
   }

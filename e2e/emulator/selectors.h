@@ -14,9 +14,11 @@ class Selector {
  public:
   // `labelSelector`: k=v, k==v, k!=v, k, !k, k in (a,b), k notin (a,b).
   // Returns nullopt (and fills `error`) on a malformed selector.
-  static std::optional<Selector> ParseLabels(const std::string& text, std::string* error);
+  static std::optional<Selector> ParseLabels(const std::string& text,
+                                             std::string* error);
   // `fieldSelector`: dotted.path=v, ==, != over the object's fields.
-  static std::optional<Selector> ParseFields(const std::string& text, std::string* error);
+  static std::optional<Selector> ParseFields(const std::string& text,
+                                             std::string* error);
 
   bool Matches(const nlohmann::json& object) const;
 

@@ -10,16 +10,17 @@ using framework::Session;
 class Conformance : public framework::Plugin {
  public:
   void OnSessionOpen(Session& s) override {
-    auto spare_system_pods = [&s](const api::TaskInfo&,
-                                  const std::vector<api::TaskIndex>& candidates) {
-      std::vector<api::TaskIndex> victims;
-      for (api::TaskIndex c : candidates) {
-        const api::PodInfo& pod = *s.cluster().tasks[c].pod;
-        if (pod.ns == "kube-system" || pod.critical) continue;
-        victims.push_back(c);
-      }
-      return framework::Victims(std::move(victims));
-    };
+    auto spare_system_pods =
+        [&s](const api::TaskInfo&,
+             const std::vector<api::TaskIndex>& candidates) {
+          std::vector<api::TaskIndex> victims;
+          for (api::TaskIndex c : candidates) {
+            const api::PodInfo& pod = *s.cluster().tasks[c].pod;
+            if (pod.ns == "kube-system" || pod.critical) continue;
+            victims.push_back(c);
+          }
+          return framework::Victims(std::move(victims));
+        };
     s.Register<framework::Preemptable>(spare_system_pods);
     s.Register<framework::Reclaimable>(spare_system_pods);
   }

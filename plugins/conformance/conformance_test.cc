@@ -26,8 +26,10 @@ TEST(ConformanceTest, NeverOffersSystemPodsAsVictims) {
   b.AddTask(critical, j);
   framework::Session s(std::move(b).Build(), policy);
   std::vector<api::TaskIndex> all = {0, 1, 2};
-  EXPECT_EQ(s.Call<framework::Preemptable>(s.task(0), all), std::vector<api::TaskIndex>{0});
-  EXPECT_EQ(s.Call<framework::Reclaimable>(s.task(0), all), std::vector<api::TaskIndex>{0});
+  EXPECT_EQ(s.Call<framework::Preemptable>(s.task(0), all),
+            std::vector<api::TaskIndex>{0});
+  EXPECT_EQ(s.Call<framework::Reclaimable>(s.task(0), all),
+            std::vector<api::TaskIndex>{0});
 }
 
 }  // namespace

@@ -20,25 +20,30 @@ class Drf : public framework::Plugin {
     total_ = c.total_allocatable;
     allocated_.assign(c.jobs.size(), api::Resource());
     share_.assign(c.jobs.size(), 0);
-    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
+         ++j) {
       allocated_[j] = c.Held(c.jobs[j]);
       share_[j] = allocated_[j].DominantShare(total_);
     }
-    s.Register<framework::JobOrder>([this, &s](const api::JobInfo& a, const api::JobInfo& b) {
-      double sa = share_[Index(s, a)], sb = share_[Index(s, b)];
-      if (std::abs(sa - sb) < kShareEpsilon) return 0;
-      return sa < sb ? -1 : 1;
-    });
+    s.Register<framework::JobOrder>(
+        [this, &s](const api::JobInfo& a, const api::JobInfo& b) {
+          double sa = share_[Index(s, a)], sb = share_[Index(s, b)];
+          if (std::abs(sa - sb) < kShareEpsilon) return 0;
+          return sa < sb ? -1 : 1;
+        });
     // A job may take from another while its own dominant share, with the
     // task, stays at or below the victim's share without it.
     s.Register<framework::Preemptable>(
-        [this, &s](const api::TaskInfo& preemptor, const std::vector<api::TaskIndex>& candidates) {
-          double mine = (allocated_[preemptor.job] + preemptor.request()).DominantShare(total_);
+        [this, &s](const api::TaskInfo& preemptor,
+                   const std::vector<api::TaskIndex>& candidates) {
+          double mine = (allocated_[preemptor.job] + preemptor.request())
+                            .DominantShare(total_);
           std::vector<api::TaskIndex> victims;
           for (api::TaskIndex t : candidates) {
             const api::TaskInfo& v = s.cluster().tasks[t];
             if (v.job == preemptor.job) continue;  // shares are between jobs
-            double theirs = (allocated_[v.job] - v.request()).DominantShare(total_);
+            double theirs =
+                (allocated_[v.job] - v.request()).DominantShare(total_);
             if (mine < theirs + kShareEpsilon) victims.push_back(t);
           }
           return framework::Victims(std::move(victims));
@@ -68,7 +73,8 @@ class Drf : public framework::Plugin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments&) {
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments&) {
   return std::make_unique<Drf>();
 }
 

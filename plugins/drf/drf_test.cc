@@ -19,8 +19,8 @@ TEST(DrfTest, SmallerDominantShareGoesFirstAndMayPreempt) {
       framework::testing::IdleActions());
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "10"}, {"memory", "100Gi"}}));
-  AddGang(b, "cpu", 1, 5, {{"cpu", "2"}, {"memory", "1Gi"}});    // 20% cpu each
-  AddGang(b, "mem", 1, 5, {{"cpu", "1"}, {"memory", "10Gi"}});   // 10% mem each
+  AddGang(b, "cpu", 1, 5, {{"cpu", "2"}, {"memory", "1Gi"}});   // 20% cpu each
+  AddGang(b, "mem", 1, 5, {{"cpu", "1"}, {"memory", "10Gi"}});  // 10% mem each
   framework::Session s(std::move(b).Build(), policy);
   framework::Statement stmt(s);
   stmt.Allocate(s.job(0).tasks[0], 0);  // cpu job: share 0.2
@@ -32,12 +32,16 @@ TEST(DrfTest, SmallerDominantShareGoesFirstAndMayPreempt) {
   EXPECT_EQ(s.Call<framework::JobOrder>(s.job(0), s.job(1)), 0);
   // mem (0.2 -> 0.3 with one more) may not take from cpu (0.2 -> 0.0).
   std::vector<api::TaskIndex> cpu_victim = {s.job(0).tasks[0]};
-  EXPECT_TRUE(s.Call<framework::Preemptable>(s.task(s.job(1).tasks[2]), cpu_victim).empty());
+  EXPECT_TRUE(
+      s.Call<framework::Preemptable>(s.task(s.job(1).tasks[2]), cpu_victim)
+          .empty());
   // Let mem grow to 0.5; now cpu (0.2 -> 0.4) may take from mem (0.5 -> 0.4).
   for (int i = 2; i < 5; ++i) stmt.Allocate(s.job(1).tasks[i], 0);
   stmt.Commit();
   std::vector<api::TaskIndex> mem_victim = {s.job(1).tasks[0]};
-  EXPECT_EQ(s.Call<framework::Preemptable>(s.task(s.job(0).tasks[1]), mem_victim), mem_victim);
+  EXPECT_EQ(
+      s.Call<framework::Preemptable>(s.task(s.job(0).tasks[1]), mem_victim),
+      mem_victim);
 }
 
 }  // namespace

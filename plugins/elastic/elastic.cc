@@ -33,20 +33,24 @@ class Elastic : public framework::Plugin {
     ComputeTargets(s);
 
     // Between two running elastic jobs, the smaller share grows first.
-    s.Register<framework::JobOrder>([this, &s](const api::JobInfo& a, const api::JobInfo& b) {
-      if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member || Placed(b) < b.min_member) {
-        return 0;
-      }
-      double sa = Share(s, a), sb = Share(s, b);
-      return sa < sb ? -1 : (sa > sb ? 1 : 0);
-    });
-    s.Register<framework::Allocatable>([this, &s](const api::QueueInfo&, const api::TaskInfo& t) {
-      const api::JobInfo& job = s.cluster().jobs[t.job];
-      if (!job.elastic() || Placed(job) < job.min_member) return true;
-      return Placed(job) < target_[t.job];
-    });
+    s.Register<framework::JobOrder>(
+        [this, &s](const api::JobInfo& a, const api::JobInfo& b) {
+          if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member ||
+              Placed(b) < b.min_member) {
+            return 0;
+          }
+          double sa = Share(s, a), sb = Share(s, b);
+          return sa < sb ? -1 : (sa > sb ? 1 : 0);
+        });
+    s.Register<framework::Allocatable>(
+        [this, &s](const api::QueueInfo&, const api::TaskInfo& t) {
+          const api::JobInfo& job = s.cluster().jobs[t.job];
+          if (!job.elastic() || Placed(job) < job.min_member) return true;
+          return Placed(job) < target_[t.job];
+        });
     s.Register<framework::JobStarving>([this, &s](const api::JobInfo& job) {
-      if (!job.elastic() || Placed(job) < job.min_member) return false;  // gang's call
+      if (!job.elastic() || Placed(job) < job.min_member)
+        return false;  // gang's call
       return job.PendingCount() > 0 && Placed(job) < target_[Index(s, job)];
     });
     // A job short of its minimum (a gang, a lone pod) may take any elastic
@@ -54,7 +58,8 @@ class Elastic : public framework::Plugin {
     // Growth takes only from jobs above their target, and not pods placed
     // this cycle or the last. Other victims are the other plugins' call.
     s.Register<framework::Preemptable>(
-        [this, &s](const api::TaskInfo& taker, const std::vector<api::TaskIndex>& candidates) {
+        [this, &s](const api::TaskInfo& taker,
+                   const std::vector<api::TaskIndex>& candidates) {
           const api::JobInfo& tj = s.cluster().jobs[taker.job];
           bool growing = tj.elastic() && Placed(tj) >= tj.min_member;
           std::vector<api::TaskIndex> victims;
@@ -65,7 +70,8 @@ class Elastic : public framework::Plugin {
             if (v.job == taker.job || !vj.elastic()) continue;
             if (growing) {
               if (Young(v)) continue;
-              if (over[v.job] < 0) over[v.job] = std::max(0, Placed(vj) - target_[v.job]);
+              if (over[v.job] < 0)
+                over[v.job] = std::max(0, Placed(vj) - target_[v.job]);
               if (over[v.job] == 0) continue;
               --over[v.job];
             }
@@ -80,7 +86,8 @@ class Elastic : public framework::Plugin {
   }
 
   void OnSessionClose(Session& s) override {
-    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
+    for (api::JobIndex j = 0;
+         j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
       s.job(j).elastic_target = target_[j];
     }
   }
@@ -109,17 +116,19 @@ class Elastic : public framework::Plugin {
     target_.assign(c.jobs.size(), 0);
     api::Resource room = c.total_allocatable;
     for (const api::NodeInfo& n : c.nodes) {
-      if (n.spec().ready) room -= n.used() + n.pipelined();  // pipelined is promised
+      if (n.spec().ready)
+        room -= n.used() + n.pipelined();  // pipelined is promised
     }
     struct Grower {
       api::JobIndex job;
-      api::Resource held;   // its minimum, then its minimum plus extra pods
-      api::Resource pod;    // what one more pod asks for
+      api::Resource held;  // its minimum, then its minimum plus extra pods
+      api::Resource pod;   // what one more pod asks for
       int32_t extra = 0;
       int32_t max_extra = 0;
     };
     std::vector<Grower> growers;
-    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
+         ++j) {
       const api::JobInfo& job = c.jobs[j];
       api::Resource held, pending;
       // What one more pod asks for: a pending one's request, else (all
@@ -128,13 +137,15 @@ class Elastic : public framework::Plugin {
       const api::TaskInfo* next_pod = nullptr;
       for (api::TaskIndex t : job.tasks) {
         const api::TaskInfo& task = c.tasks[t];
-        if (api::HoldsShare(task.status) && task.status != api::TaskStatus::kPipelined) {
+        if (api::HoldsShare(task.status) &&
+            task.status != api::TaskStatus::kPipelined) {
           held += task.request();
           if (next_pod == nullptr) next_pod = &task;
         }
         if (task.status == api::TaskStatus::kPending) {
           pending += task.request();
-          if (next_pod == nullptr || next_pod->status != api::TaskStatus::kPending) {
+          if (next_pod == nullptr ||
+              next_pod->status != api::TaskStatus::kPending) {
             next_pod = &task;
           }
         }
@@ -161,13 +172,15 @@ class Elastic : public framework::Plugin {
       return growers[a].held.DominantShare(c.total_allocatable) >
              growers[b].held.DominantShare(c.total_allocatable);
     };
-    std::priority_queue<size_t, std::vector<size_t>, decltype(smaller_share)> next(smaller_share);
+    std::priority_queue<size_t, std::vector<size_t>, decltype(smaller_share)>
+        next(smaller_share);
     for (size_t g = 0; g < growers.size(); ++g) next.push(g);
     while (!next.empty()) {
       Grower& g = growers[next.top()];
       size_t index = next.top();
       next.pop();
-      if (g.extra >= g.max_extra || !g.pod.LessEqualWhere(room, g.pod)) continue;
+      if (g.extra >= g.max_extra || !g.pod.LessEqualWhere(room, g.pod))
+        continue;
       room -= g.pod;
       g.held += g.pod;
       ++g.extra;
@@ -185,7 +198,8 @@ class Elastic : public framework::Plugin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments&) {
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments&) {
   return std::make_unique<Elastic>();
 }
 

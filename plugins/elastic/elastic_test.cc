@@ -36,24 +36,28 @@ tiers:
 // them and the job's controller recreates them as new pending pods.
 class World {
  public:
-  World() : cache_("shoal", [this] { return now_; }),
-            policy_(framework::testing::MustPolicy(kPolicy, BuiltinPlugins(),
-                                                   actions::BuiltinActions())) {}
+  World()
+      : cache_("shoal", [this] { return now_; }),
+        policy_(framework::testing::MustPolicy(kPolicy, BuiltinPlugins(),
+                                               actions::BuiltinActions())) {}
 
   void AddNodes(int n, const std::string& cpu) {
-    for (int i = 0; i < n; ++i) cache_.UpsertNode(Node(absl::StrCat("n", i), {{"cpu", cpu}}));
+    for (int i = 0; i < n; ++i)
+      cache_.UpsertNode(Node(absl::StrCat("n", i), {{"cpu", cpu}}));
   }
   // A job of `count` 1-cpu pods, minMember `min`; the first `running` of
   // them already run on n0.. in turn. Roles: the first `ps` pods are "ps"
   // (minTaskMember ps = ps), the rest "worker".
-  void AddJob(const std::string& name, int min, int count, int running = 0, int ps = 0) {
+  void AddJob(const std::string& name, int min, int count, int running = 0,
+              int ps = 0) {
     api::JobInfo job;
     job.ns = "default";
     job.name = name;
     job.min_member = min;
     if (ps > 0) job.min_task_member["ps"] = ps;
     job.created = now_;
-    job.phase = running > 0 ? api::PodGroupPhase::kRunning : api::PodGroupPhase::kInqueue;
+    job.phase = running > 0 ? api::PodGroupPhase::kRunning
+                            : api::PodGroupPhase::kInqueue;
     cache_.UpsertPodGroup(job);
     for (int i = 0; i < count; ++i) {
       auto pod = Pod(absl::StrCat(name, "-", i), {{"cpu", "1"}});
@@ -71,7 +75,8 @@ class World {
 
   // One cycle; returns its outcome after applying it.
   framework::CycleOutcome Cycle() {
-    framework::CycleOutcome out = framework::RunCycle(cache_.Snapshot(), policy_);
+    framework::CycleOutcome out =
+        framework::RunCycle(cache_.Snapshot(), policy_);
     for (const auto& b : out.binds) {
       auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
       pod->node_name = out.cluster.nodes[b.node].name();
@@ -113,8 +118,10 @@ TEST(ElasticTest, IdleCapacityIsSharedEquallyAndTargetsArePublished) {
   w.AddNodes(1, "12");
   for (const char* j : {"a", "b", "c"}) w.AddJob(j, 1, 10);
   framework::CycleOutcome out = w.Cycle();
-  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"a", 4}, {"b", 4}, {"c", 4}}));
-  for (const auto& job : out.cluster.jobs) EXPECT_EQ(job.elastic_target, 4) << job.name;
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"a", 4}, {"b", 4}, {"c", 4}}));
+  for (const auto& job : out.cluster.jobs)
+    EXPECT_EQ(job.elastic_target, 4) << job.name;
 }
 
 TEST(ElasticTest, AJobAtFullSizeKeepsATargetCoveringItsPods) {
@@ -136,7 +143,8 @@ TEST(ElasticTest, GrowthWaitsForEveryGangMinimum) {
   w.AddJob("elastic", 2, 10);  // created first: would take everything FIFO
   w.AddJob("gang", 6, 6);
   w.Cycle();
-  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"elastic", 4}, {"gang", 6}}));
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"elastic", 4}, {"gang", 6}}));
 }
 
 TEST(ElasticTest, AnArrivingGangShrinksElasticJobsButNotBelowMinimum) {
@@ -148,7 +156,8 @@ TEST(ElasticTest, AnArrivingGangShrinksElasticJobsButNotBelowMinimum) {
   ASSERT_EQ(first.evictions.size(), 6u);
   for (const auto& e : first.evictions) EXPECT_EQ(e.reason, "elastic");
   w.Cycle();
-  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"elastic", 4}, {"gang", 6}}));
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"elastic", 4}, {"gang", 6}}));
 }
 
 TEST(ElasticTest, RebalancesToEqualSharesWithoutFlapping) {

@@ -29,27 +29,26 @@ bool Valid(api::TaskStatus s) {
 class Gang : public framework::Plugin {
  public:
   void OnSessionOpen(Session& s) override {
-    s.Register<framework::JobValid>(
-        [&s](const api::JobInfo& job, std::string* why) {
-          if (job.ValidCount() < job.min_member) {
-            *why = absl::StrCat("not enough pods for the gang: ",
-                                job.ValidCount(), " exist, spec.minMember is ",
-                                job.min_member);
-            return false;
-          }
-          if (!job.RoleMinimumsApply()) return true;
-          auto valid = CountByRole(s, job, Valid);
-          for (const auto& [role, min] : job.min_task_member) {
-            if (valid[role] < min) {
-              *why = absl::StrCat("not enough pods of task \"", role,
-                                  "\" for the gang: ", valid[role],
-                                  " exist, spec.minTaskMember[", role,
-                                  "] is ", min);
-              return false;
-            }
-          }
-          return true;
-        });
+    s.Register<framework::JobValid>([&s](const api::JobInfo& job,
+                                         std::string* why) {
+      if (job.ValidCount() < job.min_member) {
+        *why = absl::StrCat("not enough pods for the gang: ", job.ValidCount(),
+                            " exist, spec.minMember is ", job.min_member);
+        return false;
+      }
+      if (!job.RoleMinimumsApply()) return true;
+      auto valid = CountByRole(s, job, Valid);
+      for (const auto& [role, min] : job.min_task_member) {
+        if (valid[role] < min) {
+          *why =
+              absl::StrCat("not enough pods of task \"", role,
+                           "\" for the gang: ", valid[role],
+                           " exist, spec.minTaskMember[", role, "] is ", min);
+          return false;
+        }
+      }
+      return true;
+    });
     s.Register<framework::JobReady>(
         [&s](const api::JobInfo& job) { return Ready(s, job, 0); });
     s.Register<framework::JobStarving>([&s](const api::JobInfo& job) {
@@ -74,13 +73,14 @@ class Gang : public framework::Plugin {
         continue;
       }
       const int32_t pipelined = job.Count(api::TaskStatus::kPipelined);
-      if (job.fit_error.empty() || job.PendingCount() + pipelined == 0) continue;
+      if (job.fit_error.empty() || job.PendingCount() + pipelined == 0)
+        continue;
       if (job.source == api::GroupSource::kSinglePod) {
         job.message = job.fit_error;
       } else {
-        job.message = absl::StrCat(job.PendingCount() + pipelined, "/", job.tasks.size(),
-                                   " tasks in gang unschedulable: ",
-                                   job.fit_error);
+        job.message =
+            absl::StrCat(job.PendingCount() + pipelined, "/", job.tasks.size(),
+                         " tasks in gang unschedulable: ", job.fit_error);
       }
       // Said, not hidden: a pod waiting on evictions is still waiting.
       if (pipelined > 0) {

@@ -46,7 +46,7 @@ TEST_F(GangTest, ReadyNeedsMinMemberAndEveryRoleMinimum) {
   framework::Session s(Job(), policy_);
   framework::Statement stmt(s);
   for (api::TaskIndex t : {2, 3, 4, 5}) stmt.Allocate(t, 0);  // 4 workers
-  EXPECT_FALSE(s.Call<framework::JobReady>(s.job(0)));  // no ps yet
+  EXPECT_FALSE(s.Call<framework::JobReady>(s.job(0)));        // no ps yet
   stmt.Allocate(0, 0);
   EXPECT_TRUE(s.Call<framework::JobReady>(s.job(0)));
   stmt.Discard();

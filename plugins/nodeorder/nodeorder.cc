@@ -60,7 +60,8 @@ double LeastOrMost(const Weights& w, const api::TaskInfo& t,
 }
 
 // Volcano's binpack counts only the resources the task asks for.
-double Binpack(const Weights& w, const api::TaskInfo& t, const api::NodeInfo& n) {
+double Binpack(const Weights& w, const api::TaskInfo& t,
+               const api::NodeInfo& n) {
   double sum = 0, weights = 0;
   for (const auto& r : w.resources) {
     if (t.request().Get(r.id) == 0) continue;
@@ -83,27 +84,32 @@ double NodeAffinity(const api::TaskInfo& t, const api::NodeInfo& n) {
   double total = 0;
   for (const auto& p : t.placement().preferred_terms) total += p.weight;
   if (total <= 0) return 0;
-  return kMaxScore * api::MatchedPreferenceWeight(t.placement(), n.spec().labels, n.name()) / total;
+  return kMaxScore *
+         api::MatchedPreferenceWeight(t.placement(), n.spec().labels,
+                                      n.name()) /
+         total;
 }
 
 // Fewer untolerated PreferNoSchedule taints is better.
 double TaintToleration(const api::TaskInfo& t, const api::NodeInfo& n) {
-  return kMaxScore /
-         (1 + api::UntoleratedPreferNoSchedule(t.placement().tolerations, n.spec().taints));
+  return kMaxScore / (1 + api::UntoleratedPreferNoSchedule(
+                              t.placement().tolerations, n.spec().taints));
 }
 
 // Preferred inter-pod affinity in [-100, 100]: kube-scheduler's raw score
 // (weights times matching pods) over the weights of the pod's own
 // preferred terms. kube-scheduler rescales over all nodes instead; a fixed
 // scale keeps each node's score its own, so allocate can cache it.
-double PodAffinity(const Session& s, const api::TaskInfo& t, const api::NodeInfo& n,
-                   framework::TopologyScope scope) {
+double PodAffinity(const Session& s, const api::TaskInfo& t,
+                   const api::NodeInfo& n, framework::TopologyScope scope) {
   double raw = s.topology().AffinityScore(t, n, scope);
   if (raw == 0) return 0;
   double scale = 0;
   if (t.pod->inter_pod != nullptr) {
-    for (const auto& term : t.pod->inter_pod->preferred_affinity) scale += term.weight;
-    for (const auto& term : t.pod->inter_pod->preferred_anti_affinity) scale += term.weight;
+    for (const auto& term : t.pod->inter_pod->preferred_affinity)
+      scale += term.weight;
+    for (const auto& term : t.pod->inter_pod->preferred_anti_affinity)
+      scale += term.weight;
   }
   if (scale == 0) scale = kMaxScore;
   return std::clamp(kMaxScore * raw / scale, -kMaxScore, kMaxScore);
@@ -121,35 +127,38 @@ class NodeOrder : public framework::Plugin {
   explicit NodeOrder(Weights w) : w_(std::move(w)) {}
 
   void OnSessionOpen(Session& s) override {
-    s.Register<framework::NodeOrder>(
-        [this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
-          double score = 0;
-          if (w_.least_requested != 0) {
-            score += w_.least_requested * LeastOrMost(w_, t, n, true);
-          }
-          if (w_.most_requested != 0) {
-            score += w_.most_requested * LeastOrMost(w_, t, n, false);
-          }
-          if (w_.balanced != 0) score += w_.balanced * Balanced(t, n);
-          if (w_.node_affinity != 0) {
-            score += w_.node_affinity * NodeAffinity(t, n);
-          }
-          if (w_.taint_toleration != 0) {
-            score += w_.taint_toleration * TaintToleration(t, n);
-          }
-          if (w_.binpack != 0) score += w_.binpack * Binpack(w_, t, n);
-          if (t.topology_class != 0) {
-            score += w_.pod_affinity * PodAffinity(s, t, n, framework::TopologyScope::kNode) +
-                     w_.spread * Spread(s, t, n, framework::TopologyScope::kNode);
-          }
-          return score;
-        });
-    if (w_.pod_affinity == 0 && w_.spread == 0) return;
-    s.Register<framework::DomainOrder>([this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
-      if (t.topology_class == 0) return 0.0;
-      return w_.pod_affinity * PodAffinity(s, t, n, framework::TopologyScope::kDomain) +
-             w_.spread * Spread(s, t, n, framework::TopologyScope::kDomain);
+    s.Register<framework::NodeOrder>([this, &s](const api::TaskInfo& t,
+                                                const api::NodeInfo& n) {
+      double score = 0;
+      if (w_.least_requested != 0) {
+        score += w_.least_requested * LeastOrMost(w_, t, n, true);
+      }
+      if (w_.most_requested != 0) {
+        score += w_.most_requested * LeastOrMost(w_, t, n, false);
+      }
+      if (w_.balanced != 0) score += w_.balanced * Balanced(t, n);
+      if (w_.node_affinity != 0) {
+        score += w_.node_affinity * NodeAffinity(t, n);
+      }
+      if (w_.taint_toleration != 0) {
+        score += w_.taint_toleration * TaintToleration(t, n);
+      }
+      if (w_.binpack != 0) score += w_.binpack * Binpack(w_, t, n);
+      if (t.topology_class != 0) {
+        score += w_.pod_affinity *
+                     PodAffinity(s, t, n, framework::TopologyScope::kNode) +
+                 w_.spread * Spread(s, t, n, framework::TopologyScope::kNode);
+      }
+      return score;
     });
+    if (w_.pod_affinity == 0 && w_.spread == 0) return;
+    s.Register<framework::DomainOrder>(
+        [this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
+          if (t.topology_class == 0) return 0.0;
+          return w_.pod_affinity *
+                     PodAffinity(s, t, n, framework::TopologyScope::kDomain) +
+                 w_.spread * Spread(s, t, n, framework::TopologyScope::kDomain);
+        });
   }
 
  private:
@@ -237,9 +246,11 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> NewBinpack(
   // binpack.resources: "nvidia.com/gpu, example.com/foo", each weighted by
   // binpack.resources.<name> (default 1).
   std::string listed = args.GetString("binpack.resources", "");
-  for (absl::string_view name : absl::StrSplit(listed, ',', absl::SkipWhitespace())) {
+  for (absl::string_view name :
+       absl::StrSplit(listed, ',', absl::SkipWhitespace())) {
     std::string n(absl::StripAsciiWhitespace(name));
-    if (auto s = AddResource(args, n, "binpack.resources." + n, 1, &w.resources);
+    if (auto s =
+            AddResource(args, n, "binpack.resources." + n, 1, &w.resources);
         !s.ok()) {
       return s;
     }

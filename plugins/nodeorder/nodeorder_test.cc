@@ -30,7 +30,8 @@ class NodeOrderTest : public ::testing::Test {
     api::ClusterBuilder b;
     b.AddNode(Node("empty", {{"cpu", "8"}, {"memory", "16Gi"}}));
     b.AddNode(Node("half", {{"cpu", "8"}, {"memory", "16Gi"}}));
-    b.AddForeignPod("half", framework::testing::Res({{"cpu", "4"}, {"memory", "8Gi"}}));
+    b.AddForeignPod("half",
+                    framework::testing::Res({{"cpu", "4"}, {"memory", "8Gi"}}));
     api::JobInfo job;
     b.AddTask(Pod("p", {{"cpu", "1"}, {"memory", "1Gi"}}), b.AddJob(job));
     framework::Session s(std::move(b).Build(), *policy);
@@ -55,7 +56,8 @@ TEST_F(NodeOrderTest, MostRequestedAndBinpackPreferTheFullerNode) {
       "mostrequested.weight: 1, balancedresource.weight: 0, "
       "nodeaffinity.weight: 0, tainttoleration.weight: 0}\n");
   EXPECT_GT(h1, e1);
-  auto [e2, h2] = Scores("  - name: binpack\n    arguments: {binpack.weight: 2}\n");
+  auto [e2, h2] =
+      Scores("  - name: binpack\n    arguments: {binpack.weight: 2}\n");
   EXPECT_DOUBLE_EQ(h2, 2 * 100 * (5.0 / 8 + 9.0 / 16) / 2);
   EXPECT_GT(h2, e2);
 }
@@ -71,11 +73,13 @@ TEST_F(NodeOrderTest, PerResourceWeights) {
 }
 
 TEST_F(NodeOrderTest, BadArgumentsAreRefused) {
-  EXPECT_EQ(Build("  - name: nodeorder\n    arguments: {leastrequested.weight: lots}\n")
-                .status()
-                .message(),
-            "p.yaml:4: plugin nodeorder: arguments.leastrequested.weight: "
-            "expected a number, got \"lots\"");
+  EXPECT_EQ(
+      Build(
+          "  - name: nodeorder\n    arguments: {leastrequested.weight: lots}\n")
+          .status()
+          .message(),
+      "p.yaml:4: plugin nodeorder: arguments.leastrequested.weight: "
+      "expected a number, got \"lots\"");
   EXPECT_EQ(Build("  - name: binpack\n    arguments: {binpack.cpu: -1}\n")
                 .status()
                 .message(),
@@ -84,12 +88,14 @@ TEST_F(NodeOrderTest, BadArgumentsAreRefused) {
 }
 
 TEST_F(NodeOrderTest, VolcanoArgumentsShoalDoesNotUseAreReported) {
-  auto policy = Build("  - name: nodeorder\n    arguments: {imagelocality.weight: 2}\n");
+  auto policy =
+      Build("  - name: nodeorder\n    arguments: {imagelocality.weight: 2}\n");
   ASSERT_TRUE(policy.ok());
   ASSERT_EQ(policy->warnings.size(), 1u);
-  EXPECT_EQ(policy->warnings[0],
-            "p.yaml:4: plugin nodeorder: argument \"imagelocality.weight\" is not "
-            "used by Shoal; ignored");
+  EXPECT_EQ(
+      policy->warnings[0],
+      "p.yaml:4: plugin nodeorder: argument \"imagelocality.weight\" is not "
+      "used by Shoal; ignored");
 }
 
 }  // namespace

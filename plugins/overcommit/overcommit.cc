@@ -29,7 +29,8 @@ class Overcommit : public framework::Plugin {
       if (job.phase != api::PodGroupPhase::kInqueue) continue;
       room_ -= c.UnheldMinimum(job);
     }
-    s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job, std::string* why) {
+    s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job,
+                                                     std::string* why) {
       // What it already holds is in `used`; only the rest is promised.
       api::Resource minimum = s.cluster().UnheldMinimum(job);
       if (!minimum.LessEqualWhere(room_, minimum)) {
@@ -37,11 +38,14 @@ class Overcommit : public framework::Plugin {
         minimum.ForEachShortage(room_, [&](api::ResourceId id) {
           api::QuantityScale scale = api::ScaleOf(id);
           short_of.push_back(absl::StrCat(
-              api::ResourceName(id), " needs ", api::FormatQuantity(minimum.Get(id), scale),
-              ", ", api::FormatQuantity(std::max<int64_t>(room_.Get(id), 0), scale), " left"));
+              api::ResourceName(id), " needs ",
+              api::FormatQuantity(minimum.Get(id), scale), ", ",
+              api::FormatQuantity(std::max<int64_t>(room_.Get(id), 0), scale),
+              " left"));
         });
         *why = absl::StrFormat(
-            "the gang's minimum does not fit what the cluster can still promise "
+            "the gang's minimum does not fit what the cluster can still "
+            "promise "
             "(%s; idle x overcommit-factor %g, less gangs already admitted)",
             absl::StrJoin(short_of, ", "), factor_);
         return -1;
@@ -58,14 +62,16 @@ class Overcommit : public framework::Plugin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments& args) {
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments& args) {
   auto factor = args.GetDouble("overcommit-factor", kDefaultFactor);
   if (!factor.ok()) return factor.status();
   if (*factor < 1) {
     // Volcano falls back to its default here; so does Shoal, but says so.
-    args.Warn(absl::StrFormat(
-        "arguments.overcommit-factor: must be >= 1, got %g; using the default %g instead",
-        *factor, kDefaultFactor));
+    args.Warn(
+        absl::StrFormat("arguments.overcommit-factor: must be >= 1, got %g; "
+                        "using the default %g instead",
+                        *factor, kDefaultFactor));
     return std::make_unique<Overcommit>(kDefaultFactor);
   }
   return std::make_unique<Overcommit>(*factor);

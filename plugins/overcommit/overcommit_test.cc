@@ -15,8 +15,10 @@ class OvercommitTest : public ::testing::Test {
   OvercommitTest() { registry_.Add("overcommit", New); }
   absl::StatusOr<framework::Policy> Build(const std::string& args) {
     auto c = framework::ParseSchedulerConfig(
-        "actions: enqueue\ntiers:\n- plugins:\n  - name: overcommit\n" + args, "o.yaml");
-    return framework::BuildPolicy(*c, registry_, framework::testing::IdleActions());
+        "actions: enqueue\ntiers:\n- plugins:\n  - name: overcommit\n" + args,
+        "o.yaml");
+    return framework::BuildPolicy(*c, registry_,
+                                  framework::testing::IdleActions());
   }
   framework::PluginRegistry registry_;
 };
@@ -33,9 +35,11 @@ TEST_F(OvercommitTest, AdmitsUpToIdleTimesFactor) {
   std::string why;
   EXPECT_TRUE(s.Call<framework::JobEnqueueable>(s.job(0), &why));
   EXPECT_FALSE(s.Call<framework::JobEnqueueable>(s.job(1), &why));
-  EXPECT_EQ(why,
-            "the gang's minimum does not fit what the cluster can still promise (cpu needs 6, "
-            "5 left; idle x overcommit-factor 1.5, less gangs already admitted)");
+  EXPECT_EQ(
+      why,
+      "the gang's minimum does not fit what the cluster can still promise (cpu "
+      "needs 6, "
+      "5 left; idle x overcommit-factor 1.5, less gangs already admitted)");
 }
 
 // Volcano falls back to its default for a factor below 1; Shoal does the
@@ -45,7 +49,8 @@ TEST_F(OvercommitTest, FactorBelowOneFallsBackToTheDefaultWithAWarning) {
   ASSERT_TRUE(policy.ok()) << policy.status();
   ASSERT_EQ(policy->warnings.size(), 1u);
   EXPECT_EQ(policy->warnings[0],
-            "o.yaml:4: plugin overcommit: arguments.overcommit-factor: must be >= 1, got 0.5; "
+            "o.yaml:4: plugin overcommit: arguments.overcommit-factor: must be "
+            ">= 1, got 0.5; "
             "using the default 1.2 instead");
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "10"}}));

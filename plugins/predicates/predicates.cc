@@ -24,8 +24,8 @@ bool StaticFilter(const api::PlacementConstraints& c, const api::NodeInfo& n,
                   Reasons* why) {
   const api::NodeSpec& node = n.spec();
   if (!node.ready) return Refuse(why, "node(s) were not ready");
-  if (node.unschedulable && !api::ToleratesAll(c.tolerations,
-                                               kUnschedulableTaint)) {
+  if (node.unschedulable &&
+      !api::ToleratesAll(c.tolerations, kUnschedulableTaint)) {
     return Refuse(why, "node(s) were unschedulable");
   }
   for (const api::Taint& taint : node.taints) {

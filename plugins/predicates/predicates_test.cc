@@ -20,7 +20,8 @@ class PredicatesTest : public ::testing::Test {
   }
 
   // Why `c` may not use `node`, or "" when it may.
-  std::string Why(const api::PlacementConstraints& c, std::shared_ptr<api::NodeSpec> node) {
+  std::string Why(const api::PlacementConstraints& c,
+                  std::shared_ptr<api::NodeSpec> node) {
     api::ClusterBuilder b;
     b.AddNode(node);
     framework::Session s(std::move(b).Build(), policy_);
@@ -44,7 +45,8 @@ TEST_F(PredicatesTest, NotReadyAndCordonedNodes) {
   node->unschedulable = true;
   EXPECT_EQ(Why(c, node), "node(s) were unschedulable");
   c.tolerations.push_back({"node.kubernetes.io/unschedulable",
-                           api::Toleration::Operator::kExists, "", std::nullopt});
+                           api::Toleration::Operator::kExists, "",
+                           std::nullopt});
   EXPECT_EQ(Why(c, node), "");
 }
 
@@ -75,7 +77,8 @@ TEST_F(PredicatesTest, SelectorAndAffinity) {
   t.match_expressions.push_back({"cores", api::SelectorOperator::kGt, {"100"}});
   c.required_terms = std::vector<api::NodeSelectorTerm>{t};
   EXPECT_EQ(Why(c, node), "node(s) didn't match Pod's node affinity/selector");
-  c.required_terms->front().match_expressions[0].op = api::SelectorOperator::kLt;
+  c.required_terms->front().match_expressions[0].op =
+      api::SelectorOperator::kLt;
   EXPECT_EQ(Why(c, node), "");
 }
 
@@ -83,10 +86,12 @@ TEST_F(PredicatesTest, SelectorAndAffinity) {
 // node affinity, as kube-scheduler's VolumeBinding then VolumeZone.
 TEST_F(PredicatesTest, VolumeNodeAffinityThenVolumeZone) {
   auto node = Node("node-b", {{"cpu", "1"}});
-  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
-                              {"topology.kubernetes.io/zone", std::string("z1")}});
+  node->labels =
+      api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
+                   {"topology.kubernetes.io/zone", std::string("z1")}});
   api::NodeSelectorTerm on_a, on_b;
-  on_a.match_fields.push_back({"metadata.name", api::SelectorOperator::kIn, {"node-a"}});
+  on_a.match_fields.push_back(
+      {"metadata.name", api::SelectorOperator::kIn, {"node-a"}});
   on_b.match_expressions.push_back(
       {"kubernetes.io/hostname", api::SelectorOperator::kIn, {"node-b"}});
   api::PlacementConstraints c;
@@ -109,31 +114,36 @@ TEST_F(PredicatesTest, VolumeNodeAffinityThenVolumeZone) {
       api::Labels({{"topology.kubernetes.io/zone", std::string("z3__z1")}}));
   EXPECT_EQ(Why(c, node), "");
   // A volume's beta label against the node's GA one.
-  c.volume_zones = api::VolumeZoneTerms(
-      api::Labels({{"failure-domain.beta.kubernetes.io/zone", std::string("z1")}}));
+  c.volume_zones = api::VolumeZoneTerms(api::Labels(
+      {{"failure-domain.beta.kubernetes.io/zone", std::string("z1")}}));
   EXPECT_EQ(Why(c, node), "");
   // A node without zone or region labels takes any volume.
-  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")}});
+  node->labels =
+      api::Labels({{"kubernetes.io/hostname", std::string("node-b")}});
   c.volume_zones = api::VolumeZoneTerms(
       api::Labels({{"topology.kubernetes.io/region", std::string("eu")}}));
   EXPECT_EQ(Why(c, node), "");
   // One with only a zone label lacks the region the volume names.
-  node->labels = api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
-                              {"topology.kubernetes.io/zone", std::string("z1")}});
+  node->labels =
+      api::Labels({{"kubernetes.io/hostname", std::string("node-b")},
+                   {"topology.kubernetes.io/zone", std::string("z1")}});
   EXPECT_EQ(Why(c, node), "node(s) had no available volume zone");
 }
 
 TEST_F(PredicatesTest, ResourceFitNamesEveryShortage) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "1"}}));
-  auto pod = Pod("p", {{"cpu", "2"}, {"memory", "512Mi"}, {"nvidia.com/gpu", "1"}});
+  auto pod =
+      Pod("p", {{"cpu", "2"}, {"memory", "512Mi"}, {"nvidia.com/gpu", "1"}});
   api::JobInfo job;
   b.AddTask(pod, b.AddJob(job));
   framework::Session s(std::move(b).Build(), policy_);
   framework::Reasons why;
   EXPECT_FALSE(s.FitsExplained(s.task(0), s.node(0), s.node(0).idle(), &why));
-  EXPECT_EQ(why, (framework::Reasons{"Insufficient cpu", "Insufficient nvidia.com/gpu"}));
-  s.node(0).Add(framework::testing::Res({{"pods", "1"}}), api::TaskStatus::kRunning);
+  EXPECT_EQ(why, (framework::Reasons{"Insufficient cpu",
+                                     "Insufficient nvidia.com/gpu"}));
+  s.node(0).Add(framework::testing::Res({{"pods", "1"}}),
+                api::TaskStatus::kRunning);
   why.clear();
   EXPECT_FALSE(s.FitsExplained(s.task(0), s.node(0), s.node(0).idle(), &why));
   EXPECT_EQ(why, (framework::Reasons{"Insufficient cpu", "Too many pods",

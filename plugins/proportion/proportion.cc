@@ -34,29 +34,30 @@ class Proportion : public framework::Plugin {
     WaterFill(c);
     for (size_t q = 0; q < shares_.size(); ++q) UpdateShare(q);
 
-    s.Register<framework::QueueOrder>([this, &s](const api::QueueInfo& a,
-                                                 const api::QueueInfo& b) {
-      // spec.priority first, as Volcano orders queues; then least share.
-      if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
-      double sa = Of(s, a).share, sb = Of(s, b).share;
-      return sa < sb ? -1 : (sa > sb ? 1 : 0);
-    });
+    s.Register<framework::QueueOrder>(
+        [this, &s](const api::QueueInfo& a, const api::QueueInfo& b) {
+          // spec.priority first, as Volcano orders queues; then least share.
+          if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
+          double sa = Of(s, a).share, sb = Of(s, b).share;
+          return sa < sb ? -1 : (sa > sb ? 1 : 0);
+        });
     // Above its deserved share in its dominant resource. (Volcano asks for
     // every resource at or above deserved, which lets a queue holding far
     // more cpu than it deserves stop counting as overused as soon as it
     // dips below its deserved memory.)
-    s.Register<framework::Overused>([this, &s](const api::QueueInfo& q) {
-      return Of(s, q).share > 1;
-    });
+    s.Register<framework::Overused>(
+        [this, &s](const api::QueueInfo& q) { return Of(s, q).share > 1; });
     s.Register<framework::Allocatable>(
         [this, &s](const api::QueueInfo& q, const api::TaskInfo& t) {
           const QueueShare& qs = Of(s, q);
-          return (qs.allocated + t.request()).LessEqualWhere(qs.deserved, t.request());
+          return (qs.allocated + t.request())
+              .LessEqualWhere(qs.deserved, t.request());
         });
     // Victims only from queues above their deserved share, and only while
     // they stay above it.
     s.Register<framework::Reclaimable>(
-        [this, &s](const api::TaskInfo&, const std::vector<api::TaskIndex>& candidates) {
+        [this, &s](const api::TaskInfo&,
+                   const std::vector<api::TaskIndex>& candidates) {
           std::vector<api::Resource> left(shares_.size());
           std::vector<bool> seen(shares_.size(), false);
           std::vector<api::TaskIndex> victims;
@@ -90,28 +91,33 @@ class Proportion : public framework::Plugin {
           // `committed`; only the rest of its minimum is new.
           api::Resource extra = s.cluster().UnheldMinimum(job);
           api::Resource after = extra;
-          auto from = preempting ? qs.committed.lower_bound(job.priority) : qs.committed.begin();
-          for (auto it = from; it != qs.committed.end(); ++it) after += it->second;
-          const char* counting = preempting
-                                     ? "counting running pods and admitted gangs of this "
-                                       "priority or higher"
-                                     : "counting running pods and admitted gangs";
+          auto from = preempting ? qs.committed.lower_bound(job.priority)
+                                 : qs.committed.begin();
+          for (auto it = from; it != qs.committed.end(); ++it)
+            after += it->second;
+          const char* counting =
+              preempting ? "counting running pods and admitted gangs of this "
+                           "priority or higher"
+                         : "counting running pods and admitted gangs";
           if (!after.LessEqualWhere(qs.real_capability, minimum)) {
             *why = absl::StrCat("queue ", job.queue, " is full (",
-                                Overshoot(after, qs.real_capability, minimum), ", ", counting, ")");
+                                Overshoot(after, qs.real_capability, minimum),
+                                ", ", counting, ")");
             return -1;
           }
           if (!after.LessEqualWhere(qs.deserved, minimum)) {
-            *why = absl::StrCat("queue ", job.queue, " has reached its deserved share (",
-                                Overshoot(after, qs.deserved, minimum), ", ", counting,
-                                "); allocate would not place it");
+            *why = absl::StrCat("queue ", job.queue,
+                                " has reached its deserved share (",
+                                Overshoot(after, qs.deserved, minimum), ", ",
+                                counting, "); allocate would not place it");
             return -1;
           }
           qs.committed[job.priority] += extra;
           return 1;
         });
-    s.AddEventHandler({[this, &s](const api::TaskInfo& t) { Account(s, t, +1); },
-                       [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});
+    s.AddEventHandler(
+        {[this, &s](const api::TaskInfo& t) { Account(s, t, +1); },
+         [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});
   }
 
  private:
@@ -121,14 +127,16 @@ class Proportion : public framework::Plugin {
 
   // "cpu would reach 12 of 10, memory would reach ..." for the resources
   // the job asks for that `after` takes past `limit`.
-  static std::string Overshoot(const api::Resource& after, const api::Resource& limit,
+  static std::string Overshoot(const api::Resource& after,
+                               const api::Resource& limit,
                                const api::Resource& minimum) {
     std::vector<std::string> over;
     after.ForEachShortage(limit, [&](api::ResourceId id) {
       if (minimum.Get(id) == 0) return;
       api::QuantityScale scale = api::ScaleOf(id);
       over.push_back(absl::StrCat(api::ResourceName(id), " would reach ",
-                                  api::FormatQuantity(after.Get(id), scale), " of ",
+                                  api::FormatQuantity(after.Get(id), scale),
+                                  " of ",
                                   api::FormatQuantity(limit.Get(id), scale)));
     });
     return absl::StrJoin(over, ", ");
@@ -159,7 +167,8 @@ class Proportion : public framework::Plugin {
       for (api::TaskIndex t : job.tasks) {
         const api::TaskInfo& task = c.tasks[t];
         if (api::HoldsShare(task.status)) held += task.request();
-        if (api::HoldsShare(task.status) || task.status == api::TaskStatus::kPending) {
+        if (api::HoldsShare(task.status) ||
+            task.status == api::TaskStatus::kPending) {
           wants += task.request();
         }
       }
@@ -228,7 +237,8 @@ class Proportion : public framework::Plugin {
         if (qs.satisfied) continue;
         const api::QueueInfo& queue = c.queues[q];
         api::Resource before = qs.deserved;
-        qs.deserved += remaining.Scaled(static_cast<double>(queue.weight) / weight);
+        qs.deserved +=
+            remaining.Scaled(static_cast<double>(queue.weight) / weight);
         qs.deserved.MinWith(qs.real_capability);
         qs.deserved.MinWith(qs.request);
         qs.deserved.MaxWith(queue.guarantee);
@@ -258,7 +268,8 @@ class Proportion : public framework::Plugin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments&) {
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments&) {
   return std::make_unique<Proportion>();
 }
 

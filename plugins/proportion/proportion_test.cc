@@ -17,11 +17,13 @@ class ProportionTest : public ::testing::Test {
   ProportionTest() {
     registry_.Add("proportion", New);
     policy_ = framework::testing::MustPolicy(
-        "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n", registry_, actions_);
+        "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n",
+        registry_, actions_);
   }
   // 10 cpu; queues a (weight 1) and b (weight 3); `a_demand`/`b_demand`
   // pending 1-cpu pods each.
-  api::ClusterInfo Cluster(int a_demand, int b_demand, std::optional<api::Resource> a_cap = {},
+  api::ClusterInfo Cluster(int a_demand, int b_demand,
+                           std::optional<api::Resource> a_cap = {},
                            api::Resource a_guarantee = {}) {
     api::ClusterBuilder b;
     b.AddNode(Node("n", {{"cpu", "10"}, {"pods", "1000"}}));
@@ -74,10 +76,12 @@ TEST_F(ProportionTest, UnusedShareFlowsToWhoeverWantsIt) {
 
 TEST_F(ProportionTest, CapabilityAndGuarantee) {
   api::Resource cap = Res({{"cpu", "1"}});
-  for (int id = 1; id < api::ResourceNameCount(); ++id) cap.Set(id, api::kUnlimited);
+  for (int id = 1; id < api::ResourceNameCount(); ++id)
+    cap.Set(id, api::kUnlimited);
   framework::Session capped(Cluster(20, 0, cap), policy_);
   EXPECT_EQ(Admitted(capped, "a", 0), 1);
-  framework::Session guaranteed(Cluster(20, 20, std::nullopt, Res({{"cpu", "6"}})), policy_);
+  framework::Session guaranteed(
+      Cluster(20, 20, std::nullopt, Res({{"cpu", "6"}})), policy_);
   EXPECT_EQ(Admitted(guaranteed, "a", 0), 6);
 }
 
@@ -101,13 +105,17 @@ TEST_F(ProportionTest, OrderOverusedAndReclaimable) {
   EXPECT_FALSE(s.Call<framework::Overused>(b));
   EXPECT_TRUE(s.QueueBefore(b, a));  // the emptier queue goes first
   // Victims only down to a's deserved share (2.5 cpu): 2 of the 5.
-  std::vector<api::TaskIndex> all(s.job(0).tasks.begin(), s.job(0).tasks.begin() + 5);
-  EXPECT_EQ(s.Call<framework::Reclaimable>(s.task(s.job(1).tasks[0]), all).size(), 3u);
+  std::vector<api::TaskIndex> all(s.job(0).tasks.begin(),
+                                  s.job(0).tasks.begin() + 5);
+  EXPECT_EQ(
+      s.Call<framework::Reclaimable>(s.task(s.job(1).tasks[0]), all).size(),
+      3u);
 }
 
 TEST_F(ProportionTest, AdmissionVotes) {
   api::Resource cap = Res({{"cpu", "3"}});
-  for (int id = 1; id < api::ResourceNameCount(); ++id) cap.Set(id, api::kUnlimited);
+  for (int id = 1; id < api::ResourceNameCount(); ++id)
+    cap.Set(id, api::kUnlimited);
   framework::Session s(Cluster(5, 20, cap), policy_);
   std::string why;
   // a's 5-pod gang (minMember 1: one pod) is within its share: permitted.
@@ -118,7 +126,8 @@ TEST_F(ProportionTest, AdmissionVotes) {
   s2.job(0).min_member = 5;
   EXPECT_FALSE(s2.Call<framework::JobEnqueueable>(s2.job(0), &why));
   EXPECT_EQ(why,
-            "queue a is full (cpu would reach 5 of 3, counting running pods and admitted gangs)");
+            "queue a is full (cpu would reach 5 of 3, counting running pods "
+            "and admitted gangs)");
 }
 
 }  // namespace

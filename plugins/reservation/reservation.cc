@@ -33,27 +33,34 @@ class Reservation : public framework::Plugin {
     if (target == api::kNone) return;
     // Nobody is admitted ahead of the gang while it waits for admission:
     // otherwise younger jobs take every bit of room admission frees.
-    s.Register<framework::JobEnqueueable>([this, &s, target](const api::JobInfo& job,
-                                                             std::string* why) {
-      const api::JobInfo& held_for = s.cluster().jobs[target];
-      if (&job == &held_for || held_for.phase != api::PodGroupPhase::kPending) return 0;
-      *why = absl::StrCat("admission is held for podgroup ", held_for.Key(),
-                          ", which has waited longer than ", absl::FormatDuration(wait_limit_));
-      return -1;
-    });
-    s.Register<framework::Fit>([this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
-                                                  const api::Resource&, framework::Reasons* why) {
-      api::NodeIndex i = static_cast<api::NodeIndex>(&n - s.cluster().nodes.data());
-      if (!reserved_[i] || t.job == target) return true;
-      if (why != nullptr) why->push_back("node(s) were reserved for a gang waiting too long");
-      return false;
-    });
+    s.Register<framework::JobEnqueueable>(
+        [this, &s, target](const api::JobInfo& job, std::string* why) {
+          const api::JobInfo& held_for = s.cluster().jobs[target];
+          if (&job == &held_for ||
+              held_for.phase != api::PodGroupPhase::kPending)
+            return 0;
+          *why = absl::StrCat("admission is held for podgroup ", held_for.Key(),
+                              ", which has waited longer than ",
+                              absl::FormatDuration(wait_limit_));
+          return -1;
+        });
+    s.Register<framework::Fit>(
+        [this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
+                           const api::Resource&, framework::Reasons* why) {
+          api::NodeIndex i =
+              static_cast<api::NodeIndex>(&n - s.cluster().nodes.data());
+          if (!reserved_[i] || t.job == target) return true;
+          if (why != nullptr)
+            why->push_back("node(s) were reserved for a gang waiting too long");
+          return false;
+        });
   }
 
  private:
   static api::JobIndex Find(const Session& s, const std::string& key) {
     if (key.empty()) return api::kNone;
-    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
+    for (api::JobIndex j = 0;
+         j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
       if (s.cluster().jobs[j].Key() == key) return j;
     }
     return api::kNone;
@@ -67,17 +74,18 @@ class Reservation : public framework::Plugin {
   api::JobIndex Elect(Session& s) {
     const api::ClusterInfo& c = s.cluster();
     api::JobIndex oldest = api::kNone;
-    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size()); ++j) {
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
+         ++j) {
       const api::JobInfo& job = c.jobs[j];
       // Waiting for admission is waiting too: held nodes drain, and the
       // idle room they leave is what admission control needs to see.
       // A lone pod takes the next hole anyway; holding nodes is for gangs.
       if (job.min_member < 2 || Started(job) || job.group_missing ||
-          c.now - job.created < wait_limit_ ||
-          job.queue_index == api::kNone) {
+          c.now - job.created < wait_limit_ || job.queue_index == api::kNone) {
         continue;
       }
-      if (oldest == api::kNone || job.created < c.jobs[oldest].created) oldest = j;
+      if (oldest == api::kNone || job.created < c.jobs[oldest].created)
+        oldest = j;
     }
     if (oldest == api::kNone) return api::kNone;
     const api::JobInfo& job = c.jobs[oldest];
@@ -86,18 +94,21 @@ class Reservation : public framework::Plugin {
     for (api::TaskIndex t : job.tasks) {
       const api::TaskInfo& task = c.tasks[t];
       if (task.status != api::TaskStatus::kPending) continue;
-      if (biggest == nullptr || biggest->request().DominantShare(c.total_allocatable) <
-                                    task.request().DominantShare(c.total_allocatable)) {
+      if (biggest == nullptr ||
+          biggest->request().DominantShare(c.total_allocatable) <
+              task.request().DominantShare(c.total_allocatable)) {
         biggest = &task;
       }
     }
     if (biggest == nullptr) return api::kNone;
     std::vector<api::NodeIndex> nodes = s.Feasible(biggest->placement()).nodes;
     // Emptiest first: those free up soonest.
-    std::stable_sort(nodes.begin(), nodes.end(), [&c, biggest](api::NodeIndex a, api::NodeIndex b) {
-      return c.nodes[a].used().DominantShare(c.nodes[a].allocatable()) <
-             c.nodes[b].used().DominantShare(c.nodes[b].allocatable());
-    });
+    std::stable_sort(
+        nodes.begin(), nodes.end(),
+        [&c, biggest](api::NodeIndex a, api::NodeIndex b) {
+          return c.nodes[a].used().DominantShare(c.nodes[a].allocatable()) <
+                 c.nodes[b].used().DominantShare(c.nodes[b].allocatable());
+        });
     int32_t needed = job.min_member - job.ReadyCount();
     for (api::NodeIndex n : nodes) {
       if (needed <= 0) break;
@@ -125,13 +136,16 @@ class Reservation : public framework::Plugin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::Arguments& args) {
+absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+    const framework::Arguments& args) {
   std::string text = args.GetString("waitLimit", "5m");
   absl::Duration limit;
   if (!absl::ParseDuration(text, &limit) || limit < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        args.owner(), ": arguments.waitLimit: expected a duration such as \"90s\" or \"5m\", got \"",
-        text, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(args.owner(),
+                     ": arguments.waitLimit: expected a duration such as "
+                     "\"90s\" or \"5m\", got \"",
+                     text, "\""));
   }
   return std::make_unique<Reservation>(limit);
 }

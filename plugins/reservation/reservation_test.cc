@@ -38,9 +38,10 @@ int CycleGangRuns(const std::string& policy_yaml, int cycles) {
   absl::Time now = absl::FromUnixSeconds(1700000000);
   cache::Cache cache("shoal", [&now] { return now; });
   std::map<std::string, absl::Time> finishes;
-  for (int n = 0; n < 10; ++n) cache.UpsertNode(Node(absl::StrCat("n", n), {{"cpu", "8"}}));
-  auto add = [&](const std::string& name, const std::string& group, int min, absl::Time created,
-                 const std::string& node) {
+  for (int n = 0; n < 10; ++n)
+    cache.UpsertNode(Node(absl::StrCat("n", n), {{"cpu", "8"}}));
+  auto add = [&](const std::string& name, const std::string& group, int min,
+                 absl::Time created, const std::string& node) {
     api::JobInfo job;
     job.ns = "default";
     job.name = group;
@@ -64,8 +65,8 @@ int CycleGangRuns(const std::string& policy_yaml, int cycles) {
   }
   for (int i = 0; i < 40; ++i) add(absl::StrCat("big-", i), "big", 40, now, "");
 
-  framework::Policy policy = framework::testing::MustPolicy(policy_yaml, BuiltinPlugins(),
-                                                            actions::BuiltinActions());
+  framework::Policy policy = framework::testing::MustPolicy(
+      policy_yaml, BuiltinPlugins(), actions::BuiltinActions());
   int small = 0;
   for (int cycle = 0; cycle < cycles; ++cycle) {
     for (auto it = finishes.begin(); it != finishes.end();) {
@@ -104,7 +105,9 @@ TEST(ReservationTest, WithoutItTheGangStarves) {
 }
 
 TEST(ReservationTest, WithItTheGangRunsOnceReservedNodesDrain) {
-  std::string policy = std::string(kBase) + "  - name: reservation\n    arguments: {waitLimit: 60s}\n";
+  std::string policy =
+      std::string(kBase) +
+      "  - name: reservation\n    arguments: {waitLimit: 60s}\n";
   int cycle = CycleGangRuns(policy, 40);
   ASSERT_NE(cycle, -1);
   // Reserved at 60 s (cycle 6); the pods already on those nodes run at
@@ -116,7 +119,8 @@ TEST(ReservationTest, WithItTheGangRunsOnceReservedNodesDrain) {
 TEST(ReservationTest, BadWaitLimitIsRefused) {
   framework::Arguments args("plugin reservation", {{"waitLimit", "soon"}});
   EXPECT_EQ(New(args).status().message(),
-            "plugin reservation: arguments.waitLimit: expected a duration such as \"90s\" or "
+            "plugin reservation: arguments.waitLimit: expected a duration such "
+            "as \"90s\" or "
             "\"5m\", got \"soon\"");
 }
 

@@ -38,9 +38,10 @@ std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
       tasks.push_back(t);
     }
   }
-  std::stable_sort(tasks.begin(), tasks.end(), [&s](api::TaskIndex a, api::TaskIndex b) {
-    return s.TaskBefore(s.task(a), s.task(b));
-  });
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [&s](api::TaskIndex a, api::TaskIndex b) {
+                     return s.TaskBefore(s.task(a), s.task(b));
+                   });
   return tasks;
 }
 
@@ -49,12 +50,10 @@ class Allocate : public framework::Action {
   explicit Allocate(bool strict_order) : strict_order_(strict_order) {}
 
   void Execute(Session& s) override {
-    PendingJobs jobs(
-        s,
-        [&s](api::JobInfo& job) {
-          return job.PendingCount() > 0 && s.JobAdmitted(job) &&
-                 s.JobSchedulable(job, &job.message);
-        });
+    PendingJobs jobs(s, [&s](api::JobInfo& job) {
+      return job.PendingCount() > 0 && s.JobAdmitted(job) &&
+             s.JobSchedulable(job, &job.message);
+    });
     // No queue is passed over whole for being above its share: the tiers'
     // Allocatable answer decides task by task, so a queue above its share
     // of GPUs still places a job that asks for cpu only (a queue at its
@@ -73,26 +72,28 @@ class Allocate : public framework::Action {
       // jobs behind it say so.
       if (strict_order_ && !s.Call<framework::JobReady>(s.job(j))) {
         for (api::JobIndex behind : jobs.CloseQueueOf(j)) {
-          s.job(behind).message = absl::StrCat(
-              "waiting behind podgroup ", s.job(j).Key(),
-              ", which cannot start yet (allocate strictOrder: jobs of a queue start in order)");
+          s.job(behind).message =
+              absl::StrCat("waiting behind podgroup ", s.job(j).Key(),
+                           ", which cannot start yet (allocate strictOrder: "
+                           "jobs of a queue start in order)");
         }
       }
       cursors.erase(j);
     }
     if (growing.empty()) return;
-    PendingJobs growers(
-        s,
-        [&](api::JobInfo& job) {
-          return growing.count(static_cast<api::JobIndex>(&job - s.cluster().jobs.data())) > 0;
-        });
-    for (api::JobIndex j = growers.Next(); j != api::kNone; j = growers.Next()) {
+    PendingJobs growers(s, [&](api::JobInfo& job) {
+      return growing.count(static_cast<api::JobIndex>(
+                 &job - s.cluster().jobs.data())) > 0;
+    });
+    for (api::JobIndex j = growers.Next(); j != api::kNone;
+         j = growers.Next()) {
       if (PlaceSome(s, j, CursorFor(s, j, cursors))) growers.Push(j);
     }
   }
 
  private:
-  static JobCursor& CursorFor(Session& s, api::JobIndex j, std::map<api::JobIndex, JobCursor>& cursors) {
+  static JobCursor& CursorFor(Session& s, api::JobIndex j,
+                              std::map<api::JobIndex, JobCursor>& cursors) {
     auto it = cursors.find(j);
     if (it == cursors.end()) {
       it = cursors.emplace(j, JobCursor(s)).first;
@@ -119,10 +120,12 @@ class Allocate : public framework::Action {
     const size_t first = cursor.next;
     Attempt attempt = TryPlace(s, j, cursor);
     if (attempt == Attempt::kFailed && !s.Call<framework::JobReady>(s.job(j)) &&
-        first < cursor.tasks.size() && WantsTogether(s.task(cursor.tasks[first]))) {
+        first < cursor.tasks.size() &&
+        WantsTogether(s.task(cursor.tasks[first]))) {
       // The first pod of a gang that must share a domain went where the
       // scores sent it; the gang may fit whole in another domain.
-      for (const std::string& domain : cursor.picker.Domains(s.task(cursor.tasks[first]))) {
+      for (const std::string& domain :
+           cursor.picker.Domains(s.task(cursor.tasks[first]))) {
         cursor.picker.RestrictTo(domain);
         cursor.next = first;
         attempt = TryPlace(s, j, cursor);
@@ -134,7 +137,8 @@ class Allocate : public framework::Action {
     if (attempt == Attempt::kFailed && cursor.fit == JobCursor::Fit::kScores &&
         !s.Call<framework::JobReady>(s.job(j)) && Unequal(s, cursor, first)) {
       PackingOrder(s, s.job(j), cursor, first);
-      for (JobCursor::Fit fit : {JobCursor::Fit::kTightest, JobCursor::Fit::kFirst}) {
+      for (JobCursor::Fit fit :
+           {JobCursor::Fit::kTightest, JobCursor::Fit::kFirst}) {
         cursor.fit = fit;
         cursor.next = first;
         attempt = TryPlace(s, j, cursor);
@@ -167,13 +171,16 @@ class Allocate : public framework::Action {
       api::TaskIndex t = cursor.tasks[cursor.next];
       const api::TaskInfo& task = s.task(t);
       if (!s.Call<framework::Allocatable>(queue, task)) {
-        job.fit_error = absl::StrCat("queue ", queue.name,
-                                     " has reached its deserved share of the cluster");
+        job.fit_error =
+            absl::StrCat("queue ", queue.name,
+                         " has reached its deserved share of the cluster");
         break;
       }
-      api::NodeIndex n = cursor.fit == JobCursor::Fit::kTightest ? cursor.picker.TightestFit(task)
-                         : cursor.fit == JobCursor::Fit::kFirst  ? cursor.picker.FirstFit(task)
-                                                                 : cursor.picker.Best(task);
+      api::NodeIndex n = cursor.fit == JobCursor::Fit::kTightest
+                             ? cursor.picker.TightestFit(task)
+                         : cursor.fit == JobCursor::Fit::kFirst
+                             ? cursor.picker.FirstFit(task)
+                             : cursor.picker.Best(task);
       if (n != api::kNone) {
         stmt.Allocate(t, n);
       } else if (s.any_releasing() &&
@@ -192,7 +199,8 @@ class Allocate : public framework::Action {
       ++cursor.next;
       if (s.Call<framework::JobReady>(job)) {
         stmt.Commit();
-        return cursor.next < cursor.tasks.size() ? Attempt::kMore : Attempt::kDone;
+        return cursor.next < cursor.tasks.size() ? Attempt::kMore
+                                                 : Attempt::kDone;
       }
     }
     if (s.Call<framework::JobReady>(job)) {
@@ -211,7 +219,8 @@ class Allocate : public framework::Action {
   static bool Unequal(const Session& s, const JobCursor& cursor, size_t first) {
     const api::ClusterInfo& c = s.cluster();
     for (size_t i = first + 1; i < cursor.tasks.size(); ++i) {
-      if (c.tasks[cursor.tasks[i]].request() != c.tasks[cursor.tasks[first]].request()) {
+      if (c.tasks[cursor.tasks[i]].request() !=
+          c.tasks[cursor.tasks[first]].request()) {
         return true;
       }
     }
@@ -221,8 +230,8 @@ class Allocate : public framework::Action {
   // Reorders the cursor's tasks from `first` on for packing: the cheapest
   // that make up what the gang still needs (all of them when role
   // minimums apply), largest first, then the rest cheapest first.
-  static void PackingOrder(const Session& s, const api::JobInfo& job, JobCursor& cursor,
-                           size_t first) {
+  static void PackingOrder(const Session& s, const api::JobInfo& job,
+                           JobCursor& cursor, size_t first) {
     const api::ClusterInfo& c = s.cluster();
     // Size: the dominant share of the cluster the pod asks for, then, among
     // equals (eight pods of one GPU each), the sum of its shares.
@@ -238,27 +247,32 @@ class Allocate : public framework::Action {
       return std::make_pair(r.DominantShare(c.total_allocatable), sum);
     };
     auto begin = cursor.tasks.begin() + first;
-    std::stable_sort(begin, cursor.tasks.end(),
-                     [&](api::TaskIndex a, api::TaskIndex b) { return size(a) < size(b); });
+    std::stable_sort(
+        begin, cursor.tasks.end(),
+        [&](api::TaskIndex a, api::TaskIndex b) { return size(a) < size(b); });
     size_t need = cursor.tasks.size() - first;
     if (!job.RoleMinimumsApply()) {
-      need = std::min<size_t>(need, std::max(0, job.min_member - job.ReadyCount()));
+      need = std::min<size_t>(need,
+                              std::max(0, job.min_member - job.ReadyCount()));
     }
-    std::stable_sort(begin, begin + need,
-                     [&](api::TaskIndex a, api::TaskIndex b) { return size(a) > size(b); });
+    std::stable_sort(
+        begin, begin + need,
+        [&](api::TaskIndex a, api::TaskIndex b) { return size(a) > size(b); });
   }
 
   // Whether the job's placed tasks plus those the cursor has not tried yet
   // can still cover minMember and every role minimum that applies.
   static bool MinimumReachable(const Session& s, const api::JobInfo& job,
                                const JobCursor& cursor) {
-    const int32_t untried = static_cast<int32_t>(cursor.tasks.size() - cursor.next);
+    const int32_t untried =
+        static_cast<int32_t>(cursor.tasks.size() - cursor.next);
     if (job.ReadyCount() + untried < job.min_member) return false;
     if (!job.RoleMinimumsApply()) return true;
     const api::ClusterInfo& c = s.cluster();
     std::map<std::string, int32_t> reachable;
     for (api::TaskIndex t : job.tasks) {
-      if (api::IsReadyStatus(c.tasks[t].status)) ++reachable[c.tasks[t].pod->role];
+      if (api::IsReadyStatus(c.tasks[t].status))
+        ++reachable[c.tasks[t].pod->role];
     }
     for (size_t i = cursor.next; i < cursor.tasks.size(); ++i) {
       ++reachable[c.tasks[cursor.tasks[i]].pod->role];

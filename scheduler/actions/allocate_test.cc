@@ -31,7 +31,7 @@ tiers:
 )";
 
 framework::CycleOutcome RunPolicy(api::ClusterInfo cluster,
-                            const std::string& policy_yaml = kPolicy) {
+                                  const std::string& policy_yaml = kPolicy) {
   framework::Policy policy = framework::testing::MustPolicy(
       policy_yaml, plugins::BuiltinPlugins(), BuiltinActions());
   return framework::RunCycle(std::move(cluster), policy);
@@ -39,7 +39,8 @@ framework::CycleOutcome RunPolicy(api::ClusterInfo cluster,
 
 // A gang "mixed" of pods mixed-0, mixed-1, ... asking for these cpus, in
 // that task (creation) order.
-void AddMixedGang(api::ClusterBuilder& b, int min_member, const std::vector<std::string>& cpus) {
+void AddMixedGang(api::ClusterBuilder& b, int min_member,
+                  const std::vector<std::string>& cpus) {
   api::JobInfo job;
   job.name = "mixed";
   job.min_member = min_member;
@@ -61,8 +62,10 @@ std::map<std::string, std::string> Binds(const framework::CycleOutcome& o) {
 
 TEST(AllocateTest, GangAvoidsTheClassicDeadlock) {
   api::ClusterBuilder b;
-  b.AddNode(Node("node-a", {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
-  b.AddNode(Node("node-b", {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
+  b.AddNode(Node("node-a",
+                 {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
+  b.AddNode(Node("node-b",
+                 {{"cpu", "32"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}}));
   AddGang(b, "job-a", 6, 6, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}});
   AddGang(b, "job-b", 6, 6, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}});
   auto out = RunPolicy(std::move(b).Build());
@@ -135,7 +138,8 @@ TEST(AllocateTest, PodCountIsAResource) {
 TEST(AllocateTest, ForeignPodsTakeRoom) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "4"}}));
-  b.AddForeignPod("n", framework::testing::Res({{"cpu", "3500m"}, {"pods", "1"}}));
+  b.AddForeignPod("n",
+                  framework::testing::Res({{"cpu", "3500m"}, {"pods", "1"}}));
   AddGang(b, "job", 1, 1, {{"cpu", "1"}});
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_TRUE(out.binds.empty());
@@ -169,7 +173,9 @@ TEST(BackfillTest, WithoutBackfillBestEffortPodsWait) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "1"}}));
   AddGang(b, "be", 1, 1, {});
-  auto out = RunPolicy(std::move(b).Build(), "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
+  auto out = RunPolicy(
+      std::move(b).Build(),
+      "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
   EXPECT_TRUE(out.binds.empty());
 }
 
@@ -177,7 +183,9 @@ TEST(EnqueueTest, WithoutEnqueueEveryJobIsConsidered) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "1"}}));
   AddGang(b, "job", 1, 1, {{"cpu", "1"}});
-  auto out = RunPolicy(std::move(b).Build(), "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
+  auto out = RunPolicy(
+      std::move(b).Build(),
+      "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n");
   EXPECT_EQ(out.binds.size(), 1u);
   EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
 }
@@ -191,11 +199,11 @@ TEST(AllocateTest, JobInMissingQueueWaitsWithAMessage) {
   c.jobs[j].queue_index = c.FindQueue("research");
   auto out = RunPolicy(std::move(c));
   EXPECT_TRUE(out.binds.empty());
-  EXPECT_EQ(out.cluster.jobs[j].message,
-            "queue \"research\" does not exist; create it or change spec.queue");
+  EXPECT_EQ(
+      out.cluster.jobs[j].message,
+      "queue \"research\" does not exist; create it or change spec.queue");
   EXPECT_EQ(out.cluster.jobs[j].phase, api::PodGroupPhase::kPending);
 }
-
 
 // Fitting requests into free room is mechanism: a kube-batch-style policy
 // without the predicates plugin still never books a node past its
@@ -203,7 +211,8 @@ TEST(AllocateTest, JobInMissingQueueWaitsWithAMessage) {
 TEST(AllocateTest, NoPolicyOverbooksANodeEvenWithoutPredicates) {
   api::ClusterBuilder b;
   b.AddNode(Node("small", {{"cpu", "2"}, {"memory", "8Gi"}}));
-  for (int i = 0; i < 5; ++i) AddGang(b, "p" + std::to_string(i), 1, 1, {{"cpu", "1"}});
+  for (int i = 0; i < 5; ++i)
+    AddGang(b, "p" + std::to_string(i), 1, 1, {{"cpu", "1"}});
   auto out = RunPolicy(std::move(b).Build(), R"(
 actions: "allocate, backfill"
 tiers:
@@ -215,7 +224,8 @@ tiers:
 )");
   EXPECT_EQ(out.binds.size(), 2u);
   EXPECT_EQ(out.cluster.jobs[4].message,
-            "1/1 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "1/1 tasks in gang unschedulable: 0/1 nodes are available: 1 "
+            "Insufficient cpu.");
 }
 
 // A pod that fits nowhere does not end the gang's turn while the rest can
@@ -225,7 +235,8 @@ TEST(AllocateTest, GangSkipsAPodThatFitsNowhereWhileItsMinimumIsReachable) {
   b.AddNode(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}}));
   AddMixedGang(b, 2, {"8", "1", "1"});  // mixed-0 comes first and fits nowhere
   auto out = RunPolicy(std::move(b).Build());
-  EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"mixed-1", "n"}, {"mixed-2", "n"}}));
+  EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"mixed-1", "n"},
+                                                            {"mixed-2", "n"}}));
   EXPECT_EQ(out.cluster.jobs[0].phase, api::PodGroupPhase::kRunning);
 }
 
@@ -237,7 +248,8 @@ TEST(AllocateTest, GangGivesUpWhenItsMinimumIsOutOfReach) {
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_TRUE(out.binds.empty());
   EXPECT_EQ(out.cluster.jobs[0].message,
-            "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 Insufficient cpu.");
+            "3/3 tasks in gang unschedulable: 0/1 nodes are available: 1 "
+            "Insufficient cpu.");
 }
 
 // Three 1-cpu pods placed first (the tiers' order) take the big node's
@@ -254,7 +266,8 @@ TEST(AllocateTest, UnequalGangIsRetriedAsABinPacker) {
   EXPECT_EQ(binds["mixed-3"], "a-big");
   std::map<std::string, int> per_node;
   for (const auto& [pod, node] : binds) ++per_node[node];
-  EXPECT_EQ(per_node, (std::map<std::string, int>{{"a-big", 2}, {"b-small", 2}}));
+  EXPECT_EQ(per_node,
+            (std::map<std::string, int>{{"a-big", 2}, {"b-small", 2}}));
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ class Backfill : public framework::Action {
   void Execute(Session& s) override {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
       return job.PendingCount() > 0 && s.JobAdmitted(job) &&
-             HasPendingBestEffort(s, job) && s.JobSchedulable(job, &job.message);
+             HasPendingBestEffort(s, job) &&
+             s.JobSchedulable(job, &job.message);
     });
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       api::JobInfo& job = s.job(j);

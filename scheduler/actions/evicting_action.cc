@@ -13,7 +13,8 @@ void EvictingAction::Execute(framework::Session& s) {
       s,
       [&](api::JobInfo& job) {
         return job.PendingCount() > 0 && s.JobAdmitted(job) &&
-               s.JobSchedulable(job, &job.message) && s.Starving(job) && Wants(s, job);
+               s.JobSchedulable(job, &job.message) && s.Starving(job) &&
+               Wants(s, job);
       },
       skip_overused());
   for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
@@ -23,15 +24,18 @@ void EvictingAction::Execute(framework::Session& s) {
       const api::TaskInfo& task = s.task(t);
       if (task.status == api::TaskStatus::kPending) pending.push_back(t);
     }
-    std::stable_sort(pending.begin(), pending.end(), [&s](api::TaskIndex a, api::TaskIndex b) {
-      return s.TaskBefore(s.task(a), s.task(b));
-    });
+    std::stable_sort(pending.begin(), pending.end(),
+                     [&s](api::TaskIndex a, api::TaskIndex b) {
+                       return s.TaskBefore(s.task(a), s.task(b));
+                     });
     framework::Statement stmt(s);
     // Nodes with room that needs no eviction: found once per kind of
     // task (request and placement), then only the nodes this statement
     // evicted on can gain such room.
-    std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>> roomy;
-    auto roomy_for = [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
+    std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>>
+        roomy;
+    auto roomy_for =
+        [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
       for (auto& [exemplar, nodes] : roomy) {
         if (exemplar->PlacedAlike(task)) return nodes;
       }
@@ -50,13 +54,21 @@ void EvictingAction::Execute(framework::Session& s) {
       std::vector<api::NodeIndex>& free_room = roomy_for(task);
       const FreedEnough freed_enough = FreedEnoughFor(s, task);
       auto room = FindRoom(
-          s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
-          [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
+          s, task,
+          [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
+          [&](const std::vector<api::TaskIndex>& candidates) {
+            return Ask(s, task, candidates);
+          },
           &free_room, freed_enough);
       if (!room.has_value() && may_end_whole_gangs()) {
         room = FindWholeGang(
-            s, task, [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
-            [&](const std::vector<api::TaskIndex>& candidates) { return Ask(s, task, candidates); },
+            s, task,
+            [&](const api::TaskInfo& other) {
+              return Eligible(s, task, other);
+            },
+            [&](const std::vector<api::TaskIndex>& candidates) {
+              return Ask(s, task, candidates);
+            },
             freed_enough);
       }
       if (!room.has_value()) break;

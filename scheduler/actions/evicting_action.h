@@ -29,10 +29,12 @@ class EvictingAction : public framework::Action {
   // May this job take room by eviction now?
   virtual bool Wants(framework::Session& s, const api::JobInfo& job) const = 0;
   // May `task` take room at all (queue share, preemption policy)?
-  virtual bool MayTake(framework::Session& s, const api::TaskInfo& task) const = 0;
+  virtual bool MayTake(framework::Session& s,
+                       const api::TaskInfo& task) const = 0;
   // What must hold of what `task`'s victims free between them, besides
   // making it fit; null: nothing more (room without eviction will do).
-  virtual FreedEnough FreedEnoughFor(const framework::Session&, const api::TaskInfo&) const {
+  virtual FreedEnough FreedEnoughFor(const framework::Session&,
+                                     const api::TaskInfo&) const {
     return nullptr;
   }
   // Which running tasks the action considers for `taker`.
@@ -41,8 +43,9 @@ class EvictingAction : public framework::Action {
   // Whether a whole running gang may be evicted when no surplus suffices.
   virtual bool may_end_whole_gangs() const { return false; }
   // The tiers' victim answer for `taker` among `candidates`.
-  virtual std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
-                                          const std::vector<api::TaskIndex>& candidates) const = 0;
+  virtual std::vector<api::TaskIndex> Ask(
+      const framework::Session& s, const api::TaskInfo& taker,
+      const std::vector<api::TaskIndex>& candidates) const = 0;
 };
 
 }  // namespace shoal::actions

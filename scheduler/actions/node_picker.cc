@@ -38,17 +38,20 @@ void NodePicker::Fill(Heap& h) {
   h.partitions.clear();
   h.built_at_discards = s_.discards();
   h.built_at_stamp = topology.NodeRulesStamp(task);
-  const std::vector<api::NodeIndex>& feasible = s_.Feasible(task.placement()).nodes;
+  const std::vector<api::NodeIndex>& feasible =
+      s_.Feasible(task.placement()).nodes;
   if (keys.empty()) {
     // No domain rules: one heap of every node (the common case).
     Partition all{"", feasible.empty() ? api::kNone : feasible.front(), {}};
     all.candidates.reserve(feasible.size());
     for (api::NodeIndex n : feasible) {
       const api::NodeInfo& node = s_.node(n);
-      if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) continue;
+      if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
+        continue;
       all.candidates.push_back({s_.Score(task, node), n, node.generation()});
     }
-    std::make_heap(all.candidates.begin(), all.candidates.end(), CandidateWorse);
+    std::make_heap(all.candidates.begin(), all.candidates.end(),
+                   CandidateWorse);
     h.partitions.push_back(std::move(all));
     return;
   }
@@ -64,15 +67,18 @@ void NodePicker::Fill(Heap& h) {
     }
     auto [it, added] = by_domain.emplace(domain, h.partitions.size());
     if (added) h.partitions.push_back(Partition{domain, n, {}});
-    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) continue;
-    h.partitions[it->second].candidates.push_back({s_.Score(task, node), n, node.generation()});
+    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
+      continue;
+    h.partitions[it->second].candidates.push_back(
+        {s_.Score(task, node), n, node.generation()});
   }
   for (Partition& p : h.partitions) {
     std::make_heap(p.candidates.begin(), p.candidates.end(), CandidateWorse);
   }
 }
 
-const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task, Partition& p) {
+const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task,
+                                             Partition& p) {
   std::vector<Candidate>& heap = p.candidates;
   while (!heap.empty()) {
     const Candidate top = heap.front();
@@ -113,7 +119,9 @@ api::NodeIndex NodePicker::BestInHeap(const api::TaskInfo& task, Heap& h) {
     double domain_score = 0;
     if (domains) {
       const api::NodeInfo& rep = s_.node(p.representative);
-      if (topology.Refusal(task, rep, framework::TopologyScope::kDomain) != nullptr) continue;
+      if (topology.Refusal(task, rep, framework::TopologyScope::kDomain) !=
+          nullptr)
+        continue;
       domain_score = s_.DomainScore(task, rep);
     }
     const Candidate* top = Top(task, p);
@@ -160,7 +168,8 @@ bool Tighter(const api::Resource& a, const api::Resource& b) {
     if (id == api::kCpu || id == api::kMemory || id == api::kPods) continue;
     if (a.Get(id) != b.Get(id)) return a.Get(id) < b.Get(id);
   }
-  if (a.Get(api::kCpu) != b.Get(api::kCpu)) return a.Get(api::kCpu) < b.Get(api::kCpu);
+  if (a.Get(api::kCpu) != b.Get(api::kCpu))
+    return a.Get(api::kCpu) < b.Get(api::kCpu);
   return a.Get(api::kMemory) < b.Get(api::kMemory);
 }
 
@@ -171,7 +180,8 @@ api::NodeIndex NodePicker::TightestFit(const api::TaskInfo& task) {
   for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
     const api::NodeInfo& node = s_.node(n);
     if (!s_.Fits(task, node, node.idle())) continue;
-    if (best == api::kNone || Tighter(node.idle(), s_.node(best).idle())) best = n;
+    if (best == api::kNone || Tighter(node.idle(), s_.node(best).idle()))
+      best = n;
   }
   return best;
 }

@@ -38,7 +38,9 @@ class NodePicker {
   // While set, Best() looks only at nodes of this domain: a gang that must
   // stay together (required affinity to itself) may try the domains one
   // by one rather than follow wherever its first pod went.
-  void RestrictTo(std::optional<std::string> domain) { only_domain_ = std::move(domain); }
+  void RestrictTo(std::optional<std::string> domain) {
+    only_domain_ = std::move(domain);
+  }
 
   // The best node whose room once evictions finish (FutureIdle) fits the
   // task; used to pipeline. A plain scan: only needed while victims leave.

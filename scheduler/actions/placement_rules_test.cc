@@ -31,7 +31,8 @@ tiers:
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 
 // Node `name` in `zone`, with the hostname label real nodes carry.
-std::shared_ptr<api::NodeSpec> ZonedNode(const std::string& name, const std::string& zone,
+std::shared_ptr<api::NodeSpec> ZonedNode(const std::string& name,
+                                         const std::string& zone,
                                          const std::string& cpu = "16") {
   auto n = Node(name, {{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}});
   n->labels = api::Labels({{api::kHostnameLabel, name}, {kZone, zone}});
@@ -44,7 +45,8 @@ api::LabelSelector Selects(const std::string& key, const std::string& value) {
   return s;
 }
 
-api::PodAffinityTerm Term(const std::string& app, const std::string& topology_key) {
+api::PodAffinityTerm Term(const std::string& app,
+                          const std::string& topology_key) {
   api::PodAffinityTerm t;
   t.selector = Selects("app", app);
   t.namespaces.names = {"default"};
@@ -53,7 +55,8 @@ api::PodAffinityTerm Term(const std::string& app, const std::string& topology_ke
 }
 
 // A gang of `count` pods labelled app=`name`, each asking for one cpu.
-api::JobIndex AddGang(api::ClusterBuilder& b, const std::string& name, int min_member, int count,
+api::JobIndex AddGang(api::ClusterBuilder& b, const std::string& name,
+                      int min_member, int count,
                       std::shared_ptr<const api::InterPodRules> rules) {
   api::JobInfo job;
   job.name = name;
@@ -71,8 +74,10 @@ api::JobIndex AddGang(api::ClusterBuilder& b, const std::string& name, int min_m
 }
 
 // Another scheduler's pod, running on `node`, labelled app=`app`.
-std::shared_ptr<api::PodInfo> RunningPod(const std::string& name, const std::string& node,
-                                         const std::string& app, const std::string& cpu = "1") {
+std::shared_ptr<api::PodInfo> RunningPod(const std::string& name,
+                                         const std::string& node,
+                                         const std::string& app,
+                                         const std::string& cpu = "1") {
   auto p = Pod(name, {{"cpu", cpu}});
   p->labels = api::Labels({{std::string("app"), app}});
   p->node_name = node;
@@ -89,27 +94,30 @@ std::shared_ptr<const api::InterPodRules> AntiAffinity(const std::string& app,
 }
 
 framework::CycleOutcome RunShoal(api::ClusterInfo cluster) {
-  framework::Policy policy = framework::testing::MustPolicy(kPolicy, plugins::BuiltinPlugins(),
-                                                            BuiltinActions());
+  framework::Policy policy = framework::testing::MustPolicy(
+      kPolicy, plugins::BuiltinPlugins(), BuiltinActions());
   return framework::RunCycle(std::move(cluster), policy);
 }
 
 // Pod name -> node name, and node name -> pods, of what was bound.
 std::map<std::string, std::string> Binds(const framework::CycleOutcome& o) {
   std::map<std::string, std::string> out;
-  for (const auto& b : o.binds) out[o.cluster.tasks[b.task].pod->name] = o.cluster.nodes[b.node].name();
+  for (const auto& b : o.binds)
+    out[o.cluster.tasks[b.task].pod->name] = o.cluster.nodes[b.node].name();
   return out;
 }
 
 std::map<std::string, int> PerZone(const framework::CycleOutcome& o) {
   std::map<std::string, int> out;
-  for (const auto& b : o.binds) ++out[*o.cluster.nodes[b.node].spec().labels.Find(kZone)];
+  for (const auto& b : o.binds)
+    ++out[*o.cluster.nodes[b.node].spec().labels.Find(kZone)];
   return out;
 }
 
 TEST(PlacementRulesTest, OneWorkerPerNodeGangTakesFourNodes) {
   api::ClusterBuilder b;
-  for (int i = 0; i < 4; ++i) b.AddNode(ZonedNode("n" + std::to_string(i), "a"));
+  for (int i = 0; i < 4; ++i)
+    b.AddNode(ZonedNode("n" + std::to_string(i), "a"));
   AddGang(b, "train", 4, 4, AntiAffinity("train", api::kHostnameLabel));
   auto binds = Binds(RunShoal(std::move(b).Build()));
   ASSERT_EQ(binds.size(), 4u);
@@ -120,14 +128,17 @@ TEST(PlacementRulesTest, OneWorkerPerNodeGangTakesFourNodes) {
 
 TEST(PlacementRulesTest, OneWorkerPerNodeGangOnThreeNodesWaitsWhole) {
   api::ClusterBuilder b;
-  for (int i = 0; i < 3; ++i) b.AddNode(ZonedNode("n" + std::to_string(i), "a"));
+  for (int i = 0; i < 3; ++i)
+    b.AddNode(ZonedNode("n" + std::to_string(i), "a"));
   AddGang(b, "train", 4, 4, AntiAffinity("train", api::kHostnameLabel));
   auto out = RunShoal(std::move(b).Build());
   EXPECT_TRUE(out.binds.empty());
   EXPECT_EQ(out.cluster.jobs[0].message,
-            "4/4 tasks in gang unschedulable: 0/3 nodes are available: 3 node(s) didn't match "
+            "4/4 tasks in gang unschedulable: 0/3 nodes are available: 3 "
+            "node(s) didn't match "
             "pod anti-affinity rules.");
-  for (const auto& n : out.cluster.nodes) EXPECT_EQ(n.used().Get(api::kCpu), 0) << n.name();
+  for (const auto& n : out.cluster.nodes)
+    EXPECT_EQ(n.used().Get(api::kCpu), 0) << n.name();
 }
 
 TEST(PlacementRulesTest, ZoneAntiAffinityNeedsAZonePerMember) {
@@ -158,7 +169,8 @@ TEST(PlacementRulesTest, SpreadOverZonesEvensOut) {
   rules->spread.push_back(c);
   AddGang(b, "spread", 6, 6, rules);
   auto out = RunShoal(std::move(b).Build());
-  EXPECT_EQ(PerZone(out), (std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
+  EXPECT_EQ(PerZone(out),
+            (std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
 }
 
 TEST(PlacementRulesTest, SpreadThatOnlyTheWholeGangMeetsIsPlacedWhole) {
@@ -258,8 +270,9 @@ TEST(PlacementRulesTest, PreemptNeverEvictsForANodeTheRulesRefuse) {
       p->status = api::TaskStatus::kRunning;
       b.AddTask(p, j);
     }
-    api::JobIndex high = AddGang(b, "high", 1, 1, repelled ? AntiAffinity("web", api::kHostnameLabel)
-                                                           : nullptr);
+    api::JobIndex high =
+        AddGang(b, "high", 1, 1,
+                repelled ? AntiAffinity("web", api::kHostnameLabel) : nullptr);
     api::ClusterInfo c = std::move(b).Build();
     c.jobs[high].priority = 1000;
     for (api::TaskIndex t : c.jobs[high].tasks) {
@@ -269,7 +282,8 @@ TEST(PlacementRulesTest, PreemptNeverEvictsForANodeTheRulesRefuse) {
     }
     return c;
   };
-  framework::Policy policy = framework::testing::MustPolicy(R"(
+  framework::Policy policy = framework::testing::MustPolicy(
+      R"(
 actions: "enqueue, allocate, preempt"
 tiers:
 - plugins:
@@ -278,7 +292,8 @@ tiers:
 - plugins:
   - name: predicates
   - name: nodeorder
-)", plugins::BuiltinPlugins(), BuiltinActions());
+)",
+      plugins::BuiltinPlugins(), BuiltinActions());
   EXPECT_EQ(framework::RunCycle(cluster(false), policy).evictions.size(), 1u);
   EXPECT_TRUE(framework::RunCycle(cluster(true), policy).evictions.empty());
 }

@@ -15,7 +15,9 @@ class Preempt : public EvictingAction {
   const char* reason() const override { return "preempt"; }
   bool skip_overused() const override { return false; }
   bool may_end_whole_gangs() const override { return true; }
-  bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
+  bool Wants(framework::Session&, const api::JobInfo&) const override {
+    return true;
+  }
   bool MayTake(framework::Session&, const api::TaskInfo& task) const override {
     return !task.pod->preempt_never;
   }
@@ -40,7 +42,8 @@ class Preempt : public EvictingAction {
       over_capability.MaxWith(api::Resource());
     }
     if (allocatable_now && over_capability.IsZero()) return nullptr;
-    return [&s, &queue, &task, allocatable_now, over_capability](const api::Resource& freed) {
+    return [&s, &queue, &task, allocatable_now,
+            over_capability](const api::Resource& freed) {
       if (!over_capability.AllLessEqual(freed)) return false;
       if (allocatable_now) return true;
       // What the queue must still take once the victims are gone.
@@ -54,17 +57,20 @@ class Preempt : public EvictingAction {
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
-    return s.cluster().jobs[other.job].queue_index == s.cluster().jobs[taker.job].queue_index;
+    return s.cluster().jobs[other.job].queue_index ==
+           s.cluster().jobs[taker.job].queue_index;
   }
-  std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
-                                  const std::vector<api::TaskIndex>& candidates) const override {
+  std::vector<api::TaskIndex> Ask(
+      const framework::Session& s, const api::TaskInfo& taker,
+      const std::vector<api::TaskIndex>& candidates) const override {
     return s.Call<framework::Preemptable>(taker, candidates);
   }
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Action>> NewPreempt(const framework::Arguments&) {
+absl::StatusOr<std::unique_ptr<framework::Action>> NewPreempt(
+    const framework::Arguments&) {
   return std::make_unique<Preempt>();
 }
 

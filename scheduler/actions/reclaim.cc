@@ -10,13 +10,17 @@ namespace {
 class Reclaim : public EvictingAction {
   const char* reason() const override { return "reclaim"; }
   bool skip_overused() const override { return true; }
-  bool Wants(framework::Session&, const api::JobInfo&) const override { return true; }
-  bool MayTake(framework::Session& s, const api::TaskInfo& task) const override {
+  bool Wants(framework::Session&, const api::JobInfo&) const override {
+    return true;
+  }
+  bool MayTake(framework::Session& s,
+               const api::TaskInfo& task) const override {
     // preemptionPolicy: Never takes nothing by eviction, whichever action
     // would do the evicting (Volcano issue #3642).
     if (task.pod->preempt_never) return false;
     const api::ClusterInfo& c = s.cluster();
-    return s.Call<framework::Allocatable>(c.queues[c.jobs[task.job].queue_index], task);
+    return s.Call<framework::Allocatable>(
+        c.queues[c.jobs[task.job].queue_index], task);
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
@@ -26,18 +30,20 @@ class Reclaim : public EvictingAction {
     // fairness plugins in a later tier.
     const api::ClusterInfo& c = s.cluster();
     int32_t q = c.jobs[other.job].queue_index;
-    return q != c.jobs[taker.job].queue_index && q != api::kNone && c.queues[q].reclaimable &&
-           s.Call<framework::Overused>(c.queues[q]);
+    return q != c.jobs[taker.job].queue_index && q != api::kNone &&
+           c.queues[q].reclaimable && s.Call<framework::Overused>(c.queues[q]);
   }
-  std::vector<api::TaskIndex> Ask(const framework::Session& s, const api::TaskInfo& taker,
-                                  const std::vector<api::TaskIndex>& candidates) const override {
+  std::vector<api::TaskIndex> Ask(
+      const framework::Session& s, const api::TaskInfo& taker,
+      const std::vector<api::TaskIndex>& candidates) const override {
     return s.Call<framework::Reclaimable>(taker, candidates);
   }
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<framework::Action>> NewReclaim(const framework::Arguments&) {
+absl::StatusOr<std::unique_ptr<framework::Action>> NewReclaim(
+    const framework::Arguments&) {
   return std::make_unique<Reclaim>();
 }
 

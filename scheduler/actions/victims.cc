@@ -6,31 +6,39 @@
 
 namespace shoal::actions {
 
-void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks) {
+void SortByExpendability(const framework::Session& s,
+                         std::vector<api::TaskIndex>& tasks) {
   const api::ClusterInfo& c = s.cluster();
   // Dominant share of each victim's job, computed once per job.
   std::map<api::JobIndex, double> share;
   for (api::TaskIndex t : tasks) {
     api::JobIndex j = c.tasks[t].job;
-    if (share.count(j) == 0) share[j] = c.Held(c.jobs[j]).DominantShare(c.total_allocatable);
+    if (share.count(j) == 0)
+      share[j] = c.Held(c.jobs[j]).DominantShare(c.total_allocatable);
   }
-  std::stable_sort(tasks.begin(), tasks.end(), [&](api::TaskIndex a, api::TaskIndex b) {
-    const api::TaskInfo& x = c.tasks[a];
-    const api::TaskInfo& y = c.tasks[b];
-    const api::JobInfo& jx = c.jobs[x.job];
-    const api::JobInfo& jy = c.jobs[y.job];
-    // Reclaim takes from lower-priority queues first, as Volcano does.
-    const int32_t qx = jx.queue_index == api::kNone ? 0 : c.queues[jx.queue_index].priority;
-    const int32_t qy = jy.queue_index == api::kNone ? 0 : c.queues[jy.queue_index].priority;
-    if (qx != qy) return qx < qy;
-    if (jx.priority != jy.priority) return jx.priority < jy.priority;
-    if (x.pod->priority != y.pod->priority) return x.pod->priority < y.pod->priority;
-    // An elastic job's surplus before a pod whose eviction ends its job.
-    bool last_x = jx.tasks.size() == 1, last_y = jy.tasks.size() == 1;
-    if (last_x != last_y) return !last_x;
-    if (share[x.job] != share[y.job]) return share[x.job] > share[y.job];
-    return x.pod->created > y.pod->created;
-  });
+  std::stable_sort(
+      tasks.begin(), tasks.end(), [&](api::TaskIndex a, api::TaskIndex b) {
+        const api::TaskInfo& x = c.tasks[a];
+        const api::TaskInfo& y = c.tasks[b];
+        const api::JobInfo& jx = c.jobs[x.job];
+        const api::JobInfo& jy = c.jobs[y.job];
+        // Reclaim takes from lower-priority queues first, as Volcano does.
+        const int32_t qx = jx.queue_index == api::kNone
+                               ? 0
+                               : c.queues[jx.queue_index].priority;
+        const int32_t qy = jy.queue_index == api::kNone
+                               ? 0
+                               : c.queues[jy.queue_index].priority;
+        if (qx != qy) return qx < qy;
+        if (jx.priority != jy.priority) return jx.priority < jy.priority;
+        if (x.pod->priority != y.pod->priority)
+          return x.pod->priority < y.pod->priority;
+        // An elastic job's surplus before a pod whose eviction ends its job.
+        bool last_x = jx.tasks.size() == 1, last_y = jy.tasks.size() == 1;
+        if (last_x != last_y) return !last_x;
+        if (share[x.job] != share[y.job]) return share[x.job] > share[y.job];
+        return x.pod->created > y.pod->created;
+      });
 }
 
 namespace {
@@ -60,13 +68,15 @@ class GangFloor {
         int32_t ready = 0;
         for (api::TaskIndex t : job.tasks) {
           const api::TaskInfo& task = s_.cluster().tasks[t];
-          if (task.pod->role == role && api::IsReadyStatus(task.status)) ++ready;
+          if (task.pod->role == role && api::IsReadyStatus(task.status))
+            ++ready;
         }
         it->second = std::max(0, ready - min_it->second);
       }
       role_spare = &it->second;
     }
-    if (job_it->second == 0 || (role_spare != nullptr && *role_spare == 0)) return false;
+    if (job_it->second == 0 || (role_spare != nullptr && *role_spare == 0))
+      return false;
     --job_it->second;
     if (role_spare != nullptr) --*role_spare;
     return true;
@@ -90,11 +100,14 @@ bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort) {
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const std::vector<api::NodeIndex>* fits_without_eviction, const FreedEnough& freed_enough) {
+    const std::function<
+        std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::vector<api::NodeIndex>* fits_without_eviction,
+    const FreedEnough& freed_enough) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
   if (!freed_enough || freed_enough(api::Resource())) {
-    for (api::NodeIndex n : fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
+    for (api::NodeIndex n :
+         fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
       if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
     }
   }
@@ -109,8 +122,10 @@ std::optional<Room> FindRoom(
       const api::TaskInfo& other = s.task(t);
       // A job never evicts its own pods to place its own, unless for a
       // pod of higher priority.
-      bool own = other.job == task.job && other.pod->priority >= task.pod->priority;
-      if (!api::HoldsShare(other.status) || other.status == api::TaskStatus::kPipelined || own ||
+      bool own =
+          other.job == task.job && other.pod->priority >= task.pod->priority;
+      if (!api::HoldsShare(other.status) ||
+          other.status == api::TaskStatus::kPipelined || own ||
           !MayBeVictimOf(other, taker_best_effort) || !eligible(other)) {
         continue;
       }
@@ -145,7 +160,8 @@ std::optional<Room> FindRoom(
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::function<
+        std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const FreedEnough& freed_enough) {
   std::set<api::JobIndex> refused;  // the tiers did not allow all of it
   const int32_t taker_priority = s.job(task.job).priority;
@@ -156,7 +172,8 @@ std::optional<Room> FindWholeGang(
     for (api::TaskIndex t : node.tasks()) {
       const api::TaskInfo& other = s.task(t);
       // Only a higher priority ends a whole job.
-      if (other.job == task.job || s.job(other.job).priority >= taker_priority ||
+      if (other.job == task.job ||
+          s.job(other.job).priority >= taker_priority ||
           !api::HoldsShare(other.status) ||
           other.status == api::TaskStatus::kPipelined || !eligible(other)) {
         continue;
@@ -165,29 +182,34 @@ std::optional<Room> FindWholeGang(
     }
     std::vector<api::JobIndex> jobs;
     for (const auto& [j, held] : on_node) {
-      if (refused.count(j) == 0 && s.Fits(task, node, node.FutureIdle() + held)) jobs.push_back(j);
+      if (refused.count(j) == 0 && s.Fits(task, node, node.FutureIdle() + held))
+        jobs.push_back(j);
     }
-    std::stable_sort(jobs.begin(), jobs.end(), [&s](api::JobIndex a, api::JobIndex b) {
-      if (s.job(a).priority != s.job(b).priority) return s.job(a).priority < s.job(b).priority;
-      return s.job(a).tasks.size() < s.job(b).tasks.size();
-    });
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [&s](api::JobIndex a, api::JobIndex b) {
+                       if (s.job(a).priority != s.job(b).priority)
+                         return s.job(a).priority < s.job(b).priority;
+                       return s.job(a).tasks.size() < s.job(b).tasks.size();
+                     });
     for (api::JobIndex j : jobs) {
       std::vector<api::TaskIndex> all;
       api::Resource freed;
       for (api::TaskIndex t : s.job(j).tasks) {
         const api::TaskInfo& member = s.task(t);
-        if (api::HoldsShare(member.status) && member.status != api::TaskStatus::kPipelined) {
+        if (api::HoldsShare(member.status) &&
+            member.status != api::TaskStatus::kPipelined) {
           all.push_back(t);
           freed += member.request();
         }
       }
       if (freed_enough && !freed_enough(freed)) continue;
-      bool every_one = std::all_of(all.begin(), all.end(),
-                                   [&](api::TaskIndex t) {
-                                     return MayBeVictimOf(s.task(t), taker_best_effort) &&
-                                            eligible(s.task(t));
-                                   }) &&
-                       ask(all).size() == all.size();
+      bool every_one =
+          std::all_of(all.begin(), all.end(),
+                      [&](api::TaskIndex t) {
+                        return MayBeVictimOf(s.task(t), taker_best_effort) &&
+                               eligible(s.task(t));
+                      }) &&
+          ask(all).size() == all.size();
       if (every_one) return Room{n, std::move(all)};
       refused.insert(j);
     }

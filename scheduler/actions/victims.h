@@ -37,7 +37,8 @@ using FreedEnough = std::function<bool(const api::Resource& freed)>;
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::function<
+        std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr,
     const FreedEnough& freed_enough = nullptr);
 
@@ -50,17 +51,19 @@ std::optional<Room> FindRoom(
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
-    const std::function<std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
+    const std::function<
+        std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const FreedEnough& freed_enough = nullptr);
 
 // Rules no policy overrides: a pod marked volcano.sh/preemptable=false is
 // never a victim, and a BestEffort taker only evicts BestEffort pods.
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort);
 
-// Most expendable first: lower queue priority, lower job priority, lower task priority, an
-// elastic job's surplus before a lone pod, the job with the larger
+// Most expendable first: lower queue priority, lower job priority, lower task
+// priority, an elastic job's surplus before a lone pod, the job with the larger
 // dominant share, then the most recently created.
-void SortByExpendability(const framework::Session& s, std::vector<api::TaskIndex>& tasks);
+void SortByExpendability(const framework::Session& s,
+                         std::vector<api::TaskIndex>& tasks);
 
 }  // namespace shoal::actions
 

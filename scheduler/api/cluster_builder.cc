@@ -39,7 +39,8 @@ TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
   task.pod = std::move(pod);
   if (task.node != kNone) {
     NodeInfo& node = cluster_.nodes[task.node];
-    node.Add(task.request(), task.status, task.pod->host_ports, task.pod->csi_volumes);
+    node.Add(task.request(), task.status, task.pod->host_ports,
+             task.pod->csi_volumes);
     node.tasks().push_back(i);
   }
   JobInfo& j = cluster_.jobs[job];
@@ -49,21 +50,25 @@ TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,
   return i;
 }
 
-void ClusterBuilder::AddForeignPod(const std::string& node, const Resource& request,
+void ClusterBuilder::AddForeignPod(const std::string& node,
+                                   const Resource& request,
                                    const std::vector<HostPort>& host_ports) {
   NodeIndex n = cluster_.FindNode(node);
-  if (n != kNone) cluster_.nodes[n].Add(request, TaskStatus::kRunning, host_ports);
+  if (n != kNone)
+    cluster_.nodes[n].Add(request, TaskStatus::kRunning, host_ports);
 }
 
 void ClusterBuilder::AddForeignPod(std::shared_ptr<const PodInfo> pod) {
   NodeIndex n = cluster_.FindNode(pod->node_name);
   if (n == kNone) return;
-  cluster_.nodes[n].Add(pod->request, TaskStatus::kRunning, pod->host_ports, pod->csi_volumes);
+  cluster_.nodes[n].Add(pod->request, TaskStatus::kRunning, pod->host_ports,
+                        pod->csi_volumes);
   cluster_.foreign_pods.push_back({std::move(pod), n});
 }
 
-void ClusterBuilder::SetVolumeLimits(const std::string& node,
-                                     std::shared_ptr<const std::vector<VolumeLimit>> limits) {
+void ClusterBuilder::SetVolumeLimits(
+    const std::string& node,
+    std::shared_ptr<const std::vector<VolumeLimit>> limits) {
   NodeIndex n = cluster_.FindNode(node);
   if (n != kNone) cluster_.nodes[n].SetVolumeLimits(std::move(limits));
 }
@@ -82,7 +87,8 @@ ClusterInfo ClusterBuilder::Build() && {
     q.implicit = true;
     AddQueue(std::move(q));
   }
-  for (JobInfo& job : cluster_.jobs) job.queue_index = cluster_.FindQueue(job.queue);
+  for (JobInfo& job : cluster_.jobs)
+    job.queue_index = cluster_.FindQueue(job.queue);
   return std::move(cluster_);
 }
 

@@ -7,11 +7,13 @@ namespace shoal::api {
 Resource ClusterInfo::GangMinimum(const JobInfo& job) const {
   if (job.min_resources.has_value()) return *job.min_resources;
   std::vector<TaskIndex> order(job.tasks);
-  std::stable_sort(order.begin(), order.end(), [this](TaskIndex a, TaskIndex b) {
-    return tasks[a].pod->created < tasks[b].pod->created;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [this](TaskIndex a, TaskIndex b) {
+                     return tasks[a].pod->created < tasks[b].pod->created;
+                   });
   Resource sum;
-  for (size_t i = 0; i < order.size() && i < static_cast<size_t>(job.min_member); ++i) {
+  for (size_t i = 0;
+       i < order.size() && i < static_cast<size_t>(job.min_member); ++i) {
     sum += tasks[order[i]].request();
   }
   return sum;

@@ -4,11 +4,16 @@ namespace shoal::api {
 
 const char* PodGroupPhaseName(PodGroupPhase p) {
   switch (p) {
-    case PodGroupPhase::kPending: return "Pending";
-    case PodGroupPhase::kInqueue: return "Inqueue";
-    case PodGroupPhase::kRunning: return "Running";
-    case PodGroupPhase::kUnknown: return "Unknown";
-    case PodGroupPhase::kCompleted: return "Completed";
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Inqueue";
+    case PodGroupPhase::kRunning:
+      return "Running";
+    case PodGroupPhase::kUnknown:
+      return "Unknown";
+    case PodGroupPhase::kCompleted:
+      return "Completed";
   }
   return "Unknown";
 }

@@ -20,9 +20,9 @@ const char* PodGroupPhaseName(PodGroupPhase p);
 
 // Which API the job's PodGroup came from.
 enum class GroupSource {
-  kVolcano,          // scheduling.volcano.sh/v1beta1
-  kSchedulerPlugins, // scheduling.x-k8s.io/v1alpha1
-  kSinglePod,        // no PodGroup: a job of one
+  kVolcano,           // scheduling.volcano.sh/v1beta1
+  kSchedulerPlugins,  // scheduling.x-k8s.io/v1alpha1
+  kSinglePod,         // no PodGroup: a job of one
 };
 
 struct JobInfo {
@@ -67,7 +67,9 @@ struct JobInfo {
   bool RoleMinimumsApply() const;
 
   // More pods than its gang minimum: the rest grow and shrink.
-  bool elastic() const { return static_cast<int32_t>(tasks.size()) > min_member; }
+  bool elastic() const {
+    return static_cast<int32_t>(tasks.size()) > min_member;
+  }
 
   std::string Key() const { return ns + "/" + name; }
   int32_t Count(TaskStatus s) const {

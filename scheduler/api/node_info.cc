@@ -14,8 +14,9 @@ void NodeInfo::Add(const Resource& request, TaskStatus status,
   if (!OccupiesNode(status) && status != TaskStatus::kPipelined) return;
   host_ports_.insert(host_ports_.end(), ports.begin(), ports.end());
   for (const CsiVolume& v : volumes) {
-    auto it = std::find_if(attached_.begin(), attached_.end(),
-                           [&v](const AttachedVolume& a) { return a.volume == v; });
+    auto it =
+        std::find_if(attached_.begin(), attached_.end(),
+                     [&v](const AttachedVolume& a) { return a.volume == v; });
     if (it != attached_.end()) {
       ++it->pods;
     } else {
@@ -41,8 +42,9 @@ void NodeInfo::Remove(const Resource& request, TaskStatus status,
     if (it != host_ports_.end()) host_ports_.erase(it);
   }
   for (const CsiVolume& v : volumes) {
-    auto it = std::find_if(attached_.begin(), attached_.end(),
-                           [&v](const AttachedVolume& a) { return a.volume == v; });
+    auto it =
+        std::find_if(attached_.begin(), attached_.end(),
+                     [&v](const AttachedVolume& a) { return a.volume == v; });
     if (it != attached_.end() && --it->pods == 0) attached_.erase(it);
   }
   if (status == TaskStatus::kPipelined) {
@@ -78,7 +80,8 @@ bool NodeInfo::VolumesFitSlow(const std::vector<CsiVolume>& wanted) const {
     }
     if (fresh == 0) continue;
     int64_t held = 0;
-    for (const AttachedVolume& a : attached_) held += a.volume.driver == limit.driver;
+    for (const AttachedVolume& a : attached_)
+      held += a.volume.driver == limit.driver;
     if (held + fresh > limit.count) return false;
   }
   return true;

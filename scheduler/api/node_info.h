@@ -63,13 +63,16 @@ class NodeInfo {
   void SetVolumeLimits(std::shared_ptr<const std::vector<VolumeLimit>> limits) {
     volume_limits_ = std::move(limits);
   }
-  const std::vector<VolumeLimit>* volume_limits() const { return volume_limits_.get(); }
+  const std::vector<VolumeLimit>* volume_limits() const {
+    return volume_limits_.get();
+  }
   // kube-scheduler's NodeVolumeLimits (CSI): for every driver with a
   // limit, the distinct volumes attached by the pods on the node plus
   // those of `wanted` (one pod's, unique) not attached yet stay within it.
   // A volume shared by several pods counts once.
   bool VolumesFit(const std::vector<CsiVolume>& wanted) const {
-    return wanted.empty() || volume_limits_ == nullptr || VolumesFitSlow(wanted);
+    return wanted.empty() || volume_limits_ == nullptr ||
+           VolumesFitSlow(wanted);
   }
   // Distinct CSI volumes attached (or promised to pipelined pods) here.
   int AttachedVolumeCount() const { return static_cast<int>(attached_.size()); }

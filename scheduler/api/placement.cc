@@ -58,17 +58,22 @@ bool CompareInt(const std::string* label, const std::vector<std::string>& v,
 bool MatchesRequirement(const NodeSelectorRequirement& r,
                         const std::string* value) {
   auto contains = [&] {
-    return value != nullptr &&
-           std::find(r.values.begin(), r.values.end(), *value) !=
-               r.values.end();
+    return value != nullptr && std::find(r.values.begin(), r.values.end(),
+                                         *value) != r.values.end();
   };
   switch (r.op) {
-    case SelectorOperator::kIn: return contains();
-    case SelectorOperator::kNotIn: return !contains();
-    case SelectorOperator::kExists: return value != nullptr;
-    case SelectorOperator::kDoesNotExist: return value == nullptr;
-    case SelectorOperator::kGt: return CompareInt(value, r.values, true);
-    case SelectorOperator::kLt: return CompareInt(value, r.values, false);
+    case SelectorOperator::kIn:
+      return contains();
+    case SelectorOperator::kNotIn:
+      return !contains();
+    case SelectorOperator::kExists:
+      return value != nullptr;
+    case SelectorOperator::kDoesNotExist:
+      return value == nullptr;
+    case SelectorOperator::kGt:
+      return CompareInt(value, r.values, true);
+    case SelectorOperator::kLt:
+      return CompareInt(value, r.values, false);
   }
   return false;
 }
@@ -87,7 +92,8 @@ bool MatchesTerm(const NodeSelectorTerm& term, const Labels& labels,
   return true;
 }
 
-int64_t MatchedPreferenceWeight(const PlacementConstraints& c, const Labels& labels,
+int64_t MatchedPreferenceWeight(const PlacementConstraints& c,
+                                const Labels& labels,
                                 absl::string_view node_name) {
   int64_t sum = 0;
   for (const auto& p : c.preferred_terms) {
@@ -100,7 +106,8 @@ int64_t UntoleratedPreferNoSchedule(const std::vector<Toleration>& tolerations,
                                     const std::vector<Taint>& taints) {
   int64_t count = 0;
   for (const auto& taint : taints) {
-    if (taint.effect == TaintEffect::kPreferNoSchedule && !ToleratesAll(tolerations, taint)) {
+    if (taint.effect == TaintEffect::kPreferNoSchedule &&
+        !ToleratesAll(tolerations, taint)) {
       ++count;
     }
   }
@@ -124,26 +131,30 @@ bool MatchesNodeSelectorAndAffinity(const PlacementConstraints& c,
 bool MatchesAllOf(const std::vector<std::vector<NodeSelectorTerm>>& entries,
                   const Labels& labels, absl::string_view node_name) {
   for (const auto& terms : entries) {
-    if (!std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& t) {
-          return MatchesTerm(t, labels, node_name);
-        })) {
+    if (!std::any_of(terms.begin(), terms.end(),
+                     [&](const NodeSelectorTerm& t) {
+                       return MatchesTerm(t, labels, node_name);
+                     })) {
       return false;
     }
   }
   return true;
 }
 
-std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(const Labels& pv_labels) {
+std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(
+    const Labels& pv_labels) {
   // kube-scheduler's VolumeZone topologyLabels, and the GA label each beta
   // one stands for.
   static const std::pair<const char*, const char*> kKeys[] = {
       {"failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone"},
-      {"failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region"},
+      {"failure-domain.beta.kubernetes.io/region",
+       "topology.kubernetes.io/region"},
       {"topology.kubernetes.io/zone", nullptr},
       {"topology.kubernetes.io/region", nullptr}};
   NodeSelectorTerm unconstrained;  // the node has no zone or region label
   for (const auto& [key, ga] : kKeys) {
-    unconstrained.match_expressions.push_back({key, SelectorOperator::kDoesNotExist, {}});
+    unconstrained.match_expressions.push_back(
+        {key, SelectorOperator::kDoesNotExist, {}});
   }
   std::vector<std::vector<NodeSelectorTerm>> out;
   for (const auto& [key, ga] : kKeys) {
@@ -159,8 +170,10 @@ std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(const Labels& pv_labe
     terms.push_back(std::move(same));
     if (ga != nullptr) {
       NodeSelectorTerm translated;
-      translated.match_expressions.push_back({key, SelectorOperator::kDoesNotExist, {}});
-      translated.match_expressions.push_back({ga, SelectorOperator::kIn, zones});
+      translated.match_expressions.push_back(
+          {key, SelectorOperator::kDoesNotExist, {}});
+      translated.match_expressions.push_back(
+          {ga, SelectorOperator::kIn, zones});
       terms.push_back(std::move(translated));
     }
     terms.push_back(unconstrained);
@@ -178,7 +191,8 @@ H HashRequirement(H h, const NodeSelectorRequirement& r) {
 
 template <typename H>
 H HashTerm(H h, const NodeSelectorTerm& t) {
-  for (const auto& r : t.match_expressions) h = HashRequirement(std::move(h), r);
+  for (const auto& r : t.match_expressions)
+    h = HashRequirement(std::move(h), r);
   h = H::combine(std::move(h), t.match_expressions.size());
   for (const auto& r : t.match_fields) h = HashRequirement(std::move(h), r);
   return H::combine(std::move(h), t.match_fields.size());

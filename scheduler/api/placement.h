@@ -48,8 +48,7 @@ struct Toleration {
   std::string value;
   std::optional<TaintEffect> effect;  // empty: every effect
   bool operator==(const Toleration& o) const {
-    return key == o.key && op == o.op && value == o.value &&
-           effect == o.effect;
+    return key == o.key && op == o.op && value == o.value && effect == o.effect;
   }
 };
 
@@ -69,7 +68,8 @@ struct NodeSelectorRequirement {
 };
 
 // Whether a label's value (nullptr: the label is absent) meets `r`.
-bool MatchesRequirement(const NodeSelectorRequirement& r, const std::string* value);
+bool MatchesRequirement(const NodeSelectorRequirement& r,
+                        const std::string* value);
 
 // Requirements ANDed together. matchFields only knows metadata.name.
 struct NodeSelectorTerm {
@@ -119,7 +119,8 @@ struct PlacementConstraints {
   bool operator==(const PlacementConstraints& o) const {
     return node_selector == o.node_selector &&
            required_terms == o.required_terms &&
-           preferred_terms == o.preferred_terms && tolerations == o.tolerations &&
+           preferred_terms == o.preferred_terms &&
+           tolerations == o.tolerations &&
            volume_node_affinity == o.volume_node_affinity &&
            volume_zones == o.volume_zones;
   }
@@ -127,7 +128,8 @@ struct PlacementConstraints {
 
 // kube-scheduler's NodeAffinity score before normalising: the weights of
 // the preferred terms the node matches.
-int64_t MatchedPreferenceWeight(const PlacementConstraints& c, const Labels& labels,
+int64_t MatchedPreferenceWeight(const PlacementConstraints& c,
+                                const Labels& labels,
                                 absl::string_view node_name);
 // kube-scheduler's TaintToleration score before normalising: the node's
 // PreferNoSchedule taints the pod does not tolerate.
@@ -153,7 +155,8 @@ bool MatchesAllOf(const std::vector<std::vector<NodeSelectorTerm>>& entries,
 // (failure-domain.beta.kubernetes.io/zone) is also matched against the
 // node's GA one (topology.kubernetes.io/zone) when the node lacks the
 // beta one.
-std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(const Labels& pv_labels);
+std::vector<std::vector<NodeSelectorTerm>> VolumeZoneTerms(
+    const Labels& pv_labels);
 
 }  // namespace shoal::api
 

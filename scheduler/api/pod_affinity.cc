@@ -12,7 +12,8 @@ bool LabelSelector::Matches(const Labels& labels) const {
   return true;
 }
 
-bool NamespaceScope::Contains(const std::string& ns, const Labels* ns_labels) const {
+bool NamespaceScope::Contains(const std::string& ns,
+                              const Labels* ns_labels) const {
   if (std::binary_search(names.begin(), names.end(), ns)) return true;
   if (!selector.has_value()) return false;
   if (selector->requirements.empty()) return true;

@@ -54,7 +54,8 @@ struct PodAffinityTerm {
            topology_key == o.topology_key && weight == o.weight;
   }
   // Whether the pod (namespace, labels) is one this term is about.
-  bool Matches(const std::string& ns, const Labels& labels, const Labels* ns_labels) const {
+  bool Matches(const std::string& ns, const Labels& labels,
+               const Labels* ns_labels) const {
     return namespaces.Contains(ns, ns_labels) && selector.Matches(labels);
   }
 };
@@ -72,7 +73,8 @@ struct TopologySpreadConstraint {
   bool operator==(const TopologySpreadConstraint& o) const {
     return max_skew == o.max_skew && topology_key == o.topology_key &&
            do_not_schedule == o.do_not_schedule && selector == o.selector &&
-           min_domains == o.min_domains && honor_node_affinity == o.honor_node_affinity &&
+           min_domains == o.min_domains &&
+           honor_node_affinity == o.honor_node_affinity &&
            honor_taints == o.honor_taints;
   }
 };
@@ -88,13 +90,15 @@ struct InterPodRules {
 
   bool empty() const {
     return required_affinity.empty() && required_anti_affinity.empty() &&
-           preferred_affinity.empty() && preferred_anti_affinity.empty() && spread.empty();
+           preferred_affinity.empty() && preferred_anti_affinity.empty() &&
+           spread.empty();
   }
   bool operator==(const InterPodRules& o) const {
     return required_affinity == o.required_affinity &&
            required_anti_affinity == o.required_anti_affinity &&
            preferred_affinity == o.preferred_affinity &&
-           preferred_anti_affinity == o.preferred_anti_affinity && spread == o.spread;
+           preferred_anti_affinity == o.preferred_anti_affinity &&
+           spread == o.spread;
   }
 };
 

@@ -36,25 +36,53 @@ bool ParseSuffix(absl::string_view s, Suffix* out, bool* is_exponent) {
   if (s.empty()) return true;
   if (s.size() == 2 && s[1] == 'i') {
     switch (s[0]) {
-      case 'K': out->exp2 = 10; return true;
-      case 'M': out->exp2 = 20; return true;
-      case 'G': out->exp2 = 30; return true;
-      case 'T': out->exp2 = 40; return true;
-      case 'P': out->exp2 = 50; return true;
-      case 'E': out->exp2 = 60; return true;
-      default: return false;
+      case 'K':
+        out->exp2 = 10;
+        return true;
+      case 'M':
+        out->exp2 = 20;
+        return true;
+      case 'G':
+        out->exp2 = 30;
+        return true;
+      case 'T':
+        out->exp2 = 40;
+        return true;
+      case 'P':
+        out->exp2 = 50;
+        return true;
+      case 'E':
+        out->exp2 = 60;
+        return true;
+      default:
+        return false;
     }
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'm': out->exp10 = -3; return true;
-      case 'k': out->exp10 = 3; return true;
-      case 'M': out->exp10 = 6; return true;
-      case 'G': out->exp10 = 9; return true;
-      case 'T': out->exp10 = 12; return true;
-      case 'P': out->exp10 = 15; return true;
-      case 'E': out->exp10 = 18; return true;
-      default: break;
+      case 'm':
+        out->exp10 = -3;
+        return true;
+      case 'k':
+        out->exp10 = 3;
+        return true;
+      case 'M':
+        out->exp10 = 6;
+        return true;
+      case 'G':
+        out->exp10 = 9;
+        return true;
+      case 'T':
+        out->exp10 = 12;
+        return true;
+      case 'P':
+        out->exp10 = 15;
+        return true;
+      case 'E':
+        out->exp10 = 18;
+        return true;
+      default:
+        break;
     }
   }
   // Decimal exponent: e|E followed by a signed integer.
@@ -121,8 +149,8 @@ absl::StatusOr<int64_t> ParseQuantity(absl::string_view text,
                                         "Ti Pi Ei or an exponent like e3)"));
   }
   // value = mantissa * 10^(exp10 - fraction_digits + scale) * 2^exp2
-  int exp10 = suffix.exp10 - fraction_digits +
-              (scale == QuantityScale::kMilli ? 3 : 0);
+  int exp10 =
+      suffix.exp10 - fraction_digits + (scale == QuantityScale::kMilli ? 3 : 0);
   int128 value = mantissa;
   auto too_large = [&] {
     return absl::OutOfRangeError(absl::StrFormat(

@@ -5,8 +5,12 @@
 namespace shoal::api {
 namespace {
 
-int64_t Milli(const char* s) { return ParseQuantity(s, QuantityScale::kMilli).value(); }
-int64_t Unit(const char* s) { return ParseQuantity(s, QuantityScale::kUnit).value(); }
+int64_t Milli(const char* s) {
+  return ParseQuantity(s, QuantityScale::kMilli).value();
+}
+int64_t Unit(const char* s) {
+  return ParseQuantity(s, QuantityScale::kUnit).value();
+}
 
 TEST(QuantityTest, CpuForms) {
   EXPECT_EQ(Milli("100m"), 100);
@@ -41,10 +45,15 @@ TEST(QuantityTest, NegativeIsParsedForCallersToRefuse) {
 
 TEST(QuantityTest, MalformedNamesTheTextAndTheProblem) {
   auto bad = [](const char* s) {
-    return std::string(ParseQuantity(s, QuantityScale::kUnit).status().message());
+    return std::string(
+        ParseQuantity(s, QuantityScale::kUnit).status().message());
   };
-  EXPECT_EQ(bad(""), "quantity \"\" is malformed: it is empty (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
-  EXPECT_EQ(bad("abc"), "quantity \"abc\" is malformed: it has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+  EXPECT_EQ(bad(""),
+            "quantity \"\" is malformed: it is empty (expected forms like "
+            "\"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+  EXPECT_EQ(bad("abc"),
+            "quantity \"abc\" is malformed: it has no digits (expected forms "
+            "like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
   EXPECT_NE(bad("1.2.3").find("it has two decimal points"), std::string::npos);
   EXPECT_NE(bad("5GB").find("unknown suffix \"GB\""), std::string::npos);
   EXPECT_NE(bad("1e").find("unknown suffix \"e\""), std::string::npos);
@@ -56,7 +65,8 @@ TEST(QuantityTest, MalformedNamesTheTextAndTheProblem) {
 TEST(QuantityTest, TooLargeIsRefused) {
   auto s = ParseQuantity("10Ei", QuantityScale::kUnit).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_NE(std::string(s.message()).find("quantity \"10Ei\" is too large"), std::string::npos);
+  EXPECT_NE(std::string(s.message()).find("quantity \"10Ei\" is too large"),
+            std::string::npos);
   EXPECT_FALSE(ParseQuantity("1e30", QuantityScale::kUnit).ok());
   EXPECT_FALSE(ParseQuantity("10E", QuantityScale::kMilli).ok());
 }

@@ -18,7 +18,7 @@ struct QueueInfo {
   int32_t priority = 0;
   // Hard upper bound; resources it does not name are kUnlimited.
   std::optional<Resource> capability;
-  Resource guarantee;                  // never shrunk below this
+  Resource guarantee;  // never shrunk below this
   // spec.deserved, when given; resources it does not name are kUnlimited.
   std::optional<Resource> deserved;
   bool reclaimable = true;

@@ -18,9 +18,9 @@ absl::StatusOr<Resource> Resource::FromList(
     if (!id.ok()) return id.status();
     absl::StatusOr<int64_t> amount = ParseQuantity(text, ScaleOf(*id));
     if (!amount.ok()) {
-      return absl::Status(amount.status().code(),
-                          absl::StrCat(what, ".", name, ": ",
-                                       amount.status().message()));
+      return absl::Status(
+          amount.status().code(),
+          absl::StrCat(what, ".", name, ": ", amount.status().message()));
     }
     if (*amount < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -81,14 +81,16 @@ void Resource::MaxWith(const Resource& other) {
 void Resource::MinWith(const Resource& other) {
   size_t n = std::max(amounts_.size(), other.amounts_.size());
   amounts_.resize(n, 0);
-  for (size_t i = 0; i < n; ++i) amounts_[i] = std::min(amounts_[i], other.Get(i));
+  for (size_t i = 0; i < n; ++i)
+    amounts_[i] = std::min(amounts_[i], other.Get(i));
 }
 
 Resource Resource::Scaled(double factor) const {
   Resource r;
   r.amounts_.resize(amounts_.size(), 0);
   for (size_t i = 0; i < amounts_.size(); ++i) {
-    r.amounts_[i] = static_cast<int64_t>(static_cast<double>(amounts_[i]) * factor);
+    r.amounts_[i] =
+        static_cast<int64_t>(static_cast<double>(amounts_[i]) * factor);
   }
   return r;
 }
@@ -101,7 +103,8 @@ bool Resource::AllLessEqual(const Resource& other) const {
   return true;
 }
 
-bool Resource::LessEqualWhere(const Resource& limit, const Resource& where) const {
+bool Resource::LessEqualWhere(const Resource& limit,
+                              const Resource& where) const {
   for (size_t i = 0; i < where.amounts_.size(); ++i) {
     if (where.amounts_[i] > 0 && Get(i) > limit.Get(i)) return false;
   }
@@ -142,10 +145,10 @@ std::string Resource::ToString() const {
   for (size_t i = 0; i < amounts_.size(); ++i) {
     if (amounts_[i] == 0) continue;
     ResourceId id = static_cast<ResourceId>(i);
-    std::string amount = amounts_[i] < 0
-                             ? absl::StrCat("-", FormatQuantity(-amounts_[i],
-                                                                ScaleOf(id)))
-                             : FormatQuantity(amounts_[i], ScaleOf(id));
+    std::string amount =
+        amounts_[i] < 0
+            ? absl::StrCat("-", FormatQuantity(-amounts_[i], ScaleOf(id)))
+            : FormatQuantity(amounts_[i], ScaleOf(id));
     parts.push_back(absl::StrCat(ResourceName(id), ": ", amount));
   }
   return parts.empty() ? "none" : absl::StrJoin(parts, ", ");

@@ -54,9 +54,9 @@ absl::StatusOr<ResourceId> InternResourceName(absl::string_view name) {
     if (t.entries[i].name == name) return static_cast<ResourceId>(i);
   }
   if (n == kMaxResourceNames) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "resource \"", name, "\": more than ", kMaxResourceNames,
-        " distinct resource names in one cluster"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("resource \"", name, "\": more than ", kMaxResourceNames,
+                     " distinct resource names in one cluster"));
   }
   return t.AddLocked(name);
 }

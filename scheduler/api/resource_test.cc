@@ -12,7 +12,8 @@ Resource R(std::vector<std::pair<std::string, std::string>> l) {
 }
 
 TEST(ResourceTest, FromListInternsAndScales) {
-  Resource r = R({{"cpu", "1500m"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "2"}});
+  Resource r =
+      R({{"cpu", "1500m"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "2"}});
   EXPECT_EQ(r.Get(kCpu), 1500);
   EXPECT_EQ(r.Get(kMemory), int64_t{1} << 30);
   EXPECT_EQ(r.Get(InternResourceName("nvidia.com/gpu").value()), 2);
@@ -57,13 +58,15 @@ TEST(ResourceTest, FitsOnlyChecksWhatIsRequested) {
       .ForEachShortage(idle, [&](ResourceId id) {
         reasons.emplace_back(InsufficientReason(id));
       });
-  EXPECT_EQ(reasons, (std::vector<std::string>{"Insufficient cpu", "Too many pods",
-                                                "Insufficient nvidia.com/gpu"}));
+  EXPECT_EQ(reasons,
+            (std::vector<std::string>{"Insufficient cpu", "Too many pods",
+                                      "Insufficient nvidia.com/gpu"}));
 }
 
 TEST(ResourceTest, ShareMath) {
   Resource total = R({{"cpu", "10"}, {"memory", "100Gi"}});
-  EXPECT_DOUBLE_EQ(R({{"cpu", "5"}, {"memory", "10Gi"}}).DominantShare(total), 0.5);
+  EXPECT_DOUBLE_EQ(R({{"cpu", "5"}, {"memory", "10Gi"}}).DominantShare(total),
+                   0.5);
   EXPECT_TRUE(std::isinf(R({{"nvidia.com/gpu", "1"}}).DominantShare(total)));
   EXPECT_DOUBLE_EQ(Resource().DominantShare(total), 0.0);
   EXPECT_EQ(total.Scaled(0.25), R({{"cpu", "2500m"}, {"memory", "25Gi"}}));

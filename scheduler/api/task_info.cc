@@ -4,15 +4,24 @@ namespace shoal::api {
 
 const char* TaskStatusName(TaskStatus s) {
   switch (s) {
-    case TaskStatus::kPending: return "Pending";
-    case TaskStatus::kAllocated: return "Allocated";
-    case TaskStatus::kPipelined: return "Pipelined";
-    case TaskStatus::kBinding: return "Binding";
-    case TaskStatus::kBound: return "Bound";
-    case TaskStatus::kRunning: return "Running";
-    case TaskStatus::kReleasing: return "Releasing";
-    case TaskStatus::kSucceeded: return "Succeeded";
-    case TaskStatus::kFailed: return "Failed";
+    case TaskStatus::kPending:
+      return "Pending";
+    case TaskStatus::kAllocated:
+      return "Allocated";
+    case TaskStatus::kPipelined:
+      return "Pipelined";
+    case TaskStatus::kBinding:
+      return "Binding";
+    case TaskStatus::kBound:
+      return "Bound";
+    case TaskStatus::kRunning:
+      return "Running";
+    case TaskStatus::kReleasing:
+      return "Releasing";
+    case TaskStatus::kSucceeded:
+      return "Succeeded";
+    case TaskStatus::kFailed:
+      return "Failed";
   }
   return "Unknown";
 }
@@ -31,7 +40,8 @@ bool OccupiesNode(TaskStatus s) {
 }
 
 bool HoldsShare(TaskStatus s) {
-  return OccupiesNode(s) ? s != TaskStatus::kReleasing : s == TaskStatus::kPipelined;
+  return OccupiesNode(s) ? s != TaskStatus::kReleasing
+                         : s == TaskStatus::kPipelined;
 }
 
 bool IsReadyStatus(TaskStatus s) {
@@ -48,16 +58,20 @@ bool IsReadyStatus(TaskStatus s) {
 }
 
 bool HostPort::ConflictsWith(const HostPort& o) const {
-  auto every = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
+  auto every = [](const std::string& ip) {
+    return ip.empty() || ip == "0.0.0.0";
+  };
   return port == o.port && protocol == o.protocol &&
          (ip == o.ip || every(ip) || every(o.ip));
 }
 
 bool TaskInfo::PlacedAlike(const TaskInfo& other) const {
-  return topology_class == other.topology_class && request() == other.request() &&
+  return topology_class == other.topology_class &&
+         request() == other.request() &&
          pod->host_ports == other.pod->host_ports &&
          pod->csi_volumes == other.pod->csi_volumes &&
-         (pod->placement == other.pod->placement || placement() == other.placement());
+         (pod->placement == other.pod->placement ||
+          placement() == other.placement());
 }
 
 bool TaskInfo::best_effort() const {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/placement.h"
+#include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/volume.h"
 
@@ -41,8 +41,8 @@ bool IsReadyStatus(TaskStatus s);
 // A port one of a pod's containers binds on its node (hostPort), as
 // kube-scheduler's NodePorts filter sees it.
 struct HostPort {
-  std::string ip;                 // "" or "0.0.0.0": every address
-  std::string protocol = "TCP";   // TCP, UDP or SCTP
+  std::string ip;                // "" or "0.0.0.0": every address
+  std::string protocol = "TCP";  // TCP, UDP or SCTP
   int32_t port = 0;
   bool operator==(const HostPort& o) const {
     return ip == o.ip && protocol == o.protocol && port == o.port;
@@ -67,8 +67,8 @@ struct PodInfo {
   // its PriorityClass (settled by the cache at snapshot time).
   bool preempt_never = false;
   bool preemption_policy_set = false;  // spec.preemptionPolicy was given
-  bool preemptable = true;     // volcano.sh/preemptable (default true)
-  bool critical = false;       // system-cluster/node-critical priority class
+  bool preemptable = true;             // volcano.sh/preemptable (default true)
+  bool critical = false;  // system-cluster/node-critical priority class
   TaskStatus status = TaskStatus::kPending;
   absl::Time created = absl::UnixEpoch();
   // Host ports of its containers, init and sidecar containers included

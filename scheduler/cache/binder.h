@@ -13,7 +13,8 @@ namespace shoal::cache {
 class Binder {
  public:
   virtual ~Binder() = default;
-  virtual absl::Status Bind(const api::PodInfo& pod, const std::string& node) = 0;
+  virtual absl::Status Bind(const api::PodInfo& pod,
+                            const std::string& node) = 0;
 };
 
 class Evictor {

@@ -173,8 +173,8 @@ void Cache::UpsertCsiNode(api::CsiNode node) {
     csi_nodes_.erase(node.name);
     return;
   }
-  csi_nodes_[node.name] =
-      std::make_shared<const std::vector<api::VolumeLimit>>(std::move(node.limits));
+  csi_nodes_[node.name] = std::make_shared<const std::vector<api::VolumeLimit>>(
+      std::move(node.limits));
 }
 
 void Cache::DeleteCsiNode(const std::string& name) {
@@ -183,14 +183,17 @@ void Cache::DeleteCsiNode(const std::string& name) {
 }
 
 namespace {
-void AddCsiVolume(const api::PersistentVolume& pv, std::vector<api::CsiVolume>& out) {
+void AddCsiVolume(const api::PersistentVolume& pv,
+                  std::vector<api::CsiVolume>& out) {
   if (pv.csi_driver.empty() || pv.csi_handle.empty()) return;
   api::CsiVolume v{pv.csi_driver, pv.csi_handle};
-  if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+  if (std::find(out.begin(), out.end(), v) == out.end())
+    out.push_back(std::move(v));
 }
 }  // namespace
 
-std::vector<api::CsiVolume> Cache::AttachedCsiVolumes(const api::PodInfo& pod) const {
+std::vector<api::CsiVolume> Cache::AttachedCsiVolumes(
+    const api::PodInfo& pod) const {
   std::vector<api::CsiVolume> out;
   for (const api::VolumeClaimRef& ref : pod.volume_claims) {
     auto claim = claims_.find(pod.ns + "/" + ref.claim);
@@ -206,8 +209,9 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
   // kube-scheduler's VolumeBinding, in its words: `reason` is what it
   // reports for every node; the pod's message names the pod too.
   auto refuse = [&pod](std::string reason, std::string sentence = "") {
-    pod.volume_refusal =
-        sentence.empty() ? absl::StrCat("pod ", pod.Key(), ": ", reason) : std::move(sentence);
+    pod.volume_refusal = sentence.empty()
+                             ? absl::StrCat("pod ", pod.Key(), ": ", reason)
+                             : std::move(sentence);
     pod.volume_reason = std::move(reason);
   };
   auto quote = [](const std::string& claim) {
@@ -216,22 +220,25 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
   // Every claim must exist before any is looked at further (its PreFilter).
   for (const api::VolumeClaimRef& ref : pod.volume_claims) {
     if (claims_.count(pod.ns + "/" + ref.claim) > 0) continue;
-    refuse(ref.ephemeral ? absl::StrCat("waiting for ephemeral volume controller to create the ",
-                                        quote(ref.claim))
-                         : absl::StrCat(quote(ref.claim), " not found"));
+    refuse(ref.ephemeral
+               ? absl::StrCat(
+                     "waiting for ephemeral volume controller to create the ",
+                     quote(ref.claim))
+               : absl::StrCat(quote(ref.claim), " not found"));
     return;
   }
   std::shared_ptr<api::PlacementConstraints> placement;
   for (const api::VolumeClaimRef& ref : pod.volume_claims) {
     const std::string quoted = quote(ref.claim);
-    const api::PersistentVolumeClaim& claim = claims_.at(pod.ns + "/" + ref.claim);
+    const api::PersistentVolumeClaim& claim =
+        claims_.at(pod.ns + "/" + ref.claim);
     if (claim.deleting) {
       refuse(absl::StrCat(quoted, " is being deleted"));
       return;
     }
     if (ref.ephemeral && claim.owner_uid != pod.uid) {
-      refuse(absl::StrCat("PVC ", claim.Key(), " was not created for pod ", pod.Key(),
-                          " (pod is not owner)"));
+      refuse(absl::StrCat("PVC ", claim.Key(), " was not created for pod ",
+                          pod.Key(), " (pod is not owner)"));
       return;
     }
     if (claim.lost) {
@@ -243,27 +250,35 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
       auto cls = storage_classes_.find(claim.storage_class);
       bool on_first_consumer =
           !claim.storage_class.empty() && cls != storage_classes_.end() &&
-          cls->second.binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer;
+          cls->second.binding_mode ==
+              api::VolumeBindingMode::kWaitForFirstConsumer;
       if (on_first_consumer) {
-        refuse(absl::StrCat(quoted, " is not bound yet and Shoal does not bind volumes"),
+        refuse(absl::StrCat(
+                   quoted, " is not bound yet and Shoal does not bind volumes"),
                absl::StrCat("pod ", pod.Key(), " uses ", quoted,
-                            ", which is not bound yet (storage class \"", claim.storage_class,
-                            "\" binds on first consumer; Shoal does not bind volumes yet)"));
+                            ", which is not bound yet (storage class \"",
+                            claim.storage_class,
+                            "\" binds on first consumer; Shoal does not bind "
+                            "volumes yet)"));
       } else {
-        refuse("pod has unbound immediate PersistentVolumeClaims",
-               absl::StrCat("pod ", pod.Key(),
-                            ": pod has unbound immediate PersistentVolumeClaims (", quoted,
-                            " waits for its volume to be bound)"));
+        refuse(
+            "pod has unbound immediate PersistentVolumeClaims",
+            absl::StrCat("pod ", pod.Key(),
+                         ": pod has unbound immediate PersistentVolumeClaims (",
+                         quoted, " waits for its volume to be bound)"));
       }
       return;
     }
     auto pv = volumes_.find(claim.volume_name);
     if (pv == volumes_.end()) {
-      refuse("node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
-             absl::StrCat("pod ", pod.Key(), ": ", quoted, " is bound to persistentvolume \"",
-                          claim.volume_name,
-                          "\", which does not exist (node(s) unavailable due to one or more "
-                          "pvc(s) bound to non-existent pv(s))"));
+      refuse(
+          "node(s) unavailable due to one or more pvc(s) bound to non-existent "
+          "pv(s)",
+          absl::StrCat("pod ", pod.Key(), ": ", quoted,
+                       " is bound to persistentvolume \"", claim.volume_name,
+                       "\", which does not exist (node(s) unavailable due to "
+                       "one or more "
+                       "pvc(s) bound to non-existent pv(s))"));
       return;
     }
     AddCsiVolume(pv->second, pod.csi_volumes);
@@ -338,7 +353,8 @@ api::ClusterInfo Cache::Snapshot() const {
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, limits] : csi_nodes_) b.SetVolumeLimits(name, limits);
   for (const auto& [name, queue] : queues_) b.AddQueue(queue);
-  for (const auto& [name, labels] : namespaces_) b.SetNamespaceLabels(name, labels);
+  for (const auto& [name, labels] : namespaces_)
+    b.SetNamespaceLabels(name, labels);
 
   // A PodGroup whose pods all belong to another scheduler (Volcano
   // running alongside) is that scheduler's: not admitted, not charged to
@@ -381,11 +397,14 @@ api::ClusterInfo Cache::Snapshot() const {
   for (const auto& [key, entry] : pods_) {
     std::shared_ptr<const api::PodInfo> pod = entry.pod;
     auto assumed = assumed_.find(key);
-    const api::PriorityClass* pc = pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
-    bool inherit_never = pc != nullptr && pc->preempt_never && !pod->preempt_never;
+    const api::PriorityClass* pc =
+        pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
+    bool inherit_never =
+        pc != nullptr && pc->preempt_never && !pod->preempt_never;
     // Only a pending pod of ours is placed, so only its claims matter.
     bool claims = !pod->volume_claims.empty() && pod->node_name.empty() &&
-                  assumed == assumed_.end() && pod->status == api::TaskStatus::kPending &&
+                  assumed == assumed_.end() &&
+                  pod->status == api::TaskStatus::kPending &&
                   pod->scheduler_name == scheduler_name_;
     // A pod on a node (of any scheduler) holds its CSI volumes' attachments.
     std::vector<api::CsiVolume> attached;
@@ -393,12 +412,13 @@ api::ClusterInfo Cache::Snapshot() const {
         (!pod->node_name.empty() || assumed != assumed_.end())) {
       attached = AttachedCsiVolumes(*pod);
     }
-    if (!entry.has_priority || inherit_never || assumed != assumed_.end() || claims ||
-        !attached.empty()) {
+    if (!entry.has_priority || inherit_never || assumed != assumed_.end() ||
+        claims || !attached.empty()) {
       auto copy = std::make_shared<api::PodInfo>(*pod);
       if (claims) ResolveClaims(*copy);
       if (!attached.empty()) copy->csi_volumes = std::move(attached);
-      if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
+      if (!entry.has_priority)
+        copy->priority = PriorityOf(copy->priority_class);
       if (inherit_never) copy->preempt_never = true;
       if (assumed != assumed_.end()) {
         copy->node_name = assumed->second;

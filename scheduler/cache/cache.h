@@ -108,7 +108,8 @@ class Cache {
   // being placed at all (missing, being deleted, not bound: Shoal binds
   // no volumes), else adds the bound volumes' node affinity and zones to
   // a copy of its placement constraints.
-  void ResolveClaims(api::PodInfo& pod) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ResolveClaims(api::PodInfo& pod) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The distinct CSI volumes a pod on a node attaches, as kube-scheduler's
   // NodeVolumeLimits counts an existing pod's: claims that exist (an
   // ephemeral one owned by the pod) and name a PersistentVolume with
@@ -129,13 +130,15 @@ class Cache {
   std::map<std::string, api::PriorityClass> priority_classes_
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::Labels> namespaces_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, api::PersistentVolumeClaim> claims_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::PersistentVolumeClaim> claims_
+      ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::PersistentVolume> volumes_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, api::StorageClass> storage_classes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::StorageClass> storage_classes_
+      ABSL_GUARDED_BY(mu_);
   // Nodes' CSI attach limits, shared by the snapshots; a CSINode without
   // any limit is not kept.
-  std::map<std::string, std::shared_ptr<const std::vector<api::VolumeLimit>>> csi_nodes_
-      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<const std::vector<api::VolumeLimit>>>
+      csi_nodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> assumed_
       ABSL_GUARDED_BY(mu_);  // pod -> node
   struct Decision {

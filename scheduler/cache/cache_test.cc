@@ -98,8 +98,8 @@ TEST(CacheTest, DecisionsGoWithTheirPodGroup) {
 
 // --- Volumes: a pending pod's claims resolved at snapshot time.
 
-std::shared_ptr<api::PodInfo> PodWithClaims(const std::string& name,
-                                            std::vector<api::VolumeClaimRef> claims) {
+std::shared_ptr<api::PodInfo> PodWithClaims(
+    const std::string& name, std::vector<api::VolumeClaimRef> claims) {
   auto pod = std::make_shared<api::PodInfo>();
   pod->ns = "ml";
   pod->name = name;
@@ -112,7 +112,8 @@ std::shared_ptr<api::PodInfo> PodWithClaims(const std::string& name,
   return pod;
 }
 
-api::PersistentVolumeClaim Claim(const std::string& name, const std::string& volume,
+api::PersistentVolumeClaim Claim(const std::string& name,
+                                 const std::string& volume,
                                  const std::string& storage_class = "") {
   api::PersistentVolumeClaim c;
   c.ns = "ml";
@@ -125,11 +126,13 @@ api::PersistentVolumeClaim Claim(const std::string& name, const std::string& vol
 
 api::NodeSelectorTerm HostIs(const std::string& node) {
   api::NodeSelectorTerm t;
-  t.match_expressions.push_back({"kubernetes.io/hostname", api::SelectorOperator::kIn, {node}});
+  t.match_expressions.push_back(
+      {"kubernetes.io/hostname", api::SelectorOperator::kIn, {node}});
   return t;
 }
 
-api::PersistentVolume PinnedVolume(const std::string& name, const std::string& node) {
+api::PersistentVolume PinnedVolume(const std::string& name,
+                                   const std::string& node) {
   api::PersistentVolume pv;
   pv.name = name;
   pv.node_affinity = std::vector<api::NodeSelectorTerm>{HostIs(node)};
@@ -156,15 +159,17 @@ TEST(CacheVolumesTest, MissingClaimsInKubeSchedulersWords) {
   cache.UpsertPersistentVolumeClaim(Claim("w-0-scratch", "pv-1"));
   cache.UpsertPersistentVolume(PinnedVolume("pv-1", "node-a"));
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
-            "pod ml/w-0: PVC ml/w-0-scratch was not created for pod ml/w-0 (pod is not owner)");
+            "pod ml/w-0: PVC ml/w-0-scratch was not created for pod ml/w-0 "
+            "(pod is not owner)");
   api::PersistentVolumeClaim owned = Claim("w-0-scratch", "pv-1");
   owned.owner_uid = "w-0-uid";
   cache.UpsertPersistentVolumeClaim(owned);
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, "");
   owned.deleting = true;
   cache.UpsertPersistentVolumeClaim(owned);
-  EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
-            "pod ml/w-0: persistentvolumeclaim \"w-0-scratch\" is being deleted");
+  EXPECT_EQ(
+      Only(cache.Snapshot()).volume_refusal,
+      "pod ml/w-0: persistentvolumeclaim \"w-0-scratch\" is being deleted");
 }
 
 TEST(CacheVolumesTest, UnboundClaimsWait) {
@@ -173,20 +178,26 @@ TEST(CacheVolumesTest, UnboundClaimsWait) {
   cache.UpsertPersistentVolumeClaim(Claim("data", "", "local"));
   // No such class, or an Immediate one: kube-scheduler's words.
   const std::string immediate =
-      "pod ml/w-0: pod has unbound immediate PersistentVolumeClaims (persistentvolumeclaim "
+      "pod ml/w-0: pod has unbound immediate PersistentVolumeClaims "
+      "(persistentvolumeclaim "
       "\"data\" waits for its volume to be bound)";
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, immediate);
   cache.UpsertStorageClass({"local", api::VolumeBindingMode::kImmediate});
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal, immediate);
-  cache.UpsertStorageClass({"local", api::VolumeBindingMode::kWaitForFirstConsumer});
+  cache.UpsertStorageClass(
+      {"local", api::VolumeBindingMode::kWaitForFirstConsumer});
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
-            "pod ml/w-0 uses persistentvolumeclaim \"data\", which is not bound yet (storage "
-            "class \"local\" binds on first consumer; Shoal does not bind volumes yet)");
+            "pod ml/w-0 uses persistentvolumeclaim \"data\", which is not "
+            "bound yet (storage "
+            "class \"local\" binds on first consumer; Shoal does not bind "
+            "volumes yet)");
   // Bound to a volume the cache does not have.
   cache.UpsertPersistentVolumeClaim(Claim("data", "pv-9", "local"));
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
-            "pod ml/w-0: persistentvolumeclaim \"data\" is bound to persistentvolume \"pv-9\", "
-            "which does not exist (node(s) unavailable due to one or more pvc(s) bound to "
+            "pod ml/w-0: persistentvolumeclaim \"data\" is bound to "
+            "persistentvolume \"pv-9\", "
+            "which does not exist (node(s) unavailable due to one or more "
+            "pvc(s) bound to "
             "non-existent pv(s))");
   cache.DeletePersistentVolumeClaim("ml/data");
   EXPECT_EQ(Only(cache.Snapshot()).volume_refusal,
@@ -195,7 +206,8 @@ TEST(CacheVolumesTest, UnboundClaimsWait) {
 
 TEST(CacheVolumesTest, BoundVolumesConstrainACopyOfThePlacement) {
   Cache cache("shoal");
-  auto pod = PodWithClaims("w-0", {{"data", false}, {"logs", false}, {"plain", false}});
+  auto pod = PodWithClaims(
+      "w-0", {{"data", false}, {"logs", false}, {"plain", false}});
   cache.UpsertPod(pod, true);
   cache.UpsertPersistentVolumeClaim(Claim("data", "pv-a"));
   cache.UpsertPersistentVolumeClaim(Claim("logs", "pv-z"));
@@ -203,8 +215,8 @@ TEST(CacheVolumesTest, BoundVolumesConstrainACopyOfThePlacement) {
   cache.UpsertPersistentVolume(PinnedVolume("pv-a", "node-a"));
   api::PersistentVolume zoned;
   zoned.name = "pv-z";
-  zoned.labels = api::Labels(
-      std::vector<std::pair<std::string, std::string>>{{"topology.kubernetes.io/zone", "z1__z2"}});
+  zoned.labels = api::Labels(std::vector<std::pair<std::string, std::string>>{
+      {"topology.kubernetes.io/zone", "z1__z2"}});
   cache.UpsertPersistentVolume(zoned);
   api::PersistentVolume anywhere;
   anywhere.name = "pv-any";
@@ -215,14 +227,16 @@ TEST(CacheVolumesTest, BoundVolumesConstrainACopyOfThePlacement) {
   EXPECT_EQ(copy.volume_refusal, "");
   const api::PlacementConstraints& c = *copy.placement;
   ASSERT_EQ(c.volume_node_affinity.size(), 1u);
-  EXPECT_EQ(c.volume_node_affinity[0], std::vector<api::NodeSelectorTerm>{HostIs("node-a")});
+  EXPECT_EQ(c.volume_node_affinity[0],
+            std::vector<api::NodeSelectorTerm>{HostIs("node-a")});
   EXPECT_EQ(c.volume_zones.size(), 1u);
   // The pod's own constraints, shared with others, are untouched.
   EXPECT_TRUE(pod->placement->volume_node_affinity.empty());
   EXPECT_NE(c.fingerprint, pod->placement->fingerprint);
   EXPECT_FALSE(c == *pod->placement);
   // Which nodes the constraints let through.
-  auto on = [&](const std::string& node, std::vector<std::pair<std::string, std::string>> labels) {
+  auto on = [&](const std::string& node,
+                std::vector<std::pair<std::string, std::string>> labels) {
     labels.emplace_back("kubernetes.io/hostname", node);
     api::Labels l(std::move(labels));
     return api::MatchesAllOf(c.volume_node_affinity, l, node) &&
@@ -273,7 +287,8 @@ TEST(CacheVolumesTest, CsiVolumesAndNodeLimits) {
   cache.UpsertPersistentVolumeClaim(Claim("a2", "pv-a2"));
   cache.UpsertPersistentVolumeClaim(Claim("old", "pv-ebs"));
   // A pending pod of ours: its unique CSI volumes.
-  auto pending = PodWithClaims("w-0", {{"a", false}, {"a2", false}, {"old", false}});
+  auto pending =
+      PodWithClaims("w-0", {{"a", false}, {"a2", false}, {"old", false}});
   cache.UpsertPod(pending, true);
   // Another scheduler's pod on n0 holds its attachment.
   auto running = PodWithClaims("web", {{"a", false}});
@@ -282,9 +297,11 @@ TEST(CacheVolumesTest, CsiVolumesAndNodeLimits) {
   running->status = api::TaskStatus::kRunning;
   cache.UpsertPod(running, true);
   api::ClusterInfo c = cache.Snapshot();
-  EXPECT_EQ(Only(c).csi_volumes, (std::vector<api::CsiVolume>{{"ebs", "vol-a"}}));
+  EXPECT_EQ(Only(c).csi_volumes,
+            (std::vector<api::CsiVolume>{{"ebs", "vol-a"}}));
   ASSERT_NE(c.nodes[0].volume_limits(), nullptr);
-  EXPECT_EQ(*c.nodes[0].volume_limits(), (std::vector<api::VolumeLimit>{{"ebs", 1}}));
+  EXPECT_EQ(*c.nodes[0].volume_limits(),
+            (std::vector<api::VolumeLimit>{{"ebs", 1}}));
   EXPECT_EQ(c.nodes[0].AttachedVolumeCount(), 1);
   cache.DeleteCsiNode("n0");
   EXPECT_EQ(cache.Snapshot().nodes[0].volume_limits(), nullptr);

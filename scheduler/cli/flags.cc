@@ -28,21 +28,24 @@ std::vector<std::string> ParseFlags(int argc, char** argv,
     if (a == "--") break;
     if (!absl::StartsWith(a, "--")) continue;
     size_t eq = a.find('=');
-    std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::string name =
+        a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     std::string underscored = absl::StrReplaceAll(name, {{"-", "_"}});
-    bool is_help = absl::StartsWith(underscored, "help") || underscored == "version";
+    bool is_help =
+        absl::StartsWith(underscored, "help") || underscored == "version";
     if (!is_help && absl::FindCommandLineFlag(underscored) == nullptr &&
         !(absl::StartsWith(underscored, "no") &&
           absl::FindCommandLineFlag(underscored.substr(2)) != nullptr)) {
-      std::cerr << program << ": unknown flag --" << name << " (valid: "
-                << absl::StrJoin(own, ", ") << ")\n";
+      std::cerr << program << ": unknown flag --" << name
+                << " (valid: " << absl::StrJoin(own, ", ") << ")\n";
       std::exit(kBadInput);
     }
     a = "--" + underscored + (eq == std::string::npos ? "" : a.substr(eq));
   }
   std::vector<char*> c_args;
   for (auto& a : args) c_args.push_back(a.data());
-  std::vector<char*> rest = absl::ParseCommandLine(static_cast<int>(c_args.size()), c_args.data());
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(c_args.size()), c_args.data());
   return std::vector<std::string>(rest.begin(), rest.end());
 }
 

@@ -9,15 +9,19 @@ namespace {
 // Volcano's spellings, as its PluginOption's yaml tags give them.
 const std::vector<std::string>& VolcanoSwitches() {
   static const auto* switches = new std::vector<std::string>{
-      "enableJobOrder",         "enableNamespaceOrder",   "enableHierarchy",
-      "enableJobReady",         "enableJobPipelined",     "enableTaskOrder",
-      "enablePreemptable",      "enableReclaimable",      "enablePreemptive",
-      "enableQueueOrder",       "enabledClusterOrder",    "enablePredicate",
-      "enableBestNode",         "enableNodeOrder",        "enableTargetJob",
-      "enableReservedNodes",    "enableJobEnqueued",      "enabledVictim",
-      "enableJobStarving",      "enabledOverused",        "enabledAllocatable",
-      "enabledHyperNodeOrder",  "enabledSubJobReady",     "enabledSubJobPipelined",
-      "enabledSubJobOrder",     "enabledHyperNodeGradient"};
+      "enableJobOrder",      "enableNamespaceOrder",
+      "enableHierarchy",     "enableJobReady",
+      "enableJobPipelined",  "enableTaskOrder",
+      "enablePreemptable",   "enableReclaimable",
+      "enablePreemptive",    "enableQueueOrder",
+      "enabledClusterOrder", "enablePredicate",
+      "enableBestNode",      "enableNodeOrder",
+      "enableTargetJob",     "enableReservedNodes",
+      "enableJobEnqueued",   "enabledVictim",
+      "enableJobStarving",   "enabledOverused",
+      "enabledAllocatable",  "enabledHyperNodeOrder",
+      "enabledSubJobReady",  "enabledSubJobPipelined",
+      "enabledSubJobOrder",  "enabledHyperNodeGradient"};
   return *switches;
 }
 
@@ -57,9 +61,10 @@ std::string CanonicalSwitch(const std::string& key) {
 }
 
 bool SwitchHasCallback(const std::string& canonical) {
-  return AnyKindObeys<QueueOrder, JobOrder, TaskOrder, JobValid, JobReady, JobPipelined,
-                      JobEnqueueable, JobStarving, Overused, Allocatable, Predicate, Fit,
-                      NodeOrder, Preemptable, Reclaimable>(canonical);
+  return AnyKindObeys<QueueOrder, JobOrder, TaskOrder, JobValid, JobReady,
+                      JobPipelined, JobEnqueueable, JobStarving, Overused,
+                      Allocatable, Predicate, Fit, NodeOrder, Preemptable,
+                      Reclaimable>(canonical);
 }
 
 }  // namespace shoal::framework

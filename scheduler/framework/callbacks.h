@@ -69,8 +69,8 @@ SHOAL_CALLBACK(JobEnqueueable, "jobEnqueueable", "enableJobEnqueued",
 // Whether the job should take room by eviction now (a gang below its
 // minimum, an elastic job below its target). With no plugin registered,
 // a job is starving while its gang minimum is not met.
-SHOAL_CALLBACK(JobStarving, "jobStarving", "enableJobStarving", Combine::kAnyTrue,
-               bool(const api::JobInfo&));
+SHOAL_CALLBACK(JobStarving, "jobStarving", "enableJobStarving",
+               Combine::kAnyTrue, bool(const api::JobInfo&));
 
 // Queue gates. Overused: the queue holds its deserved share or more.
 // Allocatable: the queue may take this task now.

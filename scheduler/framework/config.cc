@@ -117,10 +117,10 @@ class Parser {
                  switches.end()) {
         bool on;
         if (!value.IsScalar() || !YAML::convert<bool>::decode(value, on)) {
-          return Error(value, path + "." + key,
-                       absl::StrCat("must be true or false, got \"",
-                                    value.IsScalar() ? value.Scalar() : "?",
-                                    "\""));
+          return Error(
+              value, path + "." + key,
+              absl::StrCat("must be true or false, got \"",
+                           value.IsScalar() ? value.Scalar() : "?", "\""));
         }
         const std::string canonical = CanonicalSwitch(key);
         plugin.switches[canonical] = on;
@@ -150,9 +150,10 @@ class Parser {
                        ": malformed YAML: ", e.msg));
     }
     if (!root.IsMap()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file_, ": a scheduler configuration must be a map with "
-                 "\"actions\" and \"tiers\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat(file_,
+                       ": a scheduler configuration must be a map with "
+                       "\"actions\" and \"tiers\""));
     }
     SchedulerConfig config;
     YAML::Node configurations;
@@ -187,17 +188,17 @@ class Parser {
           }
           for (const auto& tkv : tier) {
             if (tkv.first.as<std::string>() != "plugins") {
-              return Error(tkv.first, tpath,
-                           absl::StrCat("unknown field \"",
-                                        tkv.first.as<std::string>(),
-                                        "\" (valid: plugins)"));
+              return Error(
+                  tkv.first, tpath,
+                  absl::StrCat("unknown field \"", tkv.first.as<std::string>(),
+                               "\" (valid: plugins)"));
             }
           }
           TierConfig tier_config;
           const YAML::Node& plugins = tier["plugins"];
           for (size_t p = 0; p < plugins.size(); ++p) {
-            auto plugin = ParsePlugin(
-                plugins[p], absl::StrCat(tpath, ".plugins[", p, "]"));
+            auto plugin = ParsePlugin(plugins[p],
+                                      absl::StrCat(tpath, ".plugins[", p, "]"));
             if (!plugin.ok()) return plugin.status();
             tier_config.plugins.push_back(std::move(*plugin));
           }

@@ -36,9 +36,9 @@ struct SourceLocation {
 
 struct PluginConfig {
   std::string name;
-  std::map<std::string, bool> switches;  // enableJobOrder: false, ...
+  std::map<std::string, bool> switches;          // enableJobOrder: false, ...
   std::map<std::string, std::string> arguments;  // flattened
-  std::string path;  // "tiers[1].plugins[0]"
+  std::string path;                              // "tiers[1].plugins[0]"
   SourceLocation location;
   // True unless the config turned `switch_key` off. Empty key: always on.
   bool Enabled(const std::string& switch_key) const;

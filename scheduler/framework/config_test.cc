@@ -30,7 +30,8 @@ tiers:
 configurations:
 - name: allocate
   arguments: {}
-)", "conf.yaml");
+)",
+                                "conf.yaml");
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->actions.size(), 3u);
   EXPECT_EQ(c->actions[1].name, "allocate");
@@ -60,8 +61,9 @@ TEST(ConfigTest, WrongShapesAreNamed) {
             "\"enqueue, allocate, backfill\"");
   EXPECT_EQ(Error("actions: allocate\ntiers: {plugins: []}\n"),
             "conf.yaml:2: tiers: must be a list of {plugins: [...]}");
-  EXPECT_EQ(Error("actions: allocate\ntiers:\n- plugins:\n  - gang\n"),
-            "conf.yaml:4: tiers[0].plugins[0]: must be a map with at least a name");
+  EXPECT_EQ(
+      Error("actions: allocate\ntiers:\n- plugins:\n  - gang\n"),
+      "conf.yaml:4: tiers[0].plugins[0]: must be a map with at least a name");
   EXPECT_EQ(Error("actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    "
                   "enableJobOrder: maybe\n"),
             "conf.yaml:5: tiers[0].plugins[0].enableJobOrder: must be true or "
@@ -82,10 +84,11 @@ TEST(ConfigTest, TypoInSwitchIsRefusedWithValidNames) {
   std::string e = Error(
       "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    "
       "enabelJobOrder: false\n");
-  EXPECT_EQ(e.rfind("conf.yaml:5: tiers[0].plugins[0]: unknown field "
-                    "\"enabelJobOrder\" (valid: name, arguments, enableJobOrder,",
-                    0),
-            0u)
+  EXPECT_EQ(
+      e.rfind("conf.yaml:5: tiers[0].plugins[0]: unknown field "
+              "\"enabelJobOrder\" (valid: name, arguments, enableJobOrder,",
+              0),
+      0u)
       << e;
 }
 
@@ -98,18 +101,22 @@ class Idle : public Action {
 
 TEST(PolicyTest, UnknownNamesListValidOnes) {
   PluginRegistry plugins;
-  plugins.Add("gang", [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-    return std::make_unique<Nothing>();
-  });
+  plugins.Add("gang",
+              [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                return std::make_unique<Nothing>();
+              });
   ActionRegistry actions;
-  actions.Add("allocate", [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Action>> {
-    return std::make_unique<Idle>();
-  });
+  actions.Add("allocate",
+              [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Action>> {
+                return std::make_unique<Idle>();
+              });
   auto build = [&](const std::string& yaml) {
-    return BuildPolicy(*ParseSchedulerConfig(yaml, "conf.yaml"), plugins, actions);
+    return BuildPolicy(*ParseSchedulerConfig(yaml, "conf.yaml"), plugins,
+                       actions);
   };
-  EXPECT_EQ(build("actions: allocate, shuffle\n").status().message(),
-            "conf.yaml:1: actions: unknown action \"shuffle\" (valid: allocate)");
+  EXPECT_EQ(
+      build("actions: allocate, shuffle\n").status().message(),
+      "conf.yaml:1: actions: unknown action \"shuffle\" (valid: allocate)");
   EXPECT_EQ(build("actions: allocate\ntiers:\n- plugins:\n  - name: gang\n  - "
                   "name: drff\n")
                 .status()
@@ -130,8 +137,9 @@ TEST(ArgumentsTest, TypedGettersRefuseWrongTypes) {
   Arguments args("plugin nodeorder", {{"w", "abc"}, {"b", "yes"}, {"n", "2"}});
   EXPECT_EQ(args.GetDouble("w", 1).status().message(),
             "plugin nodeorder: arguments.w: expected a number, got \"abc\"");
-  EXPECT_EQ(args.GetBool("b", true).status().message(),
-            "plugin nodeorder: arguments.b: expected true or false, got \"yes\"");
+  EXPECT_EQ(
+      args.GetBool("b", true).status().message(),
+      "plugin nodeorder: arguments.b: expected true or false, got \"yes\"");
   EXPECT_EQ(*args.GetInt("n", 0), 2);
   EXPECT_EQ(*args.GetDouble("missing", 0.5), 0.5);
 }
@@ -152,9 +160,11 @@ TEST(ConfigTest, VolcanoSwitchSpellingsLoad) {
   EXPECT_TRUE(p.Enabled("enableJobOrder"));
   EXPECT_EQ(c->warnings,
             (std::vector<std::string>{
-                "volcano.yaml:7: tiers[0].plugins[0].enabledHyperNodeOrder: Shoal has no "
+                "volcano.yaml:7: tiers[0].plugins[0].enabledHyperNodeOrder: "
+                "Shoal has no "
                 "callback this switch turns on or off; ignored",
-                "volcano.yaml:8: tiers[0].plugins[0].EnabledClusterOrder: Shoal has no "
+                "volcano.yaml:8: tiers[0].plugins[0].EnabledClusterOrder: "
+                "Shoal has no "
                 "callback this switch turns on or off; ignored"}));
 }
 

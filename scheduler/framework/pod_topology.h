@@ -30,13 +30,17 @@
 namespace shoal::framework {
 
 // kube-scheduler's reasons.
-inline constexpr char kPodAffinityMismatch[] = "node(s) didn't match pod affinity rules";
-inline constexpr char kPodAntiAffinityMismatch[] = "node(s) didn't match pod anti-affinity rules";
+inline constexpr char kPodAffinityMismatch[] =
+    "node(s) didn't match pod affinity rules";
+inline constexpr char kPodAntiAffinityMismatch[] =
+    "node(s) didn't match pod anti-affinity rules";
 inline constexpr char kExistingAntiAffinityMismatch[] =
     "node(s) didn't satisfy existing pods anti-affinity rules";
-inline constexpr char kSpreadMismatch[] = "node(s) didn't match pod topology spread constraints";
+inline constexpr char kSpreadMismatch[] =
+    "node(s) didn't match pod topology spread constraints";
 inline constexpr char kSpreadMissingLabel[] =
-    "node(s) didn't match pod topology spread constraints (missing required label)";
+    "node(s) didn't match pod topology spread constraints (missing required "
+    "label)";
 
 // Which rules a check or score looks at.
 enum class TopologyScope {
@@ -58,7 +62,8 @@ class PodTopology {
 
   // A pod starts (+1) or stops (-1) holding a place on node `n`.
   // `terminating`: it is being deleted (spread does not count it).
-  void Place(const api::PodInfo& pod, api::NodeIndex n, int delta, bool terminating);
+  void Place(const api::PodInfo& pod, api::NodeIndex n, int delta,
+             bool terminating);
 
   // Null when the task may go to the node as far as the rules in `scope`
   // go; otherwise kube-scheduler's reason (checked in its order: pod
@@ -74,24 +79,28 @@ class PodTopology {
   // over hostnames, an affinity term's first match): per-node caches are
   // stale then.
   uint64_t NodeRulesStamp(const api::TaskInfo& t) const {
-    return t.topology_class == 0 ? 0 : ClassStamp(classes_[t.topology_class - 1]);
+    return t.topology_class == 0 ? 0
+                                 : ClassStamp(classes_[t.topology_class - 1]);
   }
 
   // kube-scheduler's InterPodAffinity score before normalization: the
   // weights of the task's preferred terms times the matching pods in the
   // node's domains, plus other pods' terms about the task (their required
   // affinity with `hard_affinity_weight`).
-  double AffinityScore(const api::TaskInfo& t, const api::NodeInfo& n, TopologyScope scope,
+  double AffinityScore(const api::TaskInfo& t, const api::NodeInfo& n,
+                       TopologyScope scope,
                        double hard_affinity_weight = 1) const;
   // How far above the least-loaded domain the node's domains are, in units
   // of maxSkew (each at most 1), summed over the task's ScheduleAnyway
   // constraints: 0 is best.
-  double SpreadExcess(const api::TaskInfo& t, const api::NodeInfo& n, TopologyScope scope) const;
+  double SpreadExcess(const api::TaskInfo& t, const api::NodeInfo& n,
+                      TopologyScope scope) const;
   // kube-scheduler's PodTopologySpread scores before normalization for the
   // nodes `feasible` (what passed the filters), as its PreScore and Score
   // compute them; nodes it ignores get -1.
-  std::vector<double> KubeSpreadScores(const api::TaskInfo& t,
-                                       const std::vector<api::NodeIndex>& feasible) const;
+  std::vector<double> KubeSpreadScores(
+      const api::TaskInfo& t,
+      const std::vector<api::NodeIndex>& feasible) const;
 
  private:
   // Pods matching every one of `terms` (their selectors and namespaces),
@@ -121,21 +130,27 @@ class PodTopology {
   };
   struct SymmetricTerm {
     int owned;  // index into owned_
-    enum Kind { kRequiredAnti, kRequiredAffinity, kPreferredAffinity, kPreferredAnti } kind;
+    enum Kind {
+      kRequiredAnti,
+      kRequiredAffinity,
+      kPreferredAffinity,
+      kPreferredAnti
+    } kind;
   };
   // Tasks alike to the rules share one.
   struct Class {
     const api::PodInfo* exemplar;
-    int affinity = -1;                  // MatchCounter over all required affinity terms
-    std::vector<int> anti;              // per required anti-affinity term
-    std::vector<int> preferred;         // per preferred affinity term
-    std::vector<int> preferred_anti;    // per preferred anti-affinity term
-    std::vector<int> spread;            // per constraint: index into spread_
+    int affinity = -1;      // MatchCounter over all required affinity terms
+    std::vector<int> anti;  // per required anti-affinity term
+    std::vector<int> preferred;       // per preferred affinity term
+    std::vector<int> preferred_anti;  // per preferred anti-affinity term
+    std::vector<int> spread;          // per constraint: index into spread_
     std::vector<SymmetricTerm> symmetric;
     std::vector<std::string> domain_keys;
   };
   struct OwnerIds {
-    std::vector<int> required_anti, required_affinity, preferred_affinity, preferred_anti;
+    std::vector<int> required_anti, required_affinity, preferred_affinity,
+        preferred_anti;
   };
   // What makes two pods alike to the rules.
   struct ClassKey {
@@ -150,7 +165,8 @@ class PodTopology {
     }
     template <typename H>
     friend H AbslHashValue(H h, const ClassKey& k) {
-      return H::combine(std::move(h), k.ns, k.rules, k.placement, k.symmetric, k.self);
+      return H::combine(std::move(h), k.ns, k.rules, k.placement, k.symmetric,
+                        k.self);
     }
   };
 
@@ -160,7 +176,8 @@ class PodTopology {
   uint64_t ClassStamp(const Class& c) const;
   bool InScope(const std::string& key, TopologyScope scope) const;
   const Labels* NamespaceLabels(const std::string& ns) const;
-  bool TermMatches(const api::PodAffinityTerm& term, const api::PodInfo& pod) const;
+  bool TermMatches(const api::PodAffinityTerm& term,
+                   const api::PodInfo& pod) const;
   int NewMatchCounter(std::vector<const api::PodAffinityTerm*> terms);
   int NewSpread(const api::PodInfo& pod, const api::TopologySpreadConstraint& c,
                 const std::vector<const api::TopologySpreadConstraint*>& group);
@@ -169,10 +186,13 @@ class PodTopology {
   // One instance for equal rules (equal placements): pods decoded one by
   // one each hold their own copy.
   const api::InterPodRules* Canonical(const api::InterPodRules* rules);
-  const api::PlacementConstraints* Canonical(const api::PlacementConstraints* placement);
+  const api::PlacementConstraints* Canonical(
+      const api::PlacementConstraints* placement);
   void Index(int counter, const api::LabelSelector& selector, bool spread);
-  void Count(const api::PodInfo& pod, api::NodeIndex n, int delta, bool terminating);
-  int32_t PairCount(const MatchCounter& m, const std::string& key, const api::Labels& node) const;
+  void Count(const api::PodInfo& pod, api::NodeIndex n, int delta,
+             bool terminating);
+  int32_t PairCount(const MatchCounter& m, const std::string& key,
+                    const api::Labels& node) const;
 
   api::ClusterInfo& cluster_;
   bool active_ = false;
@@ -187,14 +207,17 @@ class PodTopology {
   absl::flat_hash_map<std::string, std::vector<int>> owned_by_label_;
   std::vector<int> unanchored_owned_;
   absl::flat_hash_map<ClassKey, int> class_by_key_;
-  absl::flat_hash_map<uint64_t, std::vector<const api::InterPodRules*>> canonical_rules_;
-  absl::flat_hash_map<uint64_t, std::vector<const api::PlacementConstraints*>> canonical_placements_;
+  absl::flat_hash_map<uint64_t, std::vector<const api::InterPodRules*>>
+      canonical_rules_;
+  absl::flat_hash_map<uint64_t, std::vector<const api::PlacementConstraints*>>
+      canonical_placements_;
   const api::PodInfo* last_pod_ = nullptr;
   int last_class_ = 0;
   // Counters by one label their selector requires ("key\0value"), and
   // those whose selector requires none: a placed pod is matched only
   // against counters that could match it.
-  absl::flat_hash_map<std::string, std::vector<int>> matchers_by_label_, spread_by_label_;
+  absl::flat_hash_map<std::string, std::vector<int>> matchers_by_label_,
+      spread_by_label_;
   std::vector<int> unanchored_matchers_, unanchored_spread_;
   static const std::vector<std::string> kNoKeys;
 };

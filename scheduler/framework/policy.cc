@@ -8,13 +8,15 @@ namespace shoal::framework {
 namespace {
 
 absl::Status AtLocation(const SourceLocation& where, const absl::Status& s) {
-  return absl::Status(s.code(), absl::StrCat(where.Describe(), ": ", s.message()));
+  return absl::Status(s.code(),
+                      absl::StrCat(where.Describe(), ": ", s.message()));
 }
 
 void CollectUnread(const Arguments& args, const SourceLocation& where,
                    std::vector<std::string>* warnings) {
   for (const auto& w : args.warnings()) {
-    warnings->push_back(absl::StrCat(where.Describe(), ": ", args.owner(), ": ", w));
+    warnings->push_back(
+        absl::StrCat(where.Describe(), ": ", args.owner(), ": ", w));
   }
   for (const auto& key : args.Unread()) {
     warnings->push_back(absl::StrCat(where.Describe(), ": ", args.owner(),

@@ -89,7 +89,8 @@ bool Session::TaskBefore(const api::TaskInfo& a, const api::TaskInfo& b) const {
 }
 
 bool Session::JobSchedulable(const api::JobInfo& job, std::string* why) const {
-  return JobAdmissible(job, why) && PodsPlaceable(job, why) && Call<JobValid>(job, why);
+  return JobAdmissible(job, why) && PodsPlaceable(job, why) &&
+         Call<JobValid>(job, why);
 }
 
 bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
@@ -104,9 +105,10 @@ bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
       return false;
     }
     if (!pod.unsupported_field.empty()) {
-      *why = absl::StrCat("pod ", pod.Key(), " uses ", pod.unsupported_field,
-                          ", which Shoal does not implement yet; it waits rather than be "
-                          "placed as if that were absent");
+      *why = absl::StrCat(
+          "pod ", pod.Key(), " uses ", pod.unsupported_field,
+          ", which Shoal does not implement yet; it waits rather than be "
+          "placed as if that were absent");
       return false;
     }
     if (!pod.volume_refusal.empty()) {  // the cache's words, pod named
@@ -139,7 +141,8 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
 
 bool Session::Starving(const api::JobInfo& job) const {
   if (Table<framework::JobStarving>().empty()) {
-    return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined) < job.min_member;
+    return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined) <
+           job.min_member;
   }
   return Call<framework::JobStarving>(job);
 }
@@ -156,7 +159,8 @@ const FeasibleNodes& Session::Feasible(const api::PlacementConstraints& c) {
   }
   auto result = std::make_unique<FeasibleNodes>();
   Reasons why;
-  for (api::NodeIndex n = 0; n < static_cast<api::NodeIndex>(cluster_.nodes.size()); ++n) {
+  for (api::NodeIndex n = 0;
+       n < static_cast<api::NodeIndex>(cluster_.nodes.size()); ++n) {
     why.clear();
     if (Call<Predicate>(c, cluster_.nodes[n], &why)) {
       result->nodes.push_back(n);
@@ -187,7 +191,8 @@ std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
 }
 
 bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
-                            const api::Resource& available, Reasons* why) const {
+                            const api::Resource& available,
+                            Reasons* why) const {
   if (!t.request().FitsIn(available)) {
     t.request().ForEachShortage(available, [why](api::ResourceId id) {
       why->emplace_back(api::InsufficientReason(id));
@@ -195,7 +200,8 @@ bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
     return false;  // as kube-scheduler: the first failing check explains
   }
   if (!n.HostPortsFree(t.pod->host_ports)) {
-    why->emplace_back("node(s) didn't have free ports for the requested pod ports");
+    why->emplace_back(
+        "node(s) didn't have free ports for the requested pod ports");
     return false;
   }
   if (!n.VolumesFit(t.pod->csi_volumes)) {
@@ -218,7 +224,8 @@ std::string FormatUnavailable(
   for (const auto& [reason, count] : sorted) {
     parts.push_back(absl::StrCat(count, " ", reason));
   }
-  std::string text = absl::StrCat(available, "/", total, " nodes are available");
+  std::string text =
+      absl::StrCat(available, "/", total, " nodes are available");
   if (!parts.empty()) absl::StrAppend(&text, ": ", absl::StrJoin(parts, ", "));
   return text + ".";
 }
@@ -230,15 +237,18 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   const api::NodeIndex old_node = task.node;
   if (topology_->active()) {
     if (old_node != api::kNone && api::OccupiesNode(old_status)) {
-      topology_->Place(*task.pod, old_node, -1, old_status == api::TaskStatus::kReleasing);
+      topology_->Place(*task.pod, old_node, -1,
+                       old_status == api::TaskStatus::kReleasing);
     }
     if (node != api::kNone && api::OccupiesNode(status)) {
-      topology_->Place(*task.pod, node, +1, status == api::TaskStatus::kReleasing);
+      topology_->Place(*task.pod, node, +1,
+                       status == api::TaskStatus::kReleasing);
     }
   }
   if (old_node != api::kNone) {
     api::NodeInfo& n = cluster_.nodes[old_node];
-    n.Remove(task.request(), old_status, task.pod->host_ports, task.pod->csi_volumes);
+    n.Remove(task.request(), old_status, task.pod->host_ports,
+             task.pod->csi_volumes);
     auto& on_node = n.tasks();
     on_node.erase(std::find(on_node.begin(), on_node.end(), t));
   }

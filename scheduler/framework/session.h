@@ -117,11 +117,14 @@ class Session {
   // Inter-pod affinity, anti-affinity and spread (PodTopology) too: a
   // pod's required rules hold under every policy. `scope` narrows those
   // rules to single-node or domain ones for callers that cache per node.
-  bool Fits(const api::TaskInfo& t, const api::NodeInfo& n, const api::Resource& available,
+  bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
+            const api::Resource& available,
             TopologyScope scope = TopologyScope::kAll) const {
-    return t.request().FitsIn(available) && n.HostPortsFree(t.pod->host_ports) &&
+    return t.request().FitsIn(available) &&
+           n.HostPortsFree(t.pod->host_ports) &&
            n.VolumesFit(t.pod->csi_volumes) &&
-           (t.topology_class == 0 || topology_->Refusal(t, n, scope) == nullptr) &&
+           (t.topology_class == 0 ||
+            topology_->Refusal(t, n, scope) == nullptr) &&
            Call<Fit>(t, n, available, nullptr);
   }
   // Like Fits, naming every reason it fails in kube-scheduler's words
@@ -174,16 +177,16 @@ class Session {
              CallbackTable<TaskOrder>, CallbackTable<JobValid>,
              CallbackTable<JobReady>, CallbackTable<JobPipelined>,
              CallbackTable<JobEnqueueable>, CallbackTable<JobStarving>,
-             CallbackTable<Overused>,
-             CallbackTable<Allocatable>, CallbackTable<Predicate>,
-             CallbackTable<Fit>, CallbackTable<NodeOrder>, CallbackTable<DomainOrder>,
+             CallbackTable<Overused>, CallbackTable<Allocatable>,
+             CallbackTable<Predicate>, CallbackTable<Fit>,
+             CallbackTable<NodeOrder>, CallbackTable<DomainOrder>,
              CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
       tables_;
   std::vector<EventHandler> handlers_;
   // Keyed by fingerprint; equal fingerprints are checked for equality.
-  absl::flat_hash_map<
-      uint64_t, std::vector<std::pair<const api::PlacementConstraints*,
-                                      std::unique_ptr<FeasibleNodes>>>>
+  absl::flat_hash_map<uint64_t,
+                      std::vector<std::pair<const api::PlacementConstraints*,
+                                            std::unique_ptr<FeasibleNodes>>>>
       feasible_;
   std::vector<BindDecision> binds_;
   std::vector<EvictDecision> evictions_;

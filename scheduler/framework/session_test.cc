@@ -16,7 +16,8 @@ class Picky : public Plugin {
     s.Register<Predicate>([this](const api::PlacementConstraints&,
                                  const api::NodeInfo& n, Reasons* why) {
       ++*calls_;
-      if (n.name().size() > 4 && n.name().substr(n.name().size() - 4) == "-bad") {
+      if (n.name().size() > 4 &&
+          n.name().substr(n.name().size() - 4) == "-bad") {
         if (why) why->push_back("node(s) were bad");
         return false;
       }
@@ -44,10 +45,11 @@ class Picky : public Plugin {
 class SessionTest : public ::testing::Test {
  protected:
   Policy Make(const std::string& yaml) {
-    registry_.Add("picky", [this](const Arguments&)
-                      -> absl::StatusOr<std::unique_ptr<Plugin>> {
-      return std::make_unique<Picky>(&calls_);
-    });
+    registry_.Add(
+        "picky",
+        [this](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+          return std::make_unique<Picky>(&calls_);
+        });
     return testing::MustPolicy(yaml, registry_, actions_);
   }
   api::ClusterInfo Cluster() {
@@ -111,7 +113,8 @@ TEST_F(SessionTest, MissingOrClosedQueueIsExplained) {
   Session s(std::move(b).Build(), p);
   std::string why;
   EXPECT_FALSE(s.JobSchedulable(s.job(0), &why));
-  EXPECT_EQ(why, "queue \"gpu\" does not exist; create it or change spec.queue");
+  EXPECT_EQ(why,
+            "queue \"gpu\" does not exist; create it or change spec.queue");
   s.job(0).queue = "closed";
   s.job(0).queue_index = s.cluster().FindQueue("closed");
   EXPECT_FALSE(s.JobSchedulable(s.job(0), &why));

@@ -25,7 +25,8 @@ void Statement::Evict(api::TaskIndex task, std::string reason,
   op.reason = std::move(reason);
   op.preemptor = std::move(preemptor);
   ops_.push_back(std::move(op));
-  session_.MoveTask(task, api::TaskStatus::kReleasing, session_.task(task).node);
+  session_.MoveTask(task, api::TaskStatus::kReleasing,
+                    session_.task(task).node);
 }
 
 void Statement::Commit() {

@@ -27,13 +27,14 @@ class Counter : public Plugin {
 class StatementTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    registry_.Add("counter", [this](const Arguments&)
-                      -> absl::StatusOr<std::unique_ptr<Plugin>> {
-      return std::make_unique<Counter>(&balance_);
-    });
+    registry_.Add(
+        "counter",
+        [this](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+          return std::make_unique<Counter>(&balance_);
+        });
     policy_ = testing::MustPolicy(
-        "actions: allocate\ntiers:\n- plugins:\n  - name: counter\n",
-        registry_, actions_);
+        "actions: allocate\ntiers:\n- plugins:\n  - name: counter\n", registry_,
+        actions_);
     api::ClusterBuilder b;
     b.AddNode(Node("n0", {{"cpu", "4"}, {"memory", "8Gi"}}));
     b.AddNode(Node("n1", {{"cpu", "4"}, {"memory", "8Gi"}}));
@@ -56,7 +57,8 @@ TEST_F(StatementTest, DiscardLeavesNoTrace) {
     stmt.Allocate(0, 0);
     stmt.Allocate(1, 0);
     stmt.Pipeline(2, 1);
-    EXPECT_EQ(s.node(0).idle(), idle0 - Res({{"cpu", "2"}, {"memory", "2Gi"}, {"pods", "2"}}));
+    EXPECT_EQ(s.node(0).idle(),
+              idle0 - Res({{"cpu", "2"}, {"memory", "2Gi"}, {"pods", "2"}}));
     EXPECT_EQ(s.job(0).Count(api::TaskStatus::kAllocated), 2);
     EXPECT_EQ(s.node(1).pipelined().Get(api::kCpu), 1000);
     EXPECT_EQ(balance_, 3);
@@ -152,7 +154,8 @@ TEST(VolumeLimitsTest, GangMembersCountAndDiscardUndoes) {
   b.AddTask(nfs, b.AddJob(api::JobInfo{}));
 
   ActionRegistry actions = testing::IdleActions();
-  Policy policy = testing::MustPolicy("actions: allocate\ntiers: []\n", PluginRegistry(), actions);
+  Policy policy = testing::MustPolicy("actions: allocate\ntiers: []\n",
+                                      PluginRegistry(), actions);
   Session s(std::move(b).Build(), policy);
   auto explain = [&s](api::TaskIndex t, api::NodeIndex n) {
     Reasons why;
@@ -168,13 +171,15 @@ TEST(VolumeLimitsTest, GangMembersCountAndDiscardUndoes) {
     EXPECT_FALSE(s.Fits(s.task(1), s.node(0), s.node(0).idle()));
     EXPECT_EQ(explain(1, 0), "node(s) exceed max volume count");
     EXPECT_EQ(explain(3, 0), "fits");  // no limit for nfs
-    stmt.Allocate(1, 1);  // "b" on n1, beside "x": n1 is full
-    EXPECT_EQ(explain(0, 1), "node(s) exceed max volume count");  // "a" would be a third
-    EXPECT_EQ(explain(2, 1), "fits");     // "x" is attached there already
+    stmt.Allocate(1, 1);               // "b" on n1, beside "x": n1 is full
+    EXPECT_EQ(explain(0, 1),
+              "node(s) exceed max volume count");  // "a" would be a third
+    EXPECT_EQ(explain(2, 1), "fits");  // "x" is attached there already
     EXPECT_EQ(explain(2, 0), "node(s) exceed max volume count");
     EXPECT_EQ(explain(2, 2), "fits");
-    EXPECT_EQ(s.ExplainUnplaced(s.task(2)).find("2 node(s) exceed max volume count"),
-              std::string::npos);  // n1 takes it
+    EXPECT_EQ(
+        s.ExplainUnplaced(s.task(2)).find("2 node(s) exceed max volume count"),
+        std::string::npos);  // n1 takes it
     stmt.Allocate(2, 1);
     EXPECT_EQ(s.node(1).AttachedVolumeCount(), 2);  // "x" counted once
     stmt.Discard();

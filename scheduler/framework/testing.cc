@@ -70,9 +70,10 @@ class Idle : public Action {
 ActionRegistry IdleActions() {
   ActionRegistry r;
   for (const char* name : {"enqueue", "allocate", "backfill"}) {
-    r.Add(name, [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Action>> {
-      return std::make_unique<Idle>();
-    });
+    r.Add(name,
+          [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Action>> {
+            return std::make_unique<Idle>();
+          });
   }
   return r;
 }

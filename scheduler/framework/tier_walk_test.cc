@@ -15,16 +15,26 @@ TEST(TierWalkTest, FirstPreferenceWinsTierByTier) {
   EXPECT_EQ(t.Run(job, job), 1);
   t.Add(0, "first", [](const auto&, const auto&) { return -1; });
   EXPECT_EQ(t.Run(job, job), -1);  // a tier-0 preference beats tier 1
-  EXPECT_EQ(t.Plugins(), (std::vector<std::string>{"abstains", "first", "later"}));
+  EXPECT_EQ(t.Plugins(),
+            (std::vector<std::string>{"abstains", "first", "later"}));
 }
 
 TEST(TierWalkTest, AllPassStopsAtFirstRefusal) {
   CallbackTable<JobReady> t;
   EXPECT_TRUE(t.Run(job));
   int calls = 0;
-  t.Add(0, "yes", [&](const auto&) { ++calls; return true; });
-  t.Add(0, "no", [&](const auto&) { ++calls; return false; });
-  t.Add(1, "never-asked", [&](const auto&) { ++calls; return true; });
+  t.Add(0, "yes", [&](const auto&) {
+    ++calls;
+    return true;
+  });
+  t.Add(0, "no", [&](const auto&) {
+    ++calls;
+    return false;
+  });
+  t.Add(1, "never-asked", [&](const auto&) {
+    ++calls;
+    return true;
+  });
   EXPECT_FALSE(t.Run(job));
   EXPECT_EQ(calls, 2);
 }
@@ -74,7 +84,9 @@ TEST(TierWalkTest, VictimsIntersectWithinTierFirstNonEmptyTierDecides) {
   api::TaskInfo preemptor;
   std::vector<api::TaskIndex> all = {1, 2, 3, 4};
   auto answer = [](Victims v) {
-    return [v](const api::TaskInfo&, const std::vector<api::TaskIndex>&) { return v; };
+    return [v](const api::TaskInfo&, const std::vector<api::TaskIndex>&) {
+      return v;
+    };
   };
   CallbackTable<Preemptable> t;
   EXPECT_TRUE(t.Run(preemptor, all).empty());

@@ -16,9 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string& what) {
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     const std::string& what) {
   std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(what, ": cannot read ", path));
+  if (!in)
+    return absl::NotFoundError(absl::StrCat(what, ": cannot read ", path));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -45,10 +47,12 @@ std::vector<std::string> Names(const YAML::Node& list) {
 
 class Reader {
  public:
-  Reader(std::string path) : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
+  Reader(std::string path)
+      : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
 
   absl::Status Error(const std::string& field, const std::string& why) const {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", path_, ": ", field, ": ", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kubeconfig ", path_, ": ", field, ": ", why));
   }
 
   // `<key>-data` (base64) or `<key>` (a file, relative to the kubeconfig).
@@ -64,7 +68,8 @@ class Reader {
     if (YAML::Node file = map[key]) {
       fs::path p = file.Scalar();
       if (p.is_relative()) p = dir_ / p;
-      auto text = ReadFile(p.string(), absl::StrCat("kubeconfig ", path_, ": ", field, ".", key));
+      auto text = ReadFile(p.string(), absl::StrCat("kubeconfig ", path_, ": ",
+                                                    field, ".", key));
       if (!text.ok()) return text.status();
       return *text;
     }
@@ -91,8 +96,9 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
   try {
     root = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", path, ":", e.mark.line + 1,
-                                                   ": malformed YAML: ", e.msg));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kubeconfig ", path, ":", e.mark.line + 1,
+                     ": malformed YAML: ", e.msg));
   }
   if (!root.IsMap()) return r.Error("(top)", "must be a kubeconfig map");
   std::string name = context;
@@ -104,11 +110,15 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
   }
   YAML::Node ctx = Named(root["contexts"], name);
   if (!ctx || !ctx["context"]) {
-    return r.Error(absl::StrCat("contexts[", name, "]"),
-                   absl::StrCat("no such context (have: ", absl::StrJoin(Names(root["contexts"]), ", "), ")"));
+    return r.Error(
+        absl::StrCat("contexts[", name, "]"),
+        absl::StrCat("no such context (have: ",
+                     absl::StrJoin(Names(root["contexts"]), ", "), ")"));
   }
-  std::string cluster_name = ctx["context"]["cluster"] ? ctx["context"]["cluster"].Scalar() : "";
-  std::string user_name = ctx["context"]["user"] ? ctx["context"]["user"].Scalar() : "";
+  std::string cluster_name =
+      ctx["context"]["cluster"] ? ctx["context"]["cluster"].Scalar() : "";
+  std::string user_name =
+      ctx["context"]["user"] ? ctx["context"]["user"].Scalar() : "";
   YAML::Node cluster = Named(root["clusters"], cluster_name);
   if (!cluster || !cluster["cluster"]) {
     return r.Error(absl::StrCat("clusters[", cluster_name, "]"),
@@ -118,12 +128,16 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
   c.context = name;
   const YAML::Node& cl = cluster["cluster"];
   std::string cfield = absl::StrCat("clusters[", cluster_name, "]");
-  if (!cl["server"] || cl["server"].Scalar().empty()) return r.Error(cfield + ".server", "is required");
+  if (!cl["server"] || cl["server"].Scalar().empty())
+    return r.Error(cfield + ".server", "is required");
   c.server = cl["server"].Scalar();
   if (c.server.rfind("https://", 0) != 0 && c.server.rfind("http://", 0) != 0) {
-    return r.Error(cfield + ".server", absl::StrCat("must be an http(s):// URL, got \"", c.server, "\""));
+    return r.Error(
+        cfield + ".server",
+        absl::StrCat("must be an http(s):// URL, got \"", c.server, "\""));
   }
-  if (YAML::Node skip = cl["insecure-skip-tls-verify"]) c.insecure_skip_tls_verify = skip.as<bool>(false);
+  if (YAML::Node skip = cl["insecure-skip-tls-verify"])
+    c.insecure_skip_tls_verify = skip.as<bool>(false);
   auto ca = r.Pem(cl, "certificate-authority", cfield);
   if (!ca.ok()) return ca.status();
   c.ca_pem = *ca;
@@ -142,13 +156,17 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
     c.client_cert_pem = *cert;
     c.client_key_pem = *key;
     if (c.client_cert_pem.empty() != c.client_key_pem.empty()) {
-      return r.Error(ufield, "client-certificate and client-key go together; only one is set");
+      return r.Error(
+          ufield,
+          "client-certificate and client-key go together; only one is set");
     }
     if (u["token"]) c.token = u["token"].Scalar();
     if (u["tokenFile"]) c.token_file = r.Resolve(u["tokenFile"].Scalar());
     if (u["exec"] || u["auth-provider"]) {
-      return r.Error(ufield, "exec and auth-provider credentials are not supported; use a token, "
-                             "a token file or a client certificate");
+      return r.Error(
+          ufield,
+          "exec and auth-provider credentials are not supported; use a token, "
+          "a token file or a client certificate");
     }
   }
   return c;
@@ -166,7 +184,8 @@ absl::StatusOr<ConnectionConfig> InClusterConfig(const std::string& sa_dir) {
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (host == nullptr || port == nullptr || *host == '\0' || *port == '\0') {
     return absl::FailedPreconditionError(
-        "not running in a cluster (KUBERNETES_SERVICE_HOST/PORT are not set); pass --kubeconfig");
+        "not running in a cluster (KUBERNETES_SERVICE_HOST/PORT are not set); "
+        "pass --kubeconfig");
   }
   ConnectionConfig c;
   c.context = "in-cluster";
@@ -176,7 +195,8 @@ absl::StatusOr<ConnectionConfig> InClusterConfig(const std::string& sa_dir) {
   c.server = absl::StrCat("https://", h, ":", port);
   c.token_file = (fs::path(sa_dir) / "token").string();
   if (!fs::exists(c.token_file)) {
-    return absl::NotFoundError(absl::StrCat("in-cluster: no service account token at ", c.token_file));
+    return absl::NotFoundError(
+        absl::StrCat("in-cluster: no service account token at ", c.token_file));
   }
   auto ca = ReadFile((fs::path(sa_dir) / "ca.crt").string(), "in-cluster");
   if (!ca.ok()) return ca.status();

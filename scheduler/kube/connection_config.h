@@ -11,16 +11,16 @@
 namespace shoal::kube {
 
 struct ConnectionConfig {
-  std::string server;        // https://host:port
+  std::string server;  // https://host:port
   // PEM text (inline data, base64-decoded, or read from the file). Empty
   // means the system's trust store.
   std::string ca_pem;
   std::string client_cert_pem;
   std::string client_key_pem;
-  std::string token;         // bearer token, when given inline
-  std::string token_file;    // re-read when it changes (rotated tokens)
+  std::string token;       // bearer token, when given inline
+  std::string token_file;  // re-read when it changes (rotated tokens)
   bool insecure_skip_tls_verify = false;
-  std::string context;       // which context it came from, for messages
+  std::string context;  // which context it came from, for messages
 };
 
 // `context` empty: the file's current-context. Refusals name the file and

@@ -51,7 +51,10 @@ TEST(KubeconfigTest, CurrentContextWithInlineCredentials) {
 }
 
 TEST(KubeconfigTest, NamedContextWithFilesRelativeToTheKubeconfig) {
-  fs::path dir = fs::path(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") / "kc";
+  fs::path dir =
+      fs::path(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR")
+                                          : "/tmp") /
+      "kc";
   fs::create_directories(dir);
   std::ofstream(dir / "config") << kConfig;
   std::ofstream(dir / "ca.pem") << "PROD CA";
@@ -67,22 +70,30 @@ TEST(KubeconfigTest, RefusalsNameFileAndField) {
   auto err = [](const std::string& yaml, const std::string& ctx = "") {
     return std::string(ParseKubeconfig(yaml, "kc", ctx).status().message());
   };
-  EXPECT_EQ(err(kConfig, "staging"), "kubeconfig kc: contexts[staging]: no such context (have: dev, prod)");
+  EXPECT_EQ(
+      err(kConfig, "staging"),
+      "kubeconfig kc: contexts[staging]: no such context (have: dev, prod)");
   std::string bad_b64 = kConfig;
   bad_b64.replace(bad_b64.find("S0VZ"), 4, "ab$cd");
-  EXPECT_EQ(err(bad_b64), "kubeconfig kc: users[admin].client-key-data: not valid base64");
+  EXPECT_EQ(err(bad_b64),
+            "kubeconfig kc: users[admin].client-key-data: not valid base64");
   std::string no_server = kConfig;
-  no_server.replace(no_server.find("server: https://127.0.0.1:6443"), 30, "server: 127.0.0.1:6443");
+  no_server.replace(no_server.find("server: https://127.0.0.1:6443"), 30,
+                    "server: 127.0.0.1:6443");
   EXPECT_EQ(err(no_server),
-            "kubeconfig kc: clusters[dev-cluster].server: must be an http(s):// URL, got \"127.0.0.1:6443\"");
+            "kubeconfig kc: clusters[dev-cluster].server: must be an "
+            "http(s):// URL, got \"127.0.0.1:6443\"");
   EXPECT_EQ(err("apiVersion: v1\nkind: Config\n"),
             "kubeconfig kc: current-context: is not set; pass --context");
-  EXPECT_EQ(err("clusters: [\n").substr(0, 32), "kubeconfig kc:2: malformed YAML:");
+  EXPECT_EQ(err("clusters: [\n").substr(0, 32),
+            "kubeconfig kc:2: malformed YAML:");
   std::string exec = kConfig;
-  const std::string creds = "    client-certificate-data: Q0VSVA==\n    client-key-data: S0VZ";
+  const std::string creds =
+      "    client-certificate-data: Q0VSVA==\n    client-key-data: S0VZ";
   exec.replace(exec.find(creds), creds.size(), "    exec: {command: aws}");
   EXPECT_EQ(err(exec),
-            "kubeconfig kc: users[admin]: exec and auth-provider credentials are not supported; use "
+            "kubeconfig kc: users[admin]: exec and auth-provider credentials "
+            "are not supported; use "
             "a token, a token file or a client certificate");
   EXPECT_EQ(LoadKubeconfig("/nonexistent/config", "").status().message(),
             "kubeconfig: cannot read /nonexistent/config");
@@ -90,9 +101,14 @@ TEST(KubeconfigTest, RefusalsNameFileAndField) {
 
 TEST(InClusterTest, NeedsTheServiceEnvironment) {
   unsetenv("KUBERNETES_SERVICE_HOST");
-  EXPECT_EQ(InClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount").status().message(),
-            "not running in a cluster (KUBERNETES_SERVICE_HOST/PORT are not set); pass --kubeconfig");
-  fs::path sa = fs::path(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") / "sa";
+  EXPECT_EQ(InClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")
+                .status()
+                .message(),
+            "not running in a cluster (KUBERNETES_SERVICE_HOST/PORT are not "
+            "set); pass --kubeconfig");
+  fs::path sa = fs::path(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR")
+                                                    : "/tmp") /
+                "sa";
   fs::create_directories(sa);
   std::ofstream(sa / "token") << "sa-token";
   std::ofstream(sa / "ca.crt") << "SA CA";

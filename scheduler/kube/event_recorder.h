@@ -28,8 +28,8 @@ class EventRecorder {
                 size_t max_outstanding = 1000);
 
   // `type`: Normal or Warning.
-  void Record(const ObjectRef& object, const std::string& type, const std::string& reason,
-              const std::string& message);
+  void Record(const ObjectRef& object, const std::string& type,
+              const std::string& reason, const std::string& message);
 
   int64_t dropped() const { return dropped_.load(); }
 

@@ -34,7 +34,8 @@ size_t SplitLines(char* data, size_t size, size_t n, void* raw) {
   auto* sink = static_cast<LineSink*>(raw);
   sink->partial.append(data, size * n);
   size_t start = 0;
-  for (size_t nl; (nl = sink->partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+  for (size_t nl; (nl = sink->partial.find('\n', start)) != std::string::npos;
+       start = nl + 1) {
     std::string line = sink->partial.substr(start, nl - start);
     if (!line.empty() && !(*sink->on_line)(line)) {
       sink->stopped = true;
@@ -65,9 +66,11 @@ HttpClient::HttpClient(ConnectionConfig config) : config_(std::move(config)) {
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 std::string HttpClient::Token() {
-  if (!config_.token.empty() || config_.token_file.empty()) return config_.token;
+  if (!config_.token.empty() || config_.token_file.empty())
+    return config_.token;
   struct stat st;
-  if (stat(config_.token_file.c_str(), &st) == 0 && st.st_mtime != file_token_mtime_) {
+  if (stat(config_.token_file.c_str(), &st) == 0 &&
+      st.st_mtime != file_token_mtime_) {
     std::ifstream in(config_.token_file);
     std::stringstream text;
     text << in.rdbuf();
@@ -88,7 +91,8 @@ void* HttpClient::Prepare(const std::string& method, const std::string& url,
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer_.data());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
   if (timeout > absl::ZeroDuration()) {
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(absl::ToInt64Milliseconds(timeout)));
   }
   if (!config_.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, config_.ca_pem);
   if (!config_.client_cert_pem.empty()) {
@@ -107,20 +111,20 @@ std::string HttpClient::Describe(int curl_code) const {
   std::string detail = error_buffer_.c_str();
   if (detail.empty()) detail = curl_easy_strerror(rc);
   if (rc == CURLE_PEER_FAILED_VERIFICATION) {
-    absl::StrAppend(&detail, config_.ca_pem.empty()
-                                 ? " (the system's CA store does not trust the server; set "
-                                   "certificate-authority in the kubeconfig)"
-                                 : " (the kubeconfig's certificate-authority did not sign the "
-                                   "server's certificate)");
+    absl::StrAppend(
+        &detail,
+        config_.ca_pem.empty()
+            ? " (the system's CA store does not trust the server; set "
+              "certificate-authority in the kubeconfig)"
+            : " (the kubeconfig's certificate-authority did not sign the "
+              "server's certificate)");
   }
   return detail;
 }
 
-absl::StatusOr<HttpResponse> HttpClient::Request(const std::string& method,
-                                                 const std::string& path,
-                                                 const std::string& body,
-                                                 const std::string& content_type,
-                                                 absl::Duration timeout) {
+absl::StatusOr<HttpResponse> HttpClient::Request(
+    const std::string& method, const std::string& path, const std::string& body,
+    const std::string& content_type, absl::Duration timeout) {
   std::string url = config_.server + path;
   CURL* c = static_cast<CURL*>(Prepare(method, url, timeout));
   curl_slist* headers = nullptr;
@@ -148,10 +152,10 @@ absl::StatusOr<HttpResponse> HttpClient::Request(const std::string& method,
   return response;
 }
 
-absl::StatusOr<long> HttpClient::Stream(const std::string& path,
-                                        const std::function<bool(const std::string&)>& on_line,
-                                        absl::Duration idle_timeout,
-                                        const std::atomic<bool>* cancel) {
+absl::StatusOr<long> HttpClient::Stream(
+    const std::string& path,
+    const std::function<bool(const std::string&)>& on_line,
+    absl::Duration idle_timeout, const std::atomic<bool>* cancel) {
   std::string url = config_.server + path;
   CURL* c = static_cast<CURL*>(Prepare("GET", url, absl::ZeroDuration()));
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
@@ -161,7 +165,8 @@ absl::StatusOr<long> HttpClient::Stream(const std::string& path,
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
   // Idle means: less than one byte a second for the whole idle timeout.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(absl::ToInt64Seconds(idle_timeout)));
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(absl::ToInt64Seconds(idle_timeout)));
   LineSink sink{&on_line, "", false};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, SplitLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
@@ -172,9 +177,12 @@ absl::StatusOr<long> HttpClient::Stream(const std::string& path,
   }
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
-  bool cancelled = rc == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load();
-  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) && !cancelled) {
-    return absl::UnavailableError(absl::StrCat("GET ", url, " (stream): ", Describe(rc)));
+  bool cancelled =
+      rc == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load();
+  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) &&
+      !cancelled) {
+    return absl::UnavailableError(
+        absl::StrCat("GET ", url, " (stream): ", Describe(rc)));
   }
   if (!sink.partial.empty() && !sink.stopped) on_line(sink.partial);
   long status = 0;

@@ -14,7 +14,8 @@ namespace {
 class HttpClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+    server_.Get("/api/v1/nodes", [this](const httplib::Request& req,
+                                        httplib::Response& res) {
       last_auth_ = req.get_header_value("Authorization");
       res.set_content(R"({"kind":"NodeList","items":[]})", "application/json");
     });
@@ -25,24 +26,30 @@ class HttpClientTest : public ::testing::Test {
                    res.status = 201;
                    res.set_content("{}", "application/json");
                  });
-    server_.Get("/api/v1/pods", [](const httplib::Request&, httplib::Response& res) {
-      res.status = 500;
-      res.set_content(R"({"kind":"Status","code":500,"message":"etcd unavailable"})",
-                      "application/json");
-    });
-    server_.Get("/api/v1/watch", [](const httplib::Request&, httplib::Response& res) {
-      res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
-        std::string events = "{\"type\":\"ADDED\",\"n\":1}\n{\"type\":\"MOD";
-        sink.write(events.data(), events.size());
-        std::string rest = "IFIED\",\"n\":2}\n{\"type\":\"BOOKMARK\"}\n";
-        sink.write(rest.data(), rest.size());
-        sink.done();
-        return true;
-      });
+    server_.Get(
+        "/api/v1/pods", [](const httplib::Request&, httplib::Response& res) {
+          res.status = 500;
+          res.set_content(
+              R"({"kind":"Status","code":500,"message":"etcd unavailable"})",
+              "application/json");
+        });
+    server_.Get("/api/v1/watch", [](const httplib::Request&,
+                                    httplib::Response& res) {
+      res.set_chunked_content_provider(
+          "application/json", [](size_t, httplib::DataSink& sink) {
+            std::string events =
+                "{\"type\":\"ADDED\",\"n\":1}\n{\"type\":\"MOD";
+            sink.write(events.data(), events.size());
+            std::string rest = "IFIED\",\"n\":2}\n{\"type\":\"BOOKMARK\"}\n";
+            sink.write(rest.data(), rest.size());
+            sink.done();
+            return true;
+          });
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (!server_.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   void TearDown() override {
     server_.stop();
@@ -69,7 +76,8 @@ TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
   EXPECT_EQ(nodes->status, 200);
   EXPECT_EQ(nodes->body, R"({"kind":"NodeList","items":[]})");
   EXPECT_EQ(last_auth_, "Bearer abc");
-  auto bind = client.Request("POST", "/api/v1/namespaces/ns/pods/p/binding", R"({"target":{}})");
+  auto bind = client.Request("POST", "/api/v1/namespaces/ns/pods/p/binding",
+                             R"({"target":{}})");
   ASSERT_TRUE(bind.ok());
   EXPECT_EQ(bind->status, 201);
   EXPECT_EQ(last_body_, R"({"target":{}})");
@@ -81,7 +89,8 @@ TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
 }
 
 TEST_F(HttpClientTest, TokenFileIsReadAndReReadWhenItRotates) {
-  std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  std::string dir =
+      std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
   std::string file = dir + "/token";
   std::ofstream(file) << "first\n";
   ConnectionConfig c = Config();
@@ -91,8 +100,8 @@ TEST_F(HttpClientTest, TokenFileIsReadAndReReadWhenItRotates) {
   EXPECT_EQ(last_auth_, "Bearer first");
   std::ofstream(file) << "second\n";
   // A new mtime: file systems with 1 s resolution need the clock to move.
-  std::filesystem::last_write_time(file, std::filesystem::last_write_time(file) +
-                                             std::chrono::seconds(2));
+  std::filesystem::last_write_time(
+      file, std::filesystem::last_write_time(file) + std::chrono::seconds(2));
   ASSERT_TRUE(client.Request("GET", "/api/v1/nodes").ok());
   EXPECT_EQ(last_auth_, "Bearer second");
 }
@@ -110,10 +119,13 @@ TEST_F(HttpClientTest, StreamsLinesAcrossChunks) {
                                              R"({"type":"MODIFIED","n":2})",
                                              R"({"type":"BOOKMARK"})"}));
   lines.clear();
-  ASSERT_TRUE(client.Stream("/api/v1/watch", [&](const std::string& line) {
-                      lines.push_back(line);
-                      return false;  // stop after the first event
-                    }).ok());
+  ASSERT_TRUE(client
+                  .Stream("/api/v1/watch",
+                          [&](const std::string& line) {
+                            lines.push_back(line);
+                            return false;  // stop after the first event
+                          })
+                  .ok());
   EXPECT_EQ(lines.size(), 1u);
 }
 
@@ -121,9 +133,12 @@ TEST(HttpClientDownTest, TransportFailuresNameMethodAndUrl) {
   ConnectionConfig c;
   c.server = "http://127.0.0.1:1";  // nothing listens there
   HttpClient client(c);
-  auto r = client.Request("GET", "/api/v1/nodes", "", "application/json", absl::Seconds(2));
+  auto r = client.Request("GET", "/api/v1/nodes", "", "application/json",
+                          absl::Seconds(2));
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(std::string(r.status().message()).rfind("GET http://127.0.0.1:1/api/v1/nodes: ", 0), 0u)
+  EXPECT_EQ(std::string(r.status().message())
+                .rfind("GET http://127.0.0.1:1/api/v1/nodes: ", 0),
+            0u)
       << r.status();
 }
 

@@ -21,7 +21,8 @@ Informer::Informer(HttpClient& client, WatchedKind kind, Backoff backoff)
 void Informer::Apply(const json& object) {
   absl::Status s = kind_.upsert(object);
   if (!s.ok()) {
-    LOG(WARNING) << "skipping " << kind_.name << " " << ObjectKey(object) << ": " << s.message();
+    LOG(WARNING) << "skipping " << kind_.name << " " << ObjectKey(object)
+                 << ": " << s.message();
     return;
   }
   known_.insert(ObjectKey(object));
@@ -31,16 +32,20 @@ absl::StatusOr<std::string> Informer::List() {
   auto r = client_.Request("GET", kind_.list_path);
   if (!r.ok()) return r.status();
   if (r->status == 404) {
-    return absl::NotFoundError(absl::StrCat("list ", kind_.name, ": not served by this API server (",
+    return absl::NotFoundError(absl::StrCat("list ", kind_.name,
+                                            ": not served by this API server (",
                                             kind_.list_path, ")"));
   }
   if (r->status != 200) {
-    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": HTTP ", r->status, ": ",
+    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": HTTP ",
+                                               r->status, ": ",
                                                StatusMessage(r->body)));
   }
   json list = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
-  if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
-    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": not a list"));
+  if (!list.is_object() || !list.contains("items") ||
+      !list["items"].is_array()) {
+    return absl::UnavailableError(
+        absl::StrCat("list ", kind_.name, ": not a list"));
   }
   std::set<std::string> present;
   for (const json& item : list["items"]) {
@@ -62,37 +67,42 @@ absl::StatusOr<std::string> Informer::List() {
 
 absl::StatusOr<std::string> Informer::Watch(const std::string& version,
                                             const std::atomic<bool>& stop) {
-  std::string path = absl::StrCat(kind_.list_path, "?watch=1&allowWatchBookmarks=true",
-                                  "&timeoutSeconds=300&resourceVersion=", version);
+  std::string path =
+      absl::StrCat(kind_.list_path, "?watch=1&allowWatchBookmarks=true",
+                   "&timeoutSeconds=300&resourceVersion=", version);
   std::string newest = version;
   bool gone = false;
-  auto status = client_.Stream(path, [&](const std::string& line) {
-    if (stop.load()) return false;
-    json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!event.is_object()) return true;  // not JSON: skip the line
-    std::string type = event.value("type", "");
-    const json& object = event.value("object", json::object());
-    if (type == "ERROR") {
-      gone = object.value("code", 0) == 410;
-      return false;
-    }
-    std::string v = ResourceVersionOf(object);
-    if (!v.empty()) newest = v;
-    if (type == "ADDED" || type == "MODIFIED") {
-      Apply(object);
-    } else if (type == "DELETED") {
-      kind_.remove(ObjectKey(object));
-      known_.erase(ObjectKey(object));
-    }
-    return true;  // BOOKMARK only moves the version
-  }, absl::Minutes(5), &stop);
+  auto status = client_.Stream(
+      path,
+      [&](const std::string& line) {
+        if (stop.load()) return false;
+        json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (!event.is_object()) return true;  // not JSON: skip the line
+        std::string type = event.value("type", "");
+        const json& object = event.value("object", json::object());
+        if (type == "ERROR") {
+          gone = object.value("code", 0) == 410;
+          return false;
+        }
+        std::string v = ResourceVersionOf(object);
+        if (!v.empty()) newest = v;
+        if (type == "ADDED" || type == "MODIFIED") {
+          Apply(object);
+        } else if (type == "DELETED") {
+          kind_.remove(ObjectKey(object));
+          known_.erase(ObjectKey(object));
+        }
+        return true;  // BOOKMARK only moves the version
+      },
+      absl::Minutes(5), &stop);
   if (!status.ok()) return status.status();
   if (gone || *status == 410) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("watch ", kind_.name, ": resourceVersion ", version, " is gone"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "watch ", kind_.name, ": resourceVersion ", version, " is gone"));
   }
   if (*status != 200) {
-    return absl::UnavailableError(absl::StrCat("watch ", kind_.name, ": HTTP ", *status));
+    return absl::UnavailableError(
+        absl::StrCat("watch ", kind_.name, ": HTTP ", *status));
   }
   return newest;
 }
@@ -107,7 +117,8 @@ void Informer::Run(const std::atomic<bool>& stop) {
     // informers do not reconnect in step.
     std::uniform_real_distribution<double> jitter(0.5, 1.0);
     absl::Duration d = delay * jitter(rng);
-    for (absl::Duration slept; slept < d && !stop.load(); slept += absl::Milliseconds(50)) {
+    for (absl::Duration slept; slept < d && !stop.load();
+         slept += absl::Milliseconds(50)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     delay = std::min(delay * 2, backoff_.max);
@@ -115,8 +126,10 @@ void Informer::Run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     if (version.empty()) {
       auto listed = List();
-      if (listed.status().code() == absl::StatusCode::kNotFound && kind_.optional) {
-        if (!reported_missing) LOG(INFO) << listed.status().message() << "; will look again";
+      if (listed.status().code() == absl::StatusCode::kNotFound &&
+          kind_.optional) {
+        if (!reported_missing)
+          LOG(INFO) << listed.status().message() << "; will look again";
         reported_missing = true;
         delay = backoff_.max;
         pause();
@@ -133,7 +146,8 @@ void Informer::Run(const std::atomic<bool>& stop) {
     if (watched.ok()) {
       version = *watched;
       delay = backoff_.initial;
-    } else if (watched.status().code() == absl::StatusCode::kFailedPrecondition) {
+    } else if (watched.status().code() ==
+               absl::StatusCode::kFailedPrecondition) {
       LOG(INFO) << watched.status().message() << "; listing again";
       version.clear();
     } else {

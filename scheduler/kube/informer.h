@@ -46,7 +46,8 @@ class Informer {
   // One watch connection from `version` until the server ends it or `stop`
   // is set; returns the newest resourceVersion seen. FailedPrecondition
   // ("gone") when the version is too old and a new list is needed.
-  absl::StatusOr<std::string> Watch(const std::string& version, const std::atomic<bool>& stop);
+  absl::StatusOr<std::string> Watch(const std::string& version,
+                                    const std::atomic<bool>& stop);
 
   // List and watch until `stop`.
   void Run(const std::atomic<bool>& stop);

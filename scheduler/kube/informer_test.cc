@@ -16,7 +16,8 @@ namespace {
 using nlohmann::json;
 
 json Node(const std::string& name, const std::string& version) {
-  return {{"kind", "Node"}, {"metadata", {{"name", name}, {"resourceVersion", version}}}};
+  return {{"kind", "Node"},
+          {"metadata", {{"name", name}, {"resourceVersion", version}}}};
 }
 
 std::string Event(const std::string& type, const json& object) {
@@ -25,17 +26,23 @@ std::string Event(const std::string& type, const json& object) {
 
 class InformerTest : public ::testing::Test {
  protected:
-  void Serve(std::function<void(const httplib::Request&, httplib::Response&)> handler) {
+  void Serve(std::function<void(const httplib::Request&, httplib::Response&)>
+                 handler) {
     server_.Get("/api/v1/nodes", std::move(handler));
-    server_.Get("/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
-                [](const httplib::Request&, httplib::Response& res) {
-                  res.status = 404;
-                  res.set_content(R"({"kind":"Status","code":404,"message":"the server could not find the requested resource"})",
-                                  "application/json");
-                });
+    server_.Get("/apis/scheduling.x-k8s.io/v1alpha1/podgroups", [](const httplib::
+                                                                       Request&,
+                                                                   httplib::
+                                                                       Response&
+                                                                           res) {
+      res.status = 404;
+      res.set_content(
+          R"({"kind":"Status","code":404,"message":"the server could not find the requested resource"})",
+          "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (!server_.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ConnectionConfig c;
     c.server = "http://127.0.0.1:" + std::to_string(port_);
     client_ = std::make_unique<HttpClient>(c);
@@ -51,7 +58,8 @@ class InformerTest : public ::testing::Test {
     kind.list_path = "/api/v1/nodes";
     kind.upsert = [this](const json& o) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (o.value("bad", false)) return absl::InvalidArgumentError("node bad: malformed");
+      if (o.value("bad", false))
+        return absl::InvalidArgumentError("node bad: malformed");
       have_[o["metadata"]["name"]] = o["metadata"].value("resourceVersion", "");
       if (o["metadata"]["name"] == stop_after_) stop_ = true;
       return absl::OkStatus();
@@ -73,7 +81,7 @@ class InformerTest : public ::testing::Test {
   std::unique_ptr<HttpClient> client_;
   std::mutex mu_;
   std::map<std::string, std::string> have_;  // name -> resourceVersion
-  std::string stop_after_;     // stop Run once this object is applied
+  std::string stop_after_;  // stop Run once this object is applied
   std::atomic<bool> stop_{false};
 };
 
@@ -88,9 +96,11 @@ TEST_F(InformerTest, ListThenWatchAppliesEveryEventAndFollowsBookmarks) {
       return;
     }
     watched_from = req.get_param_value("resourceVersion");
-    std::string body = Event("MODIFIED", Node("n1", "11")) + Event("DELETED", Node("n2", "12")) +
-                       Event("ADDED", json{{"bad", true}, {"metadata", {{"name", "x"}}}}) +
-                       Event("BOOKMARK", Node("", "15"));
+    std::string body =
+        Event("MODIFIED", Node("n1", "11")) +
+        Event("DELETED", Node("n2", "12")) +
+        Event("ADDED", json{{"bad", true}, {"metadata", {{"name", "x"}}}}) +
+        Event("BOOKMARK", Node("", "15"));
     res.set_content(body, "application/json");
   });
   Informer informer(*client_, Nodes());
@@ -103,7 +113,9 @@ TEST_F(InformerTest, ListThenWatchAppliesEveryEventAndFollowsBookmarks) {
   ASSERT_TRUE(newest.ok()) << newest.status();
   EXPECT_EQ(watched_from, "10");
   EXPECT_EQ(*newest, "15");  // the bookmark's version
-  EXPECT_EQ(Have(), (std::map<std::string, std::string>{{"n1", "11"}}));  // bad one skipped
+  EXPECT_EQ(
+      Have(),
+      (std::map<std::string, std::string>{{"n1", "11"}}));  // bad one skipped
 }
 
 TEST_F(InformerTest, GoneMeansListAgainAndDropWhatTheListLacks) {
@@ -111,32 +123,41 @@ TEST_F(InformerTest, GoneMeansListAgainAndDropWhatTheListLacks) {
   stop_after_ = "c";
   Serve([&](const httplib::Request& req, httplib::Response& res) {
     if (!req.has_param("watch")) {
-      json list = ++lists == 1 ? json{{"metadata", {{"resourceVersion", "1"}}}, {"items", {Node("a", "1")}}}
-                               : json{{"metadata", {{"resourceVersion", "5"}}}, {"items", {Node("b", "5")}}};
+      json list = ++lists == 1 ? json{{"metadata", {{"resourceVersion", "1"}}},
+                                      {"items", {Node("a", "1")}}}
+                               : json{{"metadata", {{"resourceVersion", "5"}}},
+                                      {"items", {Node("b", "5")}}};
       res.set_content(list.dump(), "application/json");
       return;
     }
     if (req.get_param_value("resourceVersion") == "1") {
-      res.set_content(Event("ERROR", json{{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}}),
-                      "application/json");
+      res.set_content(
+          Event("ERROR",
+                json{{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}}),
+          "application/json");
       return;
     }
     res.set_content(Event("ADDED", Node("c", "6")), "application/json");
   });
-  Informer informer(*client_, Nodes(), Backoff{absl::Milliseconds(10), absl::Milliseconds(50)});
+  Informer informer(*client_, Nodes(),
+                    Backoff{absl::Milliseconds(10), absl::Milliseconds(50)});
   std::thread run([&] { informer.Run(stop_); });
   run.join();
   EXPECT_EQ(lists.load(), 2);
-  EXPECT_EQ(Have(), (std::map<std::string, std::string>{{"b", "5"}, {"c", "6"}}));
+  EXPECT_EQ(Have(),
+            (std::map<std::string, std::string>{{"b", "5"}, {"c", "6"}}));
 }
 
 TEST_F(InformerTest, AMissingOptionalKindIsNotFatal) {
-  Serve([](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
+  Serve([](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{}", "application/json");
+  });
   WatchedKind kind = Nodes();
   kind.name = "podgroups.scheduling.x-k8s.io";
   kind.list_path = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
   kind.optional = true;
-  Informer informer(*client_, kind, Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
+  Informer informer(*client_, kind,
+                    Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
   EXPECT_EQ(informer.List().status().message(),
             "list podgroups.scheduling.x-k8s.io: not served by this API server "
             "(/apis/scheduling.x-k8s.io/v1alpha1/podgroups)");
@@ -154,18 +175,23 @@ TEST_F(InformerTest, ServerErrorsAreRetried) {
   Serve([&](const httplib::Request& req, httplib::Response& res) {
     if (++calls <= 2) {
       res.status = 500;
-      res.set_content(R"({"kind":"Status","code":500,"message":"etcd unavailable"})", "application/json");
+      res.set_content(
+          R"({"kind":"Status","code":500,"message":"etcd unavailable"})",
+          "application/json");
       return;
     }
     if (!req.has_param("watch")) {
-      res.set_content(json{{"metadata", {{"resourceVersion", "7"}}}, {"items", {Node("n", "7")}}}.dump(),
+      res.set_content(json{{"metadata", {{"resourceVersion", "7"}}},
+                           {"items", {Node("n", "7")}}}
+                          .dump(),
                       "application/json");
       return;
     }
     stop = true;
     res.set_content("", "application/json");
   });
-  Informer informer(*client_, Nodes(), Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
+  Informer informer(*client_, Nodes(),
+                    Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
   std::thread run([&] { informer.Run(stop); });
   run.join();
   EXPECT_TRUE(informer.synced());

@@ -11,8 +11,8 @@ namespace {
 using nlohmann::json;
 
 absl::Status Unexpected(const char* what, const HttpResponse& r) {
-  return absl::UnavailableError(
-      absl::StrCat(what, " lease: HTTP ", r.status, ": ", StatusMessage(r.body)));
+  return absl::UnavailableError(absl::StrCat(what, " lease: HTTP ", r.status,
+                                             ": ", StatusMessage(r.body)));
 }
 
 }  // namespace
@@ -26,7 +26,8 @@ LeaderLease::LeaderLease(HttpClient& client, std::string ns, std::string name,
       duration_(duration) {}
 
 std::string LeaderLease::Path() const {
-  return absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/", ns_, "/leases");
+  return absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/", ns_,
+                      "/leases");
 }
 
 absl::StatusOr<bool> LeaderLease::TryAcquireOrRenew(absl::Time now) {
@@ -60,7 +61,8 @@ absl::StatusOr<bool> LeaderLease::TryAcquireOrRenew(absl::Time now) {
     record_seen_at_ = now;
   }
   holder_ = holder;
-  absl::Duration their_duration = absl::Seconds(spec.value("leaseDurationSeconds", 0));
+  absl::Duration their_duration =
+      absl::Seconds(spec.value("leaseDurationSeconds", 0));
   if (their_duration <= absl::ZeroDuration()) their_duration = duration_;
   bool expired = now >= record_seen_at_ + their_duration;
   if (holder != identity_ && !holder.empty() && !expired) return false;
@@ -72,7 +74,8 @@ absl::StatusOr<bool> LeaderLease::TryAcquireOrRenew(absl::Time now) {
   }
   lease["spec"] = mine;
   // The resourceVersion read above makes this a compare-and-swap.
-  auto put = client_.Request("PUT", absl::StrCat(Path(), "/", name_), lease.dump());
+  auto put =
+      client_.Request("PUT", absl::StrCat(Path(), "/", name_), lease.dump());
   if (!put.ok()) return put.status();
   if (put->status == 409) return false;
   if (put->status != 200) return Unexpected("update", *put);
@@ -87,11 +90,13 @@ absl::Status LeaderLease::Release() {
   if (!got.ok()) return got.status();
   if (got->status != 200) return Unexpected("read", *got);
   json lease = json::parse(got->body, nullptr, /*allow_exceptions=*/false);
-  if (!lease.is_object() || lease["spec"].value("holderIdentity", "") != identity_) {
+  if (!lease.is_object() ||
+      lease["spec"].value("holderIdentity", "") != identity_) {
     return absl::OkStatus();  // not ours
   }
   lease["spec"]["holderIdentity"] = "";
-  auto put = client_.Request("PUT", absl::StrCat(Path(), "/", name_), lease.dump());
+  auto put =
+      client_.Request("PUT", absl::StrCat(Path(), "/", name_), lease.dump());
   if (!put.ok()) return put.status();
   if (put->status != 200) return Unexpected("release", *put);
   holder_.clear();

@@ -16,8 +16,8 @@ namespace shoal::kube {
 
 class LeaderLease {
  public:
-  LeaderLease(HttpClient& client, std::string ns, std::string name, std::string identity,
-              absl::Duration duration);
+  LeaderLease(HttpClient& client, std::string ns, std::string name,
+              std::string identity, absl::Duration duration);
 
   // One attempt to take or keep the lease at `now`: true while this
   // instance holds it.

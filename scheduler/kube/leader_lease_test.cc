@@ -10,7 +10,8 @@ class LeaderLeaseTest : public ::testing::Test {
  protected:
   LeaderLeaseTest() : server_(emulator::ApiServerOptions{}) {
     ConnectionConfig c;
-    c.server = "http://127.0.0.1:" + std::to_string(server_.Start("127.0.0.1", 0));
+    c.server =
+        "http://127.0.0.1:" + std::to_string(server_.Start("127.0.0.1", 0));
     a_client_ = std::make_unique<HttpClient>(c);
     b_client_ = std::make_unique<HttpClient>(c);
   }
@@ -25,7 +26,8 @@ class LeaderLeaseTest : public ::testing::Test {
   absl::Time t0_ = absl::FromUnixSeconds(1700000000);
 };
 
-TEST_F(LeaderLeaseTest, OneLeaderAtATimeTakeoverAfterExpiryAndAtOnceAfterRelease) {
+TEST_F(LeaderLeaseTest,
+       OneLeaderAtATimeTakeoverAfterExpiryAndAtOnceAfterRelease) {
   LeaderLease a(*a_client_, "kube-system", "shoal", "a", absl::Seconds(15));
   LeaderLease b(*b_client_, "kube-system", "shoal", "b", absl::Seconds(15));
   EXPECT_EQ(*a.TryAcquireOrRenew(t0_), true);
@@ -45,11 +47,13 @@ TEST_F(LeaderLeaseTest, OneLeaderAtATimeTakeoverAfterExpiryAndAtOnceAfterRelease
 }
 
 TEST_F(LeaderLeaseTest, AnApiErrorIsReportedNotTakenForLeadership) {
-  LeaderLease a(*a_client_, "no-such-namespace", "shoal", "a", absl::Seconds(15));
+  LeaderLease a(*a_client_, "no-such-namespace", "shoal", "a",
+                absl::Seconds(15));
   auto held = a.TryAcquireOrRenew(t0_);
   ASSERT_FALSE(held.ok());
-  EXPECT_EQ(held.status().message(),
-            "create lease: HTTP 404: namespaces \"no-such-namespace\" not found");
+  EXPECT_EQ(
+      held.status().message(),
+      "create lease: HTTP 404: namespaces \"no-such-namespace\" not found");
 }
 
 }  // namespace

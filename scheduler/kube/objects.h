@@ -46,7 +46,8 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const nlohmann::json& obj);
 
 absl::StatusOr<api::QueueInfo> DecodeQueue(const nlohmann::json& obj);
 
-absl::StatusOr<api::PriorityClass> DecodePriorityClass(const nlohmann::json& obj);
+absl::StatusOr<api::PriorityClass> DecodePriorityClass(
+    const nlohmann::json& obj);
 
 // A Namespace's name and labels.
 struct DecodedNamespace {

@@ -10,7 +10,10 @@ using nlohmann::json;
 json Pod(json spec, json meta = json::object()) {
   meta["name"] = "w-0";
   meta["namespace"] = "team-a";
-  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", meta},
+          {"spec", spec}};
 }
 
 json Container(json requests, json limits = nullptr) {
@@ -22,15 +25,16 @@ json Container(json requests, json limits = nullptr) {
 TEST(DecodePodTest, RequestIsWhatKubeSchedulerCounts) {
   json spec = {
       {"schedulerName", "shoal"},
-      {"containers", {Container({{"cpu", "1"}, {"memory", "1Gi"}}),
-                      Container({{"cpu", "500m"}})}},
+      {"containers",
+       {Container({{"cpu", "1"}, {"memory", "1Gi"}}),
+        Container({{"cpu", "500m"}})}},
       {"initContainers", {Container({{"cpu", "2"}, {"memory", "512Mi"}})}},
       {"overhead", {{"cpu", "100m"}}}};
   auto pod = DecodePod(Pod(spec));
   ASSERT_TRUE(pod.ok()) << pod.status();
   const api::Resource& r = pod->pod->request;
-  EXPECT_EQ(r.Get(api::kCpu), 2100);           // init 2 > 1.5, + overhead
-  EXPECT_EQ(r.Get(api::kMemory), 1 << 30);     // containers 1Gi > init
+  EXPECT_EQ(r.Get(api::kCpu), 2100);        // init 2 > 1.5, + overhead
+  EXPECT_EQ(r.Get(api::kMemory), 1 << 30);  // containers 1Gi > init
   EXPECT_EQ(r.Get(api::kPods), 1);
 }
 
@@ -46,11 +50,14 @@ TEST(DecodePodTest, SidecarsAddToContainersAndLaterInits) {
 }
 
 TEST(DecodePodTest, LimitsStandInForMissingRequests) {
-  json spec = {{"containers", {Container({{"cpu", "1"}}, {{"cpu", "2"}, {"nvidia.com/gpu", "1"}})}}};
+  json spec = {
+      {"containers",
+       {Container({{"cpu", "1"}}, {{"cpu", "2"}, {"nvidia.com/gpu", "1"}})}}};
   auto pod = DecodePod(Pod(spec));
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_EQ(pod->pod->request.Get(api::kCpu), 1000);
-  EXPECT_EQ(pod->pod->request.Get(*api::InternResourceName("nvidia.com/gpu")), 1);
+  EXPECT_EQ(pod->pod->request.Get(*api::InternResourceName("nvidia.com/gpu")),
+            1);
 }
 
 // Volcano reads the role from the annotation, then the label its job
@@ -58,14 +65,19 @@ TEST(DecodePodTest, LimitsStandInForMissingRequests) {
 // unmarked meaning preemptable (issue 12, defects 5 and 6).
 TEST(DecodePodTest, RoleAndPreemptableFromAnnotationThenLabel) {
   json spec = {{"containers", {Container({{"cpu", "1"}})}}};
-  json by_label = {{"labels", {{"volcano.sh/task-spec", "worker"},
-                               {"volcano.sh/preemptable", "false"}}}};
+  json by_label = {{"labels",
+                    {{"volcano.sh/task-spec", "worker"},
+                     {"volcano.sh/preemptable", "false"}}}};
   auto pod = DecodePod(Pod(spec, by_label));
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_EQ(pod->pod->role, "worker");
   EXPECT_FALSE(pod->pod->preemptable);
-  json both = {{"labels", {{"volcano.sh/task-spec", "worker"}, {"volcano.sh/preemptable", "false"}}},
-               {"annotations", {{"volcano.sh/task-spec", "ps"}, {"volcano.sh/preemptable", "true"}}}};
+  json both = {
+      {"labels",
+       {{"volcano.sh/task-spec", "worker"},
+        {"volcano.sh/preemptable", "false"}}},
+      {"annotations",
+       {{"volcano.sh/task-spec", "ps"}, {"volcano.sh/preemptable", "true"}}}};
   pod = DecodePod(Pod(spec, both));
   EXPECT_EQ(pod->pod->role, "ps");
   EXPECT_TRUE(pod->pod->preemptable);
@@ -74,7 +86,8 @@ TEST(DecodePodTest, RoleAndPreemptableFromAnnotationThenLabel) {
   EXPECT_TRUE(pod->pod->preemptable);
   EXPECT_FALSE(pod->pod->preemption_policy_set);
   json garbled = {{"annotations", {{"volcano.sh/preemptable", "maybe"}}}};
-  EXPECT_FALSE(DecodePod(Pod(spec, garbled))->pod->preemptable);  // safe side, as Volcano
+  EXPECT_FALSE(DecodePod(Pod(spec, garbled))
+                   ->pod->preemptable);  // safe side, as Volcano
 }
 
 // Inter-pod affinity, anti-affinity and spread are read into the pod's
@@ -85,17 +98,21 @@ TEST(DecodePodTest, ReadsInterPodRules) {
       {"affinity",
        {{"podAntiAffinity",
          {{"requiredDuringSchedulingIgnoredDuringExecution",
-           json::array({{{"labelSelector", {{"matchLabels", {{"app", "train"}}}}},
-                         {"matchLabelKeys", json::array({"job"})},
-                         {"topologyKey", "kubernetes.io/hostname"}}})}}},
+           json::array(
+               {{{"labelSelector", {{"matchLabels", {{"app", "train"}}}}},
+                 {"matchLabelKeys", json::array({"job"})},
+                 {"topologyKey", "kubernetes.io/hostname"}}})}}},
         {"podAffinity",
          {{"preferredDuringSchedulingIgnoredDuringExecution",
-           json::array({{{"weight", 30},
-                         {"podAffinityTerm",
-                          {{"labelSelector", {{"matchExpressions",
-                                               json::array({{{"key", "role"}, {"operator", "Exists"}}})}}},
-                           {"namespaceSelector", json::object()},
-                           {"topologyKey", "topology.kubernetes.io/zone"}}}}})}}}}},
+           json::array(
+               {{{"weight", 30},
+                 {"podAffinityTerm",
+                  {{"labelSelector",
+                    {{"matchExpressions",
+                      json::array(
+                          {{{"key", "role"}, {"operator", "Exists"}}})}}},
+                   {"namespaceSelector", json::object()},
+                   {"topologyKey", "topology.kubernetes.io/zone"}}}}})}}}}},
       {"topologySpreadConstraints",
        json::array({{{"maxSkew", 2},
                      {"topologyKey", "topology.kubernetes.io/zone"},
@@ -109,13 +126,17 @@ TEST(DecodePodTest, ReadsInterPodRules) {
   ASSERT_EQ(r.required_anti_affinity.size(), 1u);
   const api::PodAffinityTerm& anti = r.required_anti_affinity[0];
   EXPECT_EQ(anti.topology_key, "kubernetes.io/hostname");
-  EXPECT_EQ(anti.namespaces.names, std::vector<std::string>{"team-a"});  // the pod's own
+  EXPECT_EQ(anti.namespaces.names,
+            std::vector<std::string>{"team-a"});  // the pod's own
   ASSERT_EQ(anti.selector.requirements.size(), 2u);
-  EXPECT_EQ(anti.selector.requirements[1].key, "job");  // matchLabelKeys: job In (j1)
-  EXPECT_EQ(anti.selector.requirements[1].values, std::vector<std::string>{"j1"});
+  EXPECT_EQ(anti.selector.requirements[1].key,
+            "job");  // matchLabelKeys: job In (j1)
+  EXPECT_EQ(anti.selector.requirements[1].values,
+            std::vector<std::string>{"j1"});
   ASSERT_EQ(r.preferred_affinity.size(), 1u);
   EXPECT_EQ(r.preferred_affinity[0].weight, 30);
-  EXPECT_TRUE(r.preferred_affinity[0].namespaces.Contains("elsewhere", nullptr));
+  EXPECT_TRUE(
+      r.preferred_affinity[0].namespaces.Contains("elsewhere", nullptr));
   ASSERT_EQ(r.spread.size(), 1u);
   EXPECT_FALSE(r.spread[0].do_not_schedule);
   EXPECT_EQ(r.spread[0].max_skew, 2);
@@ -130,26 +151,38 @@ TEST(DecodePodTest, RefusesBadInterPodRules) {
     json spec = {{"containers", {Container({{"cpu", "1"}})}}};
     spec.update(extra);
     auto pod = DecodePod(Pod(spec, json::object()));
-    return pod.ok() ? std::string("accepted") : std::string(pod.status().message());
+    return pod.ok() ? std::string("accepted")
+                    : std::string(pod.status().message());
   };
   EXPECT_EQ(error({{"topologySpreadConstraints",
-                    json::array({{{"maxSkew", 0}, {"topologyKey", "zone"},
+                    json::array({{{"maxSkew", 0},
+                                  {"topologyKey", "zone"},
                                   {"whenUnsatisfiable", "DoNotSchedule"}}})}}),
-            "pod team-a/w-0: spec.topologySpreadConstraints[0].maxSkew: must be at least 1, got 0");
+            "pod team-a/w-0: spec.topologySpreadConstraints[0].maxSkew: must "
+            "be at least 1, got 0");
   EXPECT_EQ(error({{"topologySpreadConstraints",
-                    json::array({{{"maxSkew", 1}, {"topologyKey", "zone"},
+                    json::array({{{"maxSkew", 1},
+                                  {"topologyKey", "zone"},
                                   {"whenUnsatisfiable", "Sometimes"}}})}}),
-            "pod team-a/w-0: spec.topologySpreadConstraints[0].whenUnsatisfiable: must be "
+            "pod team-a/w-0: "
+            "spec.topologySpreadConstraints[0].whenUnsatisfiable: must be "
             "DoNotSchedule or ScheduleAnyway, got \"Sometimes\"");
-  EXPECT_EQ(error({{"affinity", {{"podAntiAffinity",
-                                  {{"requiredDuringSchedulingIgnoredDuringExecution",
-                                    json::array({{{"labelSelector", json::object()}}})}}}}}}),
-            "pod team-a/w-0: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
-            ".topologyKey: is required");
-  EXPECT_EQ(error({{"affinity", {{"podAffinity",
-                                  {{"preferredDuringSchedulingIgnoredDuringExecution",
-                                    json::array({{{"weight", 0}}})}}}}}}),
-            "pod team-a/w-0: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+  EXPECT_EQ(
+      error({{"affinity",
+              {{"podAntiAffinity",
+                {{"requiredDuringSchedulingIgnoredDuringExecution",
+                  json::array({{{"labelSelector", json::object()}}})}}}}}}),
+      "pod team-a/w-0: "
+      "spec.affinity.podAntiAffinity."
+      "requiredDuringSchedulingIgnoredDuringExecution[0]"
+      ".topologyKey: is required");
+  EXPECT_EQ(error({{"affinity",
+                    {{"podAffinity",
+                      {{"preferredDuringSchedulingIgnoredDuringExecution",
+                        json::array({{{"weight", 0}}})}}}}}}),
+            "pod team-a/w-0: "
+            "spec.affinity.podAffinity."
+            "preferredDuringSchedulingIgnoredDuringExecution[0]"
             ".weight: must be 1 to 100, got 0");
 }
 
@@ -164,19 +197,27 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
     return pod.ok() ? pod->pod->unsupported_field : "?";
   };
   EXPECT_EQ(field(json::object()), "");
-  EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}), "spec.resourceClaims");
-  EXPECT_EQ(field({{"volumes", json::array({{{"name", "v"}, {"emptyDir", json::object()}},
-                                            {{"name", "d"},
-                                             {"persistentVolumeClaim", {{"claimName", "data"}}}}})}}),
+  EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}),
+            "spec.resourceClaims");
+  EXPECT_EQ(field({{"volumes",
+                    json::array({{{"name", "v"}, {"emptyDir", json::object()}},
+                                 {{"name", "d"},
+                                  {"persistentVolumeClaim",
+                                   {{"claimName", "data"}}}}})}}),
             "");  // claims are implemented (volumes_test.cc)
-  EXPECT_EQ(field({{"initContainers",
-                    json::array({{{"name", "i"}, {"ports", json::array({{{"hostPort", 29500}}})}}})}}),
-            "");  // host ports are implemented
+  EXPECT_EQ(
+      field(
+          {{"initContainers",
+            json::array({{{"name", "i"},
+                          {"ports", json::array({{{"hostPort", 29500}}})}}})}}),
+      "");  // host ports are implemented
   json gated = {{"containers", {Container({{"cpu", "1"}})}},
-                {"schedulingGates", json::array({{{"name", "kueue.x-k8s.io/admission"}}})}};
+                {"schedulingGates",
+                 json::array({{{"name", "kueue.x-k8s.io/admission"}}})}};
   auto pod = DecodePod(Pod(gated, json::object()));
   ASSERT_TRUE(pod.ok()) << pod.status();
-  EXPECT_EQ(pod->pod->scheduling_gates, std::vector<std::string>{"kueue.x-k8s.io/admission"});
+  EXPECT_EQ(pod->pod->scheduling_gates,
+            std::vector<std::string>{"kueue.x-k8s.io/admission"});
   gated["schedulingGates"] = "x";
   EXPECT_EQ(DecodePod(Pod(gated, json::object())).status().message(),
             "pod team-a/w-0: spec.schedulingGates: must be a list");
@@ -186,11 +227,15 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
 // hostNetwork every container port is one (kube-scheduler's NodePorts).
 TEST(DecodePodTest, HostPorts) {
   json spec = {{"containers", {Container({{"cpu", "1"}})}}};
-  spec["containers"][0]["ports"] = json::array(
-      {{{"containerPort", 8080}}, {{"containerPort", 29500}, {"hostPort", 29500}, {"protocol", "UDP"},
-                                  {"hostIP", "10.0.0.1"}}});
+  spec["containers"][0]["ports"] = json::array({{{"containerPort", 8080}},
+                                                {{"containerPort", 29500},
+                                                 {"hostPort", 29500},
+                                                 {"protocol", "UDP"},
+                                                 {"hostIP", "10.0.0.1"}}});
   spec["initContainers"] = json::array(
-      {{{"name", "sidecar"}, {"restartPolicy", "Always"}, {"ports", json::array({{{"hostPort", 80}}})}},
+      {{{"name", "sidecar"},
+        {"restartPolicy", "Always"},
+        {"ports", json::array({{{"hostPort", 80}}})}},
        // An ordinary init container has exited before the pod runs: its
        // port is not counted (kube-scheduler's NodePorts test).
        {{"name", "init"}, {"ports", json::array({{{"hostPort", 81}}})}}});
@@ -205,9 +250,11 @@ TEST(DecodePodTest, HostPorts) {
   EXPECT_EQ(pod->pod->host_ports[1], (api::HostPort{"", "TCP", 8080}));
   spec["containers"][0]["ports"][0]["hostPort"] = 70000;
   EXPECT_EQ(DecodePod(Pod(spec)).status().message(),
-            "pod team-a/w-0: spec.containers[0].ports[0].hostPort: must be 1 to 65535, got 70000");
+            "pod team-a/w-0: spec.containers[0].ports[0].hostPort: must be 1 "
+            "to 65535, got 70000");
   // Conflicts as kube-scheduler sees them.
-  api::HostPort any{"", "TCP", 29500}, one{"10.0.0.1", "TCP", 29500}, other{"10.0.0.2", "TCP", 29500};
+  api::HostPort any{"", "TCP", 29500}, one{"10.0.0.1", "TCP", 29500},
+      other{"10.0.0.2", "TCP", 29500};
   EXPECT_TRUE(any.ConflictsWith(one));
   EXPECT_FALSE(one.ConflictsWith(other));
   EXPECT_FALSE(any.ConflictsWith(api::HostPort{"", "UDP", 29500}));
@@ -217,10 +264,19 @@ TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
   json spec = {{"containers", {Container({{"cpu", "1"}})}},
                {"nodeSelector", {{"zone", "a"}}},
                {"tolerations", {{{"key", "gpu"}, {"operator", "Exists"}}}},
-               {"affinity", {{"nodeAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution",
-                   {{"nodeSelectorTerms", {{{"matchExpressions", {{{"key", "cores"}, {"operator", "Gt"}, {"values", {"16"}}}}}}}}}}}}}},
-               {"priority", 100}, {"preemptionPolicy", "Never"}};
-  json meta = {{"annotations", {{"scheduling.k8s.io/group-name", "tf"}, {"volcano.sh/task-spec", "ps"}}}};
+               {"affinity",
+                {{"nodeAffinity",
+                  {{"requiredDuringSchedulingIgnoredDuringExecution",
+                    {{"nodeSelectorTerms",
+                      {{{"matchExpressions",
+                         {{{"key", "cores"},
+                           {"operator", "Gt"},
+                           {"values", {"16"}}}}}}}}}}}}}},
+               {"priority", 100},
+               {"preemptionPolicy", "Never"}};
+  json meta = {{"annotations",
+                {{"scheduling.k8s.io/group-name", "tf"},
+                 {"volcano.sh/task-spec", "ps"}}}};
   auto pod = DecodePod(Pod(spec, meta));
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_EQ(pod->pod->group, "tf");
@@ -232,7 +288,8 @@ TEST(DecodePodTest, GroupRoleStatusAndPlacement) {
   const auto& c = *pod->pod->placement;
   EXPECT_EQ(*c.node_selector.Find("zone"), "a");
   ASSERT_TRUE(c.required_terms.has_value());
-  EXPECT_EQ(c.required_terms->at(0).match_expressions[0].op, api::SelectorOperator::kGt);
+  EXPECT_EQ(c.required_terms->at(0).match_expressions[0].op,
+            api::SelectorOperator::kGt);
   EXPECT_EQ(c.tolerations[0].op, api::Toleration::Operator::kExists);
 
   json sp_meta = {{"labels", {{"scheduling.x-k8s.io/pod-group", "sp"}}}};
@@ -254,29 +311,44 @@ TEST(DecodePodTest, StatusFromPhaseNodeAndDeletion) {
 }
 
 TEST(DecodePodTest, RefusalsNameObjectAndField) {
-  auto msg = [](json spec) { return std::string(DecodePod(Pod(spec)).status().message()); };
-  EXPECT_EQ(msg({{"containers", json::array()}}),
-            "pod team-a/w-0: spec.containers: must list at least one container");
+  auto msg = [](json spec) {
+    return std::string(DecodePod(Pod(spec)).status().message());
+  };
+  EXPECT_EQ(
+      msg({{"containers", json::array()}}),
+      "pod team-a/w-0: spec.containers: must list at least one container");
   EXPECT_EQ(msg({{"containers", {Container({{"cpu", "one"}})}}}),
-            "pod team-a/w-0: spec.containers[0].resources.requests.cpu: quantity \"one\" is "
-            "malformed: it has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+            "pod team-a/w-0: spec.containers[0].resources.requests.cpu: "
+            "quantity \"one\" is "
+            "malformed: it has no digits (expected forms like \"500m\", \"2\", "
+            "\"1.5Gi\", \"2G\", \"1e3\")");
   EXPECT_EQ(msg({{"containers", {Container({{"memory", "-1Gi"}})}}}),
-            "pod team-a/w-0: spec.containers[0].resources.requests.memory: must not be negative, got \"-1Gi\"");
-  EXPECT_EQ(msg({{"containers", {Container({{"cpu", "1"}})}}, {"priority", "high"}}),
-            "pod team-a/w-0: spec.priority: must be a whole number, got \"high\"");
+            "pod team-a/w-0: spec.containers[0].resources.requests.memory: "
+            "must not be negative, got \"-1Gi\"");
+  EXPECT_EQ(
+      msg({{"containers", {Container({{"cpu", "1"}})}}, {"priority", "high"}}),
+      "pod team-a/w-0: spec.priority: must be a whole number, got \"high\"");
   EXPECT_EQ(msg({{"containers", {Container({{"cpu", "1"}})}},
                  {"tolerations", {{{"key", "a"}, {"operator", "Matches"}}}}}),
-            "pod team-a/w-0: spec.tolerations[0].operator: unknown operator \"Matches\" (valid: Equal, Exists)");
-  EXPECT_EQ(DecodePod({{"kind", "Pod"}, {"metadata", {{"namespace", "x"}}}}).status().message(),
+            "pod team-a/w-0: spec.tolerations[0].operator: unknown operator "
+            "\"Matches\" (valid: Equal, Exists)");
+  EXPECT_EQ(DecodePod({{"kind", "Pod"}, {"metadata", {{"namespace", "x"}}}})
+                .status()
+                .message(),
             "pod without a name: metadata.name is required");
 }
 
 TEST(DecodeNodeTest, FieldsAndReadiness) {
-  json node = {{"kind", "Node"},
-               {"metadata", {{"name", "n1"}, {"labels", {{"zone", "a"}}}}},
-               {"spec", {{"unschedulable", true}, {"taints", {{{"key", "gpu"}, {"value", "true"}, {"effect", "NoSchedule"}}}}}},
-               {"status", {{"allocatable", {{"cpu", "3500m"}, {"memory", "7Gi"}, {"pods", 110}}},
-                           {"conditions", {{{"type", "Ready"}, {"status", "False"}}}}}}};
+  json node = {
+      {"kind", "Node"},
+      {"metadata", {{"name", "n1"}, {"labels", {{"zone", "a"}}}}},
+      {"spec",
+       {{"unschedulable", true},
+        {"taints",
+         {{{"key", "gpu"}, {"value", "true"}, {"effect", "NoSchedule"}}}}}},
+      {"status",
+       {{"allocatable", {{"cpu", "3500m"}, {"memory", "7Gi"}, {"pods", 110}}},
+        {"conditions", {{{"type", "Ready"}, {"status", "False"}}}}}}};
   auto n = DecodeNode(node);
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ((*n)->allocatable.Get(api::kCpu), 3500);
@@ -286,15 +358,20 @@ TEST(DecodeNodeTest, FieldsAndReadiness) {
   EXPECT_EQ((*n)->taints[0].key, "gpu");
   node["spec"]["taints"][0]["effect"] = "Sometimes";
   EXPECT_EQ(DecodeNode(node).status().message(),
-            "node n1: spec.taints[0].effect: unknown effect \"Sometimes\" (valid: NoSchedule, "
+            "node n1: spec.taints[0].effect: unknown effect \"Sometimes\" "
+            "(valid: NoSchedule, "
             "PreferNoSchedule, NoExecute)");
 }
 
 TEST(DecodePodGroupTest, BothApiGroups) {
-  json vc = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
+  json vc = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
              {"metadata", {{"name", "resnet"}, {"namespace", "team-a"}}},
-             {"spec", {{"minMember", 4}, {"queue", "gpu"}, {"minTaskMember", {{"ps", 1}}},
-                       {"minResources", {{"nvidia.com/gpu", "4"}}}}},
+             {"spec",
+              {{"minMember", 4},
+               {"queue", "gpu"},
+               {"minTaskMember", {{"ps", 1}}},
+               {"minResources", {{"nvidia.com/gpu", "4"}}}}},
              {"status", {{"phase", "Inqueue"}}}};
   auto j = DecodePodGroup(vc);
   ASSERT_TRUE(j.ok()) << j.status();
@@ -303,7 +380,8 @@ TEST(DecodePodGroupTest, BothApiGroups) {
   EXPECT_EQ(j->min_task_member.at("ps"), 1);
   EXPECT_EQ(j->phase, api::PodGroupPhase::kInqueue);
   EXPECT_EQ(j->source, api::GroupSource::kVolcano);
-  json sp = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"}, {"kind", "PodGroup"},
+  json sp = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+             {"kind", "PodGroup"},
              {"metadata", {{"name", "sp"}, {"namespace", "team-b"}}},
              {"spec", {{"minMember", 3}}}};
   auto s = DecodePodGroup(sp);
@@ -318,10 +396,14 @@ TEST(DecodePodGroupTest, BothApiGroups) {
 }
 
 TEST(DecodeQueueTest, FieldsAndRefusals) {
-  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"},
+  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
             {"metadata", {{"name", "research"}}},
-            {"spec", {{"weight", 2}, {"reclaimable", false}, {"capability", {{"cpu", "100"}}},
-                      {"guarantee", {{"resource", {{"cpu", "10"}}}}}}},
+            {"spec",
+             {{"weight", 2},
+              {"reclaimable", false},
+              {"capability", {{"cpu", "100"}}},
+              {"guarantee", {{"resource", {{"cpu", "10"}}}}}}},
             {"status", {{"state", "Closed"}}}};
   auto d = DecodeQueue(q);
   ASSERT_TRUE(d.ok()) << d.status();
@@ -332,12 +414,15 @@ TEST(DecodeQueueTest, FieldsAndRefusals) {
   EXPECT_EQ(d->guarantee.Get(api::kCpu), 10000);
   EXPECT_EQ(d->capability->Get(api::kMemory), api::kUnlimited);  // not named
   q["spec"]["weight"] = -1;
-  EXPECT_EQ(DecodeQueue(q).status().message(), "queue research: spec.weight: must be >= 1, got -1");
+  EXPECT_EQ(DecodeQueue(q).status().message(),
+            "queue research: spec.weight: must be >= 1, got -1");
 }
 
 TEST(DecodePriorityClassTest, Value) {
-  auto pc = DecodePriorityClass({{"kind", "PriorityClass"}, {"metadata", {{"name", "hi"}}},
-                                 {"value", 1000}, {"globalDefault", true}});
+  auto pc = DecodePriorityClass({{"kind", "PriorityClass"},
+                                 {"metadata", {{"name", "hi"}}},
+                                 {"value", 1000},
+                                 {"globalDefault", true}});
   ASSERT_TRUE(pc.ok());
   EXPECT_EQ(pc->value, 1000);
   EXPECT_TRUE(pc->global_default);
@@ -346,14 +431,17 @@ TEST(DecodePriorityClassTest, Value) {
 
 // Pods that do not say take their class's preemptionPolicy (issue 12, 9).
 TEST(DecodePriorityClassTest, PreemptionPolicy) {
-  json obj = {{"kind", "PriorityClass"}, {"metadata", {{"name", "polite"}}}, {"value", 10},
+  json obj = {{"kind", "PriorityClass"},
+              {"metadata", {{"name", "polite"}}},
+              {"value", 10},
               {"preemptionPolicy", "Never"}};
   auto pc = DecodePriorityClass(obj);
   ASSERT_TRUE(pc.ok()) << pc.status();
   EXPECT_TRUE(pc->preempt_never);
   obj["preemptionPolicy"] = "Sometimes";
   EXPECT_EQ(DecodePriorityClass(obj).status().message(),
-            "priorityclass polite: preemptionPolicy: must be Never or PreemptLowerPriority, got "
+            "priorityclass polite: preemptionPolicy: must be Never or "
+            "PreemptLowerPriority, got "
             "\"Sometimes\"");
 }
 

@@ -10,12 +10,14 @@ using nlohmann::json;
 
 // `condition` with the observed lastTransitionTime when its status has
 // not changed.
-json Transition(json condition, const json& observed_conditions, absl::Time now) {
+json Transition(json condition, const json& observed_conditions,
+                absl::Time now) {
   condition["lastTransitionTime"] = Rfc3339(now);
   if (observed_conditions.is_array()) {
     for (const json& c : observed_conditions) {
       if (c.is_object() && c.value("type", "") == condition["type"] &&
-          c.value("status", "") == condition["status"] && c.contains("lastTransitionTime")) {
+          c.value("status", "") == condition["status"] &&
+          c.contains("lastTransitionTime")) {
         condition["lastTransitionTime"] = c["lastTransitionTime"];
       }
     }
@@ -27,7 +29,8 @@ json Transition(json condition, const json& observed_conditions, absl::Time now)
 bool Says(const json& conditions, const char* type, const char* status) {
   if (!conditions.is_array()) return false;
   for (const json& c : conditions) {
-    if (c.is_object() && c.value("type", "") == type && c.value("status", "") == status) {
+    if (c.is_object() && c.value("type", "") == type &&
+        c.value("status", "") == status) {
       return true;
     }
   }
@@ -40,7 +43,8 @@ json MergeConditions(const json& observed, const std::vector<json>& ours) {
   if (observed.is_array()) {
     for (const json& c : observed) {
       bool replaced = false;
-      for (const json& o : ours) replaced |= c.is_object() && c.value("type", "") == o["type"];
+      for (const json& o : ours)
+        replaced |= c.is_object() && c.value("type", "") == o["type"];
       if (!replaced) merged.push_back(c);
     }
   }
@@ -54,24 +58,34 @@ std::string PendingReason(const api::JobInfo& job) {
   return job.message.empty() ? job.fit_error : job.message;
 }
 
-json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::Time now) {
+json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed,
+                           absl::Time now) {
   const json observed_status = observed.is_object() ? observed : json::object();
   int32_t running = job.Count(api::TaskStatus::kRunning);
   int32_t succeeded = job.Count(api::TaskStatus::kSucceeded);
   int32_t failed = job.Count(api::TaskStatus::kFailed);
-  json status = {{"running", running}, {"succeeded", succeeded}, {"failed", failed}};
+  json status = {
+      {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
   if (job.source == api::GroupSource::kSchedulerPlugins) {
     // scheduler-plugins' phases: PreScheduling once admitted, Scheduled
     // once the gang is placed, Running once its pods run.
     const char* phase = "Pending";
     switch (job.phase) {
-      case api::PodGroupPhase::kPending: phase = "Pending"; break;
-      case api::PodGroupPhase::kInqueue: phase = "PreScheduling"; break;
+      case api::PodGroupPhase::kPending:
+        phase = "Pending";
+        break;
+      case api::PodGroupPhase::kInqueue:
+        phase = "PreScheduling";
+        break;
       case api::PodGroupPhase::kRunning:
         phase = running + succeeded >= job.min_member ? "Running" : "Scheduled";
         break;
-      case api::PodGroupPhase::kUnknown: phase = "Unknown"; break;
-      case api::PodGroupPhase::kCompleted: phase = "Finished"; break;
+      case api::PodGroupPhase::kUnknown:
+        phase = "Unknown";
+        break;
+      case api::PodGroupPhase::kCompleted:
+        phase = "Finished";
+        break;
     }
     status["phase"] = phase;
     status["scheduled"] = job.ScheduledCount();
@@ -80,16 +94,18 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::
   status["phase"] = api::PodGroupPhaseName(job.phase);
   std::string why = PendingReason(job);
   bool waiting = job.ReadyCount() < job.min_member && !why.empty();
-  const json& observed_conditions = observed_status.value("conditions", json::array());
+  const json& observed_conditions =
+      observed_status.value("conditions", json::array());
   std::vector<json> ours;
   if (waiting) {
-    ours.push_back(Transition({{"type", "Unschedulable"},
-                               {"status", "True"},
-                               {"reason", job.phase == api::PodGroupPhase::kPending
-                                              ? "NotEnqueued"
-                                              : "NotEnoughResources"},
-                               {"message", why}},
-                              observed_conditions, now));
+    ours.push_back(
+        Transition({{"type", "Unschedulable"},
+                    {"status", "True"},
+                    {"reason", job.phase == api::PodGroupPhase::kPending
+                                   ? "NotEnqueued"
+                                   : "NotEnoughResources"},
+                    {"message", why}},
+                   observed_conditions, now));
     if (Says(observed_conditions, "Scheduled", "True")) {  // it lost members
       ours.push_back(Transition({{"type", "Scheduled"},
                                  {"status", "False"},
@@ -102,10 +118,12 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::
         {{"type", "Scheduled"},
          {"status", "True"},
          {"reason", "GangScheduled"},
-         {"message", absl::StrCat(job.ScheduledCount() + succeeded, "/", job.tasks.size(),
-                                  " tasks scheduled, minMember ", job.min_member)}},
+         {"message",
+          absl::StrCat(job.ScheduledCount() + succeeded, "/", job.tasks.size(),
+                       " tasks scheduled, minMember ", job.min_member)}},
         observed_conditions, now));
-    if (Says(observed_conditions, "Unschedulable", "True")) {  // it waited before
+    if (Says(observed_conditions, "Unschedulable",
+             "True")) {  // it waited before
       ours.push_back(Transition({{"type", "Unschedulable"},
                                  {"status", "False"},
                                  {"reason", "GangScheduled"},
@@ -113,14 +131,17 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed, absl::
                                 observed_conditions, now));
     }
   }
-  if (!ours.empty()) status["conditions"] = MergeConditions(observed_conditions, ours);
+  if (!ours.empty())
+    status["conditions"] = MergeConditions(observed_conditions, ours);
   // Shoal's own field (kept by Shoal's CRD in conf/): how many pods an
   // elastic job should run now, for controllers that resize themselves.
-  status["elasticTarget"] = job.elastic() ? json(job.elastic_target) : json(nullptr);
+  status["elasticTarget"] =
+      job.elastic() ? json(job.elastic_target) : json(nullptr);
   return status;
 }
 
-json UnschedulableCondition(const std::string& message, const json& observed, absl::Time now) {
+json UnschedulableCondition(const std::string& message, const json& observed,
+                            absl::Time now) {
   json condition = {{"type", "PodScheduled"},
                     {"status", "False"},
                     {"reason", "Unschedulable"},

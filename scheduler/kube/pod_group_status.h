@@ -18,7 +18,8 @@ namespace shoal::kube {
 // null). Volcano's shape (phase, running/succeeded/failed, conditions
 // Scheduled/Unschedulable, and Shoal's elasticTarget) or
 // scheduler-plugins' (phase, scheduled/running/succeeded/failed).
-nlohmann::json DesiredPodGroupStatus(const api::JobInfo& job, const nlohmann::json& observed,
+nlohmann::json DesiredPodGroupStatus(const api::JobInfo& job,
+                                     const nlohmann::json& observed,
                                      absl::Time now);
 
 // Why a task that is still pending waits, as users should read it on the
@@ -27,7 +28,8 @@ std::string PendingReason(const api::JobInfo& job);
 
 // The PodScheduled=False condition for that reason.
 nlohmann::json UnschedulableCondition(const std::string& message,
-                                      const nlohmann::json& observed, absl::Time now);
+                                      const nlohmann::json& observed,
+                                      absl::Time now);
 
 // Every field `desired` sets is already so in `observed`.
 bool AlreadySays(const nlohmann::json& observed, const nlohmann::json& desired);

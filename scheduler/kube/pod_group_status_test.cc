@@ -10,10 +10,12 @@ using nlohmann::json;
 api::JobInfo Gang(int min, int running, const std::string& message = "") {
   api::JobInfo job;
   job.min_member = min;
-  job.phase = running >= min ? api::PodGroupPhase::kRunning : api::PodGroupPhase::kInqueue;
+  job.phase = running >= min ? api::PodGroupPhase::kRunning
+                             : api::PodGroupPhase::kInqueue;
   job.message = message;
   job.count_by_status[static_cast<int>(api::TaskStatus::kRunning)] = running;
-  job.count_by_status[static_cast<int>(api::TaskStatus::kPending)] = min - running;
+  job.count_by_status[static_cast<int>(api::TaskStatus::kPending)] =
+      min - running;
   for (int i = 0; i < min; ++i) job.tasks.push_back(i);
   return job;
 }
@@ -26,24 +28,31 @@ std::map<std::string, std::string> Conditions(const json& status) {
 
 const absl::Time kT0 = absl::FromUnixSeconds(1700000000);
 
-TEST(PodGroupStatusTest, WaitingKeepsItsTransitionTimeAndRunningFlipsTheConditions) {
-  json waiting = DesiredPodGroupStatus(Gang(4, 0, "4/4 tasks in gang unschedulable: x"),
-                                       nullptr, kT0);
+TEST(PodGroupStatusTest,
+     WaitingKeepsItsTransitionTimeAndRunningFlipsTheConditions) {
+  json waiting = DesiredPodGroupStatus(
+      Gang(4, 0, "4/4 tasks in gang unschedulable: x"), nullptr, kT0);
   EXPECT_EQ(waiting["phase"], "Inqueue");
-  EXPECT_EQ(Conditions(waiting), (std::map<std::string, std::string>{{"Unschedulable", "True"}}));
+  EXPECT_EQ(Conditions(waiting),
+            (std::map<std::string, std::string>{{"Unschedulable", "True"}}));
   // Later, same verdict: nothing to write, the transition time stays.
-  json again = DesiredPodGroupStatus(Gang(4, 0, "4/4 tasks in gang unschedulable: x"), waiting,
-                                     kT0 + absl::Minutes(5));
+  json again =
+      DesiredPodGroupStatus(Gang(4, 0, "4/4 tasks in gang unschedulable: x"),
+                            waiting, kT0 + absl::Minutes(5));
   EXPECT_TRUE(AlreadySays(waiting, again));
-  json running = DesiredPodGroupStatus(Gang(4, 4), waiting, kT0 + absl::Minutes(6));
+  json running =
+      DesiredPodGroupStatus(Gang(4, 4), waiting, kT0 + absl::Minutes(6));
   EXPECT_EQ(running["running"], 4);
-  EXPECT_EQ(Conditions(running), (std::map<std::string, std::string>{
-                                     {"Scheduled", "True"}, {"Unschedulable", "False"}}));
+  EXPECT_EQ(Conditions(running),
+            (std::map<std::string, std::string>{{"Scheduled", "True"},
+                                                {"Unschedulable", "False"}}));
   // It loses members and waits again: Scheduled no longer holds.
-  json lost = DesiredPodGroupStatus(Gang(4, 2, "2/4 tasks in gang unschedulable: y"), running,
-                                    kT0 + absl::Minutes(7));
-  EXPECT_EQ(Conditions(lost), (std::map<std::string, std::string>{
-                                  {"Scheduled", "False"}, {"Unschedulable", "True"}}));
+  json lost =
+      DesiredPodGroupStatus(Gang(4, 2, "2/4 tasks in gang unschedulable: y"),
+                            running, kT0 + absl::Minutes(7));
+  EXPECT_EQ(Conditions(lost),
+            (std::map<std::string, std::string>{{"Scheduled", "False"},
+                                                {"Unschedulable", "True"}}));
 }
 
 TEST(PodGroupStatusTest, SchedulerPluginsPhases) {

@@ -23,14 +23,17 @@ struct Located {
 std::string Describe(const json& obj) {
   std::string kind = StringMember(obj, "kind");
   std::string name;
-  if (obj.is_object() && obj.contains("metadata") && obj["metadata"].is_object()) {
+  if (obj.is_object() && obj.contains("metadata") &&
+      obj["metadata"].is_object()) {
     const json& m = obj["metadata"];
     if (m.contains("namespace") && m["namespace"].is_string()) {
       name = m["namespace"].get<std::string>() + "/";
     }
-    if (m.contains("name") && m["name"].is_string()) name += m["name"].get<std::string>();
+    if (m.contains("name") && m["name"].is_string())
+      name += m["name"].get<std::string>();
   }
-  return absl::StrCat(kind.empty() ? "object" : kind, name.empty() ? "" : " ", name);
+  return absl::StrCat(kind.empty() ? "object" : kind, name.empty() ? "" : " ",
+                      name);
 }
 
 }  // namespace
@@ -59,7 +62,8 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
   // Decode everything first: a bad object loads nothing.
   std::vector<std::function<void()>> apply;
   auto fail = [&](int line, const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(file, ":", line, ": ", s.message()));
+    return absl::Status(s.code(),
+                        absl::StrCat(file, ":", line, ": ", s.message()));
   };
   for (const auto& [obj, line] : objects) {
     if (!obj->is_object() || !obj->contains("kind")) {
@@ -67,16 +71,19 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
                             "not a Kubernetes object: it has no \"kind\""));
     }
     if (!(*obj)["kind"].is_string()) {
-      return fail(line, absl::InvalidArgumentError(absl::StrCat(
-                            "not a Kubernetes object: kind: must be a string, got ",
-                            (*obj)["kind"].dump())));
+      return fail(line,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "not a Kubernetes object: kind: must be a string, got ",
+                      (*obj)["kind"].dump())));
     }
     const std::string kind = (*obj)["kind"].get<std::string>();
-    if (const json* api_version = obj->contains("apiVersion") ? &(*obj)["apiVersion"] : nullptr;
+    if (const json* api_version =
+            obj->contains("apiVersion") ? &(*obj)["apiVersion"] : nullptr;
         api_version != nullptr && !api_version->is_string()) {
-      return fail(line, absl::InvalidArgumentError(absl::StrCat(
-                            Describe(*obj), ": apiVersion: must be a string, got ",
-                            api_version->dump())));
+      return fail(line,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      Describe(*obj), ": apiVersion: must be a string, got ",
+                      api_version->dump())));
     }
     if (kind == "Node") {
       auto node = DecodeNode(*obj);
@@ -85,20 +92,23 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
     } else if (kind == "Pod") {
       auto pod = DecodePod(*obj);
       if (!pod.ok()) return fail(line, pod.status());
-      apply.push_back([&cache, p = *pod] { cache.UpsertPod(p.pod, p.has_priority); });
+      apply.push_back(
+          [&cache, p = *pod] { cache.UpsertPod(p.pod, p.has_priority); });
     } else if (IsVolcanoPodGroup(*obj) || IsSchedulerPluginsPodGroup(*obj)) {
       auto group = DecodePodGroup(*obj);
       if (!group.ok()) return fail(line, group.status());
       apply.push_back([&cache, g = *group] { cache.UpsertPodGroup(g); });
     } else if (kind == "Queue" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"), "scheduling.volcano.sh/")) {
+               absl::StartsWith(StringMember(*obj, "apiVersion"),
+                                "scheduling.volcano.sh/")) {
       auto queue = DecodeQueue(*obj);
       if (!queue.ok()) return fail(line, queue.status());
       apply.push_back([&cache, q = *queue] { cache.UpsertQueue(q); });
     } else if (kind == "Namespace") {
       auto ns = DecodeNamespace(*obj);
       if (!ns.ok()) return fail(line, ns.status());
-      apply.push_back([&cache, n = *ns] { cache.UpsertNamespace(n.name, n.labels); });
+      apply.push_back(
+          [&cache, n = *ns] { cache.UpsertNamespace(n.name, n.labels); });
     } else if (kind == "PriorityClass") {
       auto pc = DecodePriorityClass(*obj);
       if (!pc.ok()) return fail(line, pc.status());
@@ -106,27 +116,31 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
     } else if (kind == "PersistentVolumeClaim") {
       auto claim = DecodePersistentVolumeClaim(*obj);
       if (!claim.ok()) return fail(line, claim.status());
-      apply.push_back([&cache, c = *claim] { cache.UpsertPersistentVolumeClaim(c); });
+      apply.push_back(
+          [&cache, c = *claim] { cache.UpsertPersistentVolumeClaim(c); });
     } else if (kind == "PersistentVolume") {
       auto pv = DecodePersistentVolume(*obj);
       if (!pv.ok()) return fail(line, pv.status());
       apply.push_back([&cache, v = *pv] { cache.UpsertPersistentVolume(v); });
     } else if (kind == "StorageClass" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"), "storage.k8s.io/")) {
+               absl::StartsWith(StringMember(*obj, "apiVersion"),
+                                "storage.k8s.io/")) {
       auto sc = DecodeStorageClass(*obj);
       if (!sc.ok()) return fail(line, sc.status());
       apply.push_back([&cache, c = *sc] { cache.UpsertStorageClass(c); });
     } else if (kind == "CSINode" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"), "storage.k8s.io/")) {
+               absl::StartsWith(StringMember(*obj, "apiVersion"),
+                                "storage.k8s.io/")) {
       auto node = DecodeCsiNode(*obj);
       if (!node.ok()) return fail(line, node.status());
       apply.push_back([&cache, n = *node] { cache.UpsertCsiNode(n); });
     } else {
-      warnings->push_back(absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
-                                       ": Shoal reads Node, Pod, PodGroup, Queue, "
-                                       "PriorityClass, Namespace, PersistentVolume, "
-                                       "PersistentVolumeClaim, StorageClass and "
-                                       "CSINode"));
+      warnings->push_back(
+          absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
+                       ": Shoal reads Node, Pod, PodGroup, Queue, "
+                       "PriorityClass, Namespace, PersistentVolume, "
+                       "PersistentVolumeClaim, StorageClass and "
+                       "CSINode"));
     }
   }
   for (auto& f : apply) f();
@@ -137,7 +151,8 @@ absl::Status LoadSnapshotFile(const std::string& path, cache::Cache& cache,
                               std::vector<std::string>* warnings) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot read the snapshot file"));
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot read the snapshot file"));
   }
   std::stringstream buffer;
   buffer << in.rdbuf();

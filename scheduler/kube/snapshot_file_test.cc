@@ -76,12 +76,17 @@ TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
   // Line 41 is where the bad Node document begins.
   EXPECT_EQ(std::string(s.message()).substr(0, 10), "c.yaml:41:");
   EXPECT_EQ(s.message(),
-            "c.yaml:41: node n2: status.allocatable.cpu: quantity \"lots\" is malformed: it "
-            "has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", \"2G\", \"1e3\")");
+            "c.yaml:41: node n2: status.allocatable.cpu: quantity \"lots\" is "
+            "malformed: it "
+            "has no digits (expected forms like \"500m\", \"2\", \"1.5Gi\", "
+            "\"2G\", \"1e3\")");
   EXPECT_TRUE(cache.Snapshot().nodes.empty());
-  EXPECT_EQ(LoadSnapshot("kind: [\n", "x.yaml", cache, &warnings).message().substr(0, 27),
+  EXPECT_EQ(LoadSnapshot("kind: [\n", "x.yaml", cache, &warnings)
+                .message()
+                .substr(0, 27),
             "x.yaml:2:1: malformed YAML:");
-  EXPECT_EQ(LoadSnapshot("metadata: {name: a}\n", "x.yaml", cache, &warnings).message(),
+  EXPECT_EQ(LoadSnapshot("metadata: {name: a}\n", "x.yaml", cache, &warnings)
+                .message(),
             "x.yaml:1: not a Kubernetes object: it has no \"kind\"");
   EXPECT_EQ(LoadSnapshotFile("/nonexistent.yaml", cache, &warnings).message(),
             "/nonexistent.yaml: cannot read the snapshot file");
@@ -92,17 +97,22 @@ TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
 TEST(SnapshotFileTest, WrongTypesAreRefusedByName) {
   cache::Cache cache("shoal");
   std::vector<std::string> warnings;
-  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata: {name: n}\n"
-                         "status: {conditions: [{type: Ready, status: 7}]}\n",
-                         "x.yaml", cache, &warnings)
-                .message(),
-            "x.yaml:1: node n: status.conditions[0].status: must be a string, got 7");
-  EXPECT_EQ(LoadSnapshot("apiVersion: null\nkind: Pod\nmetadata: {name: p, namespace: d}\n",
-                         "x.yaml", cache, &warnings)
-                .message(),
-            "x.yaml:1: Pod d/p: apiVersion: must be a string, got null");
-  EXPECT_EQ(LoadSnapshot("kind: true\nitems: []\n", "x.yaml", cache, &warnings).message(),
-            "x.yaml:1: not a Kubernetes object: kind: must be a string, got true");
+  EXPECT_EQ(
+      LoadSnapshot("kind: Node\nmetadata: {name: n}\n"
+                   "status: {conditions: [{type: Ready, status: 7}]}\n",
+                   "x.yaml", cache, &warnings)
+          .message(),
+      "x.yaml:1: node n: status.conditions[0].status: must be a string, got 7");
+  EXPECT_EQ(
+      LoadSnapshot(
+          "apiVersion: null\nkind: Pod\nmetadata: {name: p, namespace: d}\n",
+          "x.yaml", cache, &warnings)
+          .message(),
+      "x.yaml:1: Pod d/p: apiVersion: must be a string, got null");
+  EXPECT_EQ(
+      LoadSnapshot("kind: true\nitems: []\n", "x.yaml", cache, &warnings)
+          .message(),
+      "x.yaml:1: not a Kubernetes object: kind: must be a string, got true");
 }
 
 TEST(SnapshotFileTest, AssumedBindsHoldUntilConfirmed) {

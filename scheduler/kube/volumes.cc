@@ -159,8 +159,8 @@ absl::StatusOr<api::PersistentVolume> DecodePersistentVolume(const json& obj) {
   pv.claim_ns = claim_ns;
   pv.claim_name = claim_name;
   SHOAL_ASSIGN_OR_RETURN(csi, Object(what, *spec, "csi", "spec.csi"));
-  SHOAL_ASSIGN_OR_RETURN(driver,
-                         fields::String(what, *csi, "driver", "spec.csi.driver"));
+  SHOAL_ASSIGN_OR_RETURN(
+      driver, fields::String(what, *csi, "driver", "spec.csi.driver"));
   SHOAL_ASSIGN_OR_RETURN(handle, fields::String(what, *csi, "volumeHandle",
                                                 "spec.csi.volumeHandle"));
   pv.csi_driver = driver;
@@ -218,8 +218,8 @@ absl::StatusOr<api::CsiNode> DecodeCsiNode(const json& obj) {
           absl::StrCat("must be a whole number, got ", count->dump()));
     }
     int64_t n = count->is_number_unsigned()
-                    ? static_cast<int64_t>(std::min<uint64_t>(
-                          count->get<uint64_t>(), INT64_MAX))
+                    ? static_cast<int64_t>(
+                          std::min<uint64_t>(count->get<uint64_t>(), INT64_MAX))
                     : count->get<int64_t>();
     if (n < 0) {
       return fields::Error(what, count_path,

@@ -1,6 +1,7 @@
 // Decodes what kube-scheduler's VolumeBinding, VolumeZone and
 // NodeVolumeLimits filters read: PersistentVolumeClaims, PersistentVolumes,
-// StorageClasses, CSINodes, and the claims a pod's volumes use. Refusals name the object and the field:
+// StorageClasses, CSINodes, and the claims a pod's volumes use. Refusals name
+// the object and the field:
 //   persistentvolume pv-1: spec.nodeAffinity.required.nodeSelectorTerms[0]
 //     .matchExpressions[0].operator: unknown operator "Foo" (...)
 // Nothing here throws, whatever the object holds.

@@ -229,8 +229,8 @@ TEST(DecodeStorageClassTest, BindingMode) {
 }
 
 TEST(DecodePersistentVolumeTest, CsiDriverAndHandle) {
-  auto pv = DecodePersistentVolume(
-      Volume({{"csi", {{"driver", "ebs.csi.aws.com"}, {"volumeHandle", "vol-1"}}}}));
+  auto pv = DecodePersistentVolume(Volume(
+      {{"csi", {{"driver", "ebs.csi.aws.com"}, {"volumeHandle", "vol-1"}}}}));
   ASSERT_TRUE(pv.ok()) << pv.status();
   EXPECT_EQ(pv->csi_driver, "ebs.csi.aws.com");
   EXPECT_EQ(pv->csi_handle, "vol-1");
@@ -257,15 +257,17 @@ json CsiNodeObject(json drivers) {
 }
 
 TEST(DecodeCsiNodeTest, LimitsPerDriver) {
-  auto node = DecodeCsiNode(CsiNodeObject(json::array(
-      {{{"name", "ebs.csi.aws.com"}, {"nodeID", "i-1"}, {"allocatable", {{"count", 25}}}},
-       {{"name", "nfs.csi.k8s.io"}, {"nodeID", "i-1"}},
-       {{"name", "zero.csi"}, {"allocatable", {{"count", 0}}}}})));
+  auto node = DecodeCsiNode(CsiNodeObject(
+      json::array({{{"name", "ebs.csi.aws.com"},
+                    {"nodeID", "i-1"},
+                    {"allocatable", {{"count", 25}}}},
+                   {{"name", "nfs.csi.k8s.io"}, {"nodeID", "i-1"}},
+                   {{"name", "zero.csi"}, {"allocatable", {{"count", 0}}}}})));
   ASSERT_TRUE(node.ok()) << node.status();
   EXPECT_EQ(node->name, "n0");
   // A driver without allocatable.count has no limit.
-  EXPECT_EQ(node->limits, (std::vector<api::VolumeLimit>{{"ebs.csi.aws.com", 25},
-                                                          {"zero.csi", 0}}));
+  EXPECT_EQ(node->limits, (std::vector<api::VolumeLimit>{
+                              {"ebs.csi.aws.com", 25}, {"zero.csi", 0}}));
   json bare = {{"kind", "CSINode"}, {"metadata", {{"name", "n1"}}}};
   node = DecodeCsiNode(bare);
   ASSERT_TRUE(node.ok()) << node.status();
@@ -276,19 +278,22 @@ TEST(DecodeCsiNodeTest, RefusalsNameObjectAndField) {
   auto why = [](json obj) {
     return std::string(DecodeCsiNode(obj).status().message());
   };
-  EXPECT_EQ(why(CsiNodeObject("x")), "csinode n0: spec.drivers: must be a list");
+  EXPECT_EQ(why(CsiNodeObject("x")),
+            "csinode n0: spec.drivers: must be a list");
   EXPECT_EQ(why(CsiNodeObject(json::array({1}))),
             "csinode n0: spec.drivers[0]: must be an object, got 1");
-  EXPECT_EQ(why(CsiNodeObject(json::array({{{"allocatable", {{"count", 1}}}}}))),
-            "csinode n0: spec.drivers[0].name: is required");
-  EXPECT_EQ(why(CsiNodeObject(json::array({{{"name", "d"}, {"allocatable", 3}}}))),
-            "csinode n0: spec.drivers[0].allocatable: must be an object, got 3");
-  EXPECT_EQ(why(CsiNodeObject(
-                json::array({{{"name", "d"}, {"allocatable", {{"count", "2"}}}}}))),
+  EXPECT_EQ(
+      why(CsiNodeObject(json::array({{{"allocatable", {{"count", 1}}}}}))),
+      "csinode n0: spec.drivers[0].name: is required");
+  EXPECT_EQ(
+      why(CsiNodeObject(json::array({{{"name", "d"}, {"allocatable", 3}}}))),
+      "csinode n0: spec.drivers[0].allocatable: must be an object, got 3");
+  EXPECT_EQ(why(CsiNodeObject(json::array(
+                {{{"name", "d"}, {"allocatable", {{"count", "2"}}}}}))),
             "csinode n0: spec.drivers[0].allocatable.count: must be a whole "
             "number, got \"2\"");
-  EXPECT_EQ(why(CsiNodeObject(
-                json::array({{{"name", "d"}, {"allocatable", {{"count", -1}}}}}))),
+  EXPECT_EQ(why(CsiNodeObject(json::array(
+                {{{"name", "d"}, {"allocatable", {{"count", -1}}}}}))),
             "csinode n0: spec.drivers[0].allocatable.count: must not be "
             "negative, got -1");
   EXPECT_EQ(why({{"kind", "CSINode"}, {"metadata", 5}}),
@@ -320,8 +325,8 @@ TEST(VolumeDecodersTest, NeverThrow) {
     EXPECT_NO_THROW(DecodeCsiNode(CsiNodeObject(json::array({j}))));
     EXPECT_NO_THROW(DecodeCsiNode(
         CsiNodeObject(json::array({{{"name", j}, {"allocatable", j}}}))));
-    EXPECT_NO_THROW(DecodeCsiNode(
-        CsiNodeObject(json::array({{{"name", "d"}, {"allocatable", {{"count", j}}}}}))));
+    EXPECT_NO_THROW(DecodeCsiNode(CsiNodeObject(
+        json::array({{{"name", "d"}, {"allocatable", {{"count", j}}}}}))));
     EXPECT_NO_THROW(DecodePersistentVolume(Volume({{"csi", j}})));
     EXPECT_NO_THROW(DecodePersistentVolume(
         Volume({{"csi", {{"driver", j}, {"volumeHandle", j}}}})));

@@ -17,17 +17,18 @@
 namespace shoal::bench {
 namespace {
 
-
 // Cycles over the cluster `spec` describes, with the default policy.
 void RunCycles(benchmark::State& state, const SyntheticClusterSpec& spec) {
   cache::Cache cache("shoal");
   BuildSyntheticCluster(spec, cache);
-  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  auto config =
+      framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
   auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
                                        actions::BuiltinActions());
   size_t binds = 0;
   for (auto _ : state) {
-    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), *policy);
+    framework::CycleOutcome out =
+        framework::RunCycle(cache.Snapshot(), *policy);
     binds = out.binds.size();
     benchmark::DoNotOptimize(out);
   }

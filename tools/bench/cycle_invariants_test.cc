@@ -20,7 +20,8 @@ TEST(CycleInvariantsTest, NoOverbookingNoPartialGangConstraintsHold) {
   spec.pods_per_gang = 20;
   cache::Cache cache("shoal");
   BuildSyntheticCluster(spec, cache);
-  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  auto config =
+      framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
   auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
                                        actions::BuiltinActions());
   ASSERT_TRUE(policy.ok());
@@ -32,7 +33,8 @@ TEST(CycleInvariantsTest, NoOverbookingNoPartialGangConstraintsHold) {
     const api::TaskInfo& t = out.cluster.tasks[b.task];
     const api::NodeInfo& n = out.cluster.nodes[b.node];
     ++bound_per_job[t.job];
-    EXPECT_TRUE(api::MatchesNodeSelectorAndAffinity(t.placement(), n.spec().labels, n.name()))
+    EXPECT_TRUE(api::MatchesNodeSelectorAndAffinity(t.placement(),
+                                                    n.spec().labels, n.name()))
         << t.pod->Key() << " on " << n.name();
     for (const auto& taint : n.spec().taints) {
       EXPECT_TRUE(api::ToleratesAll(t.placement().tolerations, taint))
@@ -40,7 +42,8 @@ TEST(CycleInvariantsTest, NoOverbookingNoPartialGangConstraintsHold) {
     }
   }
   int partial = 0, waiting = 0;
-  for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(out.cluster.jobs.size()); ++j) {
+  for (api::JobIndex j = 0;
+       j < static_cast<api::JobIndex>(out.cluster.jobs.size()); ++j) {
     int bound = bound_per_job[j];
     if (bound > 0 && bound < out.cluster.jobs[j].min_member) ++partial;
     if (bound == 0) ++waiting;
@@ -48,7 +51,8 @@ TEST(CycleInvariantsTest, NoOverbookingNoPartialGangConstraintsHold) {
   EXPECT_EQ(partial, 0);
   EXPECT_GT(waiting, 0) << "the cluster should be too small for every gang";
   for (const auto& n : out.cluster.nodes) {
-    EXPECT_FALSE(n.idle().AnyNegative()) << n.name() << " over-booked: " << n.idle().ToString();
+    EXPECT_FALSE(n.idle().AnyNegative())
+        << n.name() << " over-booked: " << n.idle().ToString();
   }
 }
 

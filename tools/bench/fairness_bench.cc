@@ -22,14 +22,15 @@
 namespace shoal::bench {
 namespace {
 
-
 framework::Policy FairShare() {
   std::ifstream in("policies/fair-share.yaml");
   std::stringstream text;
   text << in.rdbuf();
-  auto config = framework::ParseSchedulerConfig(text.str(), "policies/fair-share.yaml");
+  auto config =
+      framework::ParseSchedulerConfig(text.str(), "policies/fair-share.yaml");
   if (!config.ok()) std::abort();
-  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(), actions::BuiltinActions());
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
   if (!policy.ok()) std::abort();
   return std::move(*policy);
 }

@@ -57,12 +57,13 @@ std::unique_ptr<Target> StartTarget() {
   return t;
 }
 
-void MustRequest(kube::HttpClient& c, const std::string& method, const std::string& path,
-                 const json& body = nullptr) {
+void MustRequest(kube::HttpClient& c, const std::string& method,
+                 const std::string& path, const json& body = nullptr) {
   auto r = c.Request(method, path, body.is_null() ? "" : body.dump());
   if (!r.ok() || (r->status >= 300 && r->status != 404 && r->status != 409)) {
     LOG(FATAL) << method << " " << path << ": "
-               << (r.ok() ? absl::StrCat(r->status, " ", r->body) : std::string(r.status().message()));
+               << (r.ok() ? absl::StrCat(r->status, " ", r->body)
+                          : std::string(r.status().message()));
   }
 }
 
@@ -84,27 +85,36 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
   const int gangs = static_cast<int>(state.range(1));
   const int gang_size = 10;
   const int pods = gangs * gang_size;
-  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  auto config =
+      framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
   int round = 0;
   for (auto _ : state) {
     std::unique_ptr<Target> target = StartTarget();
     const kube::ConnectionConfig& conn = target->connection;
     const std::string ns = absl::StrCat("shoal-bench-", getpid(), "-", round++);
     kube::HttpClient admin(conn);
-    MustRequest(admin, "POST", "/api/v1/namespaces", {{"metadata", {{"name", ns}}}});
+    MustRequest(admin, "POST", "/api/v1/namespaces",
+                {{"metadata", {{"name", ns}}}});
     MustRequest(admin, "POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
-                {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"},
-                 {"metadata", {{"name", "default"}}}, {"spec", {{"weight", 1}}}});
+                {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                 {"kind", "Queue"},
+                 {"metadata", {{"name", "default"}}},
+                 {"spec", {{"weight", 1}}}});
     // Nodes with room for exactly all pods (10 cpus each for 10 per node).
     Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
       std::string name = absl::StrCat(ns, "-node-", i);
-      json capacity = {{"cpu", absl::StrCat(pods / nodes)}, {"memory", "256Gi"}, {"pods", "110"}};
+      json capacity = {{"cpu", absl::StrCat(pods / nodes)},
+                       {"memory", "256Gi"},
+                       {"pods", "110"}};
       MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
-      auto r = c.Request("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
-                         json{{"status", {{"capacity", capacity}, {"allocatable", capacity},
-                                          {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
-                             .dump(),
-                         "application/strategic-merge-patch+json");
+      auto r = c.Request(
+          "PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+          json{{"status",
+                {{"capacity", capacity},
+                 {"allocatable", capacity},
+                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
+              .dump(),
+          "application/strategic-merge-patch+json");
       if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
     });
 
@@ -122,11 +132,14 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     std::thread watcher([&] {
       kube::HttpClient c(conn);
       std::set<std::string> seen;
-      auto list = c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
-      std::string version = json::parse(list->body)["metadata"]["resourceVersion"];
+      auto list =
+          c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
+      std::string version =
+          json::parse(list->body)["metadata"]["resourceVersion"];
       watching = true;
       (void)c.Stream(
-          absl::StrCat("/api/v1/namespaces/", ns, "/pods?watch=1&resourceVersion=", version),
+          absl::StrCat("/api/v1/namespaces/", ns,
+                       "/pods?watch=1&resourceVersion=", version),
           [&](const std::string& line) {
             json e = json::parse(line, nullptr, false);
             if (!e.is_object()) return true;
@@ -146,10 +159,14 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     absl::Time start = absl::Now();
     Parallel(conn, gangs, 8, [&](kube::HttpClient& c, int g) {
       std::string group = absl::StrCat("gang-", g);
-      MustRequest(c, "POST",
-                  absl::StrCat("/apis/scheduling.volcano.sh/v1beta1/namespaces/", ns, "/podgroups"),
-                  {{"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "PodGroup"},
-                   {"metadata", {{"name", group}}}, {"spec", {{"minMember", gang_size}}}});
+      MustRequest(
+          c, "POST",
+          absl::StrCat("/apis/scheduling.volcano.sh/v1beta1/namespaces/", ns,
+                       "/podgroups"),
+          {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+           {"kind", "PodGroup"},
+           {"metadata", {{"name", group}}},
+           {"spec", {{"minMember", gang_size}}}});
       for (int p = 0; p < gang_size; ++p) {
         json requests = {{"cpu", "1"}, {"memory", "1Gi"}};
         MustRequest(
@@ -160,7 +177,8 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
              {"spec",
               {{"schedulerName", "shoal"},
                {"containers",
-                {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.9"},
+                {{{"name", "main"},
+                  {"image", "registry.k8s.io/pause:3.9"},
                   {"resources", {{"requests", requests}}}}}}}}});
       }
     });
@@ -170,7 +188,9 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     stop = true;
     scheduler.join();
     if (bound.load() < pods) {
-      state.SkipWithError(absl::StrCat("only ", bound.load(), " of ", pods, " pods bound").c_str());
+      state.SkipWithError(
+          absl::StrCat("only ", bound.load(), " of ", pods, " pods bound")
+              .c_str());
       break;
     }
     double seconds = absl::ToDoubleSeconds(done - start);
@@ -180,7 +200,8 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     // On a real cluster, leave nothing behind.
     if (!target->server) {
       Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
-        MustRequest(c, "DELETE", absl::StrCat("/api/v1/nodes/", ns, "-node-", i));
+        MustRequest(c, "DELETE",
+                    absl::StrCat("/api/v1/nodes/", ns, "-node-", i));
       });
       MustRequest(admin, "DELETE", absl::StrCat("/api/v1/namespaces/", ns));
     }

@@ -24,7 +24,8 @@ std::shared_ptr<const api::PlacementConstraints> Constraints(
 
 }  // namespace
 
-void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache) {
+void BuildSyntheticCluster(const SyntheticClusterSpec& spec,
+                           cache::Cache& cache) {
   std::mt19937_64 rng(spec.seed);
   const int gpu_nodes = static_cast<int>(spec.nodes * spec.gpu_node_fraction);
   for (int i = 0; i < spec.nodes; ++i) {
@@ -36,10 +37,15 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
         {"topology.kubernetes.io/zone", absl::StrCat("zone-", i % 10)}};
     if (gpu) {
       labels.emplace_back("accelerator", "a100");
-      node->taints.push_back({"nvidia.com/gpu", "present", api::TaintEffect::kNoSchedule});
-      node->allocatable = R({{"cpu", "96"}, {"memory", "768Gi"}, {"nvidia.com/gpu", "8"}, {"pods", "110"}});
+      node->taints.push_back(
+          {"nvidia.com/gpu", "present", api::TaintEffect::kNoSchedule});
+      node->allocatable = R({{"cpu", "96"},
+                             {"memory", "768Gi"},
+                             {"nvidia.com/gpu", "8"},
+                             {"pods", "110"}});
     } else {
-      node->allocatable = R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
+      node->allocatable =
+          R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
     }
     node->labels = api::Labels(std::move(labels));
     cache.UpsertNode(std::move(node));
@@ -51,10 +57,12 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
     cache.UpsertQueue(queue);
   }
   auto any = Constraints({}, {});
-  auto gpu_only = Constraints({{"accelerator", "a100"}},
-                              {{"nvidia.com/gpu", api::Toleration::Operator::kExists, "",
-                                api::TaintEffect::kNoSchedule}});
-  std::uniform_int_distribution<int> kind(0, 9), cpu(1, 8), mem_gi(2, 32), zone(0, 9);
+  auto gpu_only =
+      Constraints({{"accelerator", "a100"}},
+                  {{"nvidia.com/gpu", api::Toleration::Operator::kExists, "",
+                    api::TaintEffect::kNoSchedule}});
+  std::uniform_int_distribution<int> kind(0, 9), cpu(1, 8), mem_gi(2, 32),
+      zone(0, 9);
   std::mt19937_64 rules_rng(spec.seed + 1);
   std::uniform_real_distribution<double> rules(0, 1);
   const absl::Time start = absl::FromUnixSeconds(1700000000);
@@ -64,7 +72,8 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
     job.name = absl::StrCat("job-", g);
     job.uid = absl::StrCat("uid-job-", g);
     job.min_member = spec.pods_per_gang;
-    job.queue = spec.queues == 1 ? "default" : absl::StrCat("queue-", g % spec.queues);
+    job.queue =
+        spec.queues == 1 ? "default" : absl::StrCat("queue-", g % spec.queues);
     job.created = start + absl::Seconds(g);
     job.phase = api::PodGroupPhase::kInqueue;
     cache.UpsertPodGroup(job);
@@ -77,11 +86,15 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
       request = R({{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}});
       placement = gpu_only;
     } else if (k < 4) {
-      request = R({{"cpu", "1"}, {"memory", absl::StrCat(mem_gi(rng) * 2, "Gi")}});
+      request =
+          R({{"cpu", "1"}, {"memory", absl::StrCat(mem_gi(rng) * 2, "Gi")}});
     } else {
-      request = R({{"cpu", absl::StrCat(cpu(rng))}, {"memory", absl::StrCat(mem_gi(rng) / 2 + 1, "Gi")}});
+      request = R({{"cpu", absl::StrCat(cpu(rng))},
+                   {"memory", absl::StrCat(mem_gi(rng) / 2 + 1, "Gi")}});
       if (k == 9) {
-        placement = Constraints({{"topology.kubernetes.io/zone", absl::StrCat("zone-", zone(rng))}}, {});
+        placement = Constraints(
+            {{"topology.kubernetes.io/zone", absl::StrCat("zone-", zone(rng))}},
+            {});
       }
     }
     request.Set(api::kPods, 1);
@@ -118,7 +131,8 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
       pod->created = job.created;
       pod->request = request;
       pod->placement = placement;
-      if (inter_pod != nullptr || spec.anti_affinity_fraction + spec.spread_fraction > 0) {
+      if (inter_pod != nullptr ||
+          spec.anti_affinity_fraction + spec.spread_fraction > 0) {
         pod->labels = api::Labels({{std::string("job"), job.name}});
       }
       pod->inter_pod = inter_pod;
@@ -128,7 +142,8 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache
   }
 }
 
-void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache& cache) {
+void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
+                              cache::Cache& cache) {
   const absl::Time start = absl::FromUnixSeconds(1700000000);
   auto any = Constraints({}, {});
   api::Resource big = R({{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "1"}});
@@ -136,7 +151,8 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache
     auto node = std::make_shared<api::NodeSpec>();
     node->name = absl::StrCat("node-", i);
     node->labels = api::Labels({{"kubernetes.io/hostname", node->name}});
-    node->allocatable = R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
+    node->allocatable =
+        R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
     cache.UpsertNode(std::move(node));
   }
   for (int q = 0; q < lenders + starving; ++q) {
@@ -144,8 +160,8 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache
     queue.name = absl::StrCat("queue-", q);
     cache.UpsertQueue(queue);
   }
-  auto add_job = [&](const std::string& name, const std::string& queue, int min, int pods,
-                     int* next_slot, absl::Time created) {
+  auto add_job = [&](const std::string& name, const std::string& queue, int min,
+                     int pods, int* next_slot, absl::Time created) {
     api::JobInfo job;
     job.ns = queue;
     job.name = name;
@@ -153,7 +169,8 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache
     job.queue = queue;
     job.min_member = min;
     job.created = created;
-    job.phase = next_slot != nullptr ? api::PodGroupPhase::kRunning : api::PodGroupPhase::kInqueue;
+    job.phase = next_slot != nullptr ? api::PodGroupPhase::kRunning
+                                     : api::PodGroupPhase::kInqueue;
     cache.UpsertPodGroup(job);
     for (int p = 0; p < pods; ++p) {
       auto pod = std::make_shared<api::PodInfo>();
@@ -166,7 +183,8 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache
       pod->request = big;
       pod->placement = any;
       if (next_slot != nullptr) {
-        pod->node_name = absl::StrCat("node-", (*next_slot)++ / 4);  // 4 per node
+        pod->node_name =
+            absl::StrCat("node-", (*next_slot)++ / 4);  // 4 per node
         pod->status = api::TaskStatus::kRunning;
       }
       cache.UpsertPod(std::move(pod), true);
@@ -177,14 +195,14 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache
   const int jobs_per_lender = nodes * 4 / 100 / lenders;
   for (int q = 0; q < lenders; ++q) {
     for (int j = 0; j < jobs_per_lender; ++j) {
-      add_job(absl::StrCat("lend-", q, "-", j), absl::StrCat("queue-", q), 10, 100, &slot,
-              start + absl::Seconds(j));
+      add_job(absl::StrCat("lend-", q, "-", j), absl::StrCat("queue-", q), 10,
+              100, &slot, start + absl::Seconds(j));
     }
   }
   for (int q = lenders; q < lenders + starving; ++q) {
     for (int j = 0; j < 5; ++j) {
-      add_job(absl::StrCat("gang-", q, "-", j), absl::StrCat("queue-", q), 50, 50, nullptr,
-              start + absl::Hours(1) + absl::Seconds(j));
+      add_job(absl::StrCat("gang-", q, "-", j), absl::StrCat("queue-", q), 50,
+              50, nullptr, start + absl::Hours(1) + absl::Seconds(j));
     }
   }
 }

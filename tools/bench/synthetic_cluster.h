@@ -28,12 +28,14 @@ struct SyntheticClusterSpec {
 };
 
 // Fills `cache` (scheduler name "shoal") with the cluster.
-void BuildSyntheticCluster(const SyntheticClusterSpec& spec, cache::Cache& cache);
+void BuildSyntheticCluster(const SyntheticClusterSpec& spec,
+                           cache::Cache& cache);
 
 // A full cluster for reclaim: `nodes` 64-cpu nodes entirely held by
 // elastic jobs (minMember 10 of 100 pods, 16 cpu each) of `lenders`
 // queues, while `starving` other queues each wait with 5 gangs of 50.
-void BuildReclaimHeavyCluster(int nodes, int lenders, int starving, cache::Cache& cache);
+void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
+                              cache::Cache& cache);
 
 }  // namespace shoal::bench
 

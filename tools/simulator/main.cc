@@ -23,12 +23,17 @@
 #include "tools/simulator/scenario.h"
 #include "tools/simulator/simulator.h"
 
-ABSL_FLAG(std::string, scenario, "", "Scenario file (YAML; see README \"Simulator\").");
-ABSL_FLAG(std::string, policy, "", "Scheduler configuration; default: the scenario's policy.");
+ABSL_FLAG(std::string, scenario, "",
+          "Scenario file (YAML; see README \"Simulator\").");
+ABSL_FLAG(std::string, policy, "",
+          "Scheduler configuration; default: the scenario's policy.");
 ABSL_FLAG(bool, rigid, false,
-          "Treat every job's minimum as all its pods (a scheduler without elasticity).");
-ABSL_FLAG(bool, compare, false, "Run elastic and rigid, and plot them side by side.");
-ABSL_FLAG(std::string, out, "out/sim", "Directory for summaries, time series and plots.");
+          "Treat every job's minimum as all its pods (a scheduler without "
+          "elasticity).");
+ABSL_FLAG(bool, compare, false,
+          "Run elastic and rigid, and plot them side by side.");
+ABSL_FLAG(std::string, out, "out/sim",
+          "Directory for summaries, time series and plots.");
 
 namespace fs = std::filesystem;
 
@@ -41,7 +46,8 @@ int Refuse(const std::string& message) {
 
 // A path as given, else under the workspace `bazel run` was started in.
 std::string Locate(const std::string& path) {
-  if (path.empty() || fs::exists(path) || fs::path(path).is_absolute()) return path;
+  if (path.empty() || fs::exists(path) || fs::path(path).is_absolute())
+    return path;
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
     fs::path p = fs::path(ws) / path;
     if (fs::exists(p)) return p.string();
@@ -52,17 +58,21 @@ std::string Locate(const std::string& path) {
 // A bar on a terminal, nothing otherwise.
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string label) : label_(std::move(label)), tty_(isatty(2)) {}
+  explicit ProgressBar(std::string label)
+      : label_(std::move(label)), tty_(isatty(2)) {}
   void Update(double fraction) {
     int percent = static_cast<int>(fraction * 100);
     if (!tty_ || percent == last_) return;
     last_ = percent;
     int filled = percent * 30 / 100;
     std::cerr << "\r" << label_ << " [" << std::string(filled, '=')
-              << std::string(30 - filled, ' ') << "] " << percent << "%" << std::flush;
+              << std::string(30 - filled, ' ') << "] " << percent << "%"
+              << std::flush;
   }
   ~ProgressBar() {
-    if (tty_) std::cerr << "\r" << std::string(label_.size() + 40, ' ') << "\r" << std::flush;
+    if (tty_)
+      std::cerr << "\r" << std::string(label_.size() + 40, ' ') << "\r"
+                << std::flush;
   }
 
  private:
@@ -72,56 +82,86 @@ class ProgressBar {
 };
 
 // The summaries side by side, for people; summary.json has them exactly.
-void PrintSummaries(const std::vector<std::pair<std::string, nlohmann::ordered_json>>& runs,
-                    const std::string& dir) {
-  auto cell = [](const nlohmann::ordered_json& j, const std::string& what) -> std::string {
+void PrintSummaries(
+    const std::vector<std::pair<std::string, nlohmann::ordered_json>>& runs,
+    const std::string& dir) {
+  auto cell = [](const nlohmann::ordered_json& j,
+                 const std::string& what) -> std::string {
     const auto& u = j["utilization"];
-    if (what == "cpu mean") return u.contains("cpu") ? absl::StrFormat("%.3f", u["cpu"]["mean"].get<double>()) : "-";
-    if (what == "cpu p05") return u.contains("cpu") ? absl::StrFormat("%.3f", u["cpu"]["p05"].get<double>()) : "-";
-    if (what == "pending") return absl::StrFormat("%d / %.2f", j["pendingJobs"]["max"].get<int>(), j["pendingJobs"]["mean"].get<double>());
-    if (what == "jobs") return absl::StrFormat("%d / %d", j["jobs"]["submitted"].get<int>(), j["jobs"]["completed"].get<int>());
+    if (what == "cpu mean")
+      return u.contains("cpu")
+                 ? absl::StrFormat("%.3f", u["cpu"]["mean"].get<double>())
+                 : "-";
+    if (what == "cpu p05")
+      return u.contains("cpu")
+                 ? absl::StrFormat("%.3f", u["cpu"]["p05"].get<double>())
+                 : "-";
+    if (what == "pending")
+      return absl::StrFormat("%d / %.2f", j["pendingJobs"]["max"].get<int>(),
+                             j["pendingJobs"]["mean"].get<double>());
+    if (what == "jobs")
+      return absl::StrFormat("%d / %d", j["jobs"]["submitted"].get<int>(),
+                             j["jobs"]["completed"].get<int>());
     if (what == "jct") {
       if (j["jobs"]["completed"].get<int>() == 0) return "-";
       return absl::StrFormat("%.0f", j["jobs"]["jctMeanSeconds"].get<double>());
     }
-    if (what == "wait") return absl::StrFormat("%.0f / %.0f", j["jobs"]["waitMeanSeconds"].get<double>(), j["jobs"]["waitMaxSeconds"].get<double>());
-    if (what == "jain") return absl::StrFormat("%.4f", j["fairness"]["jain"].get<double>());
-    if (what == "svc") return absl::StrFormat("%.0f", j["services"]["pendingPodSeconds"].get<double>());
+    if (what == "wait")
+      return absl::StrFormat("%.0f / %.0f",
+                             j["jobs"]["waitMeanSeconds"].get<double>(),
+                             j["jobs"]["waitMaxSeconds"].get<double>());
+    if (what == "jain")
+      return absl::StrFormat("%.4f", j["fairness"]["jain"].get<double>());
+    if (what == "svc")
+      return absl::StrFormat("%.0f",
+                             j["services"]["pendingPodSeconds"].get<double>());
     return absl::StrCat(j["evictions"].get<int64_t>());
   };
   const std::vector<std::pair<std::string, std::string>> rows = {
-      {"cpu utilization, mean", "cpu mean"},     {"cpu utilization, p05", "cpu p05"},
-      {"pending jobs, max / mean", "pending"},   {"jobs submitted / completed", "jobs"},
-      {"job completion time, mean s", "jct"},    {"wait for minimum, mean / max s", "wait"},
-      {"Jain fairness (elastic jobs)", "jain"},  {"service pods pending, pod-s", "svc"},
+      {"cpu utilization, mean", "cpu mean"},
+      {"cpu utilization, p05", "cpu p05"},
+      {"pending jobs, max / mean", "pending"},
+      {"jobs submitted / completed", "jobs"},
+      {"job completion time, mean s", "jct"},
+      {"wait for minimum, mean / max s", "wait"},
+      {"Jain fairness (elastic jobs)", "jain"},
+      {"service pods pending, pod-s", "svc"},
       {"evictions", "evictions"}};
   std::string header = absl::StrFormat("%-32s", "");
-  for (const auto& [mode, j] : runs) absl::StrAppend(&header, absl::StrFormat("%-16s", mode));
+  for (const auto& [mode, j] : runs)
+    absl::StrAppend(&header, absl::StrFormat("%-16s", mode));
   std::cout << header << "\n";
   for (const auto& [label, key] : rows) {
     std::string line = absl::StrFormat("%-32s", label);
-    for (const auto& [mode, j] : runs) absl::StrAppend(&line, absl::StrFormat("%-16s", cell(j, key)));
+    for (const auto& [mode, j] : runs)
+      absl::StrAppend(&line, absl::StrFormat("%-16s", cell(j, key)));
     std::cout << line << "\n";
   }
   for (const auto& [mode, j] : runs) {
-    std::cout << "summary: " << (fs::path(dir) / mode / "summary.json").string() << "\n";
+    std::cout << "summary: " << (fs::path(dir) / mode / "summary.json").string()
+              << "\n";
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> rest = shoal::cli::ParseFlags(argc, argv, "shoal-sim");
+  std::vector<std::string> rest =
+      shoal::cli::ParseFlags(argc, argv, "shoal-sim");
   if (rest.size() > 1) return Refuse("unexpected argument \"" + rest[1] + "\"");
-  if (absl::GetFlag(FLAGS_scenario).empty()) return Refuse("--scenario=FILE is required");
+  if (absl::GetFlag(FLAGS_scenario).empty())
+    return Refuse("--scenario=FILE is required");
   if (absl::GetFlag(FLAGS_rigid) && absl::GetFlag(FLAGS_compare)) {
-    return Refuse("--rigid and --compare exclude each other (--compare runs both)");
+    return Refuse(
+        "--rigid and --compare exclude each other (--compare runs both)");
   }
-  auto scenario = shoal::sim::LoadScenario(Locate(absl::GetFlag(FLAGS_scenario)));
+  auto scenario =
+      shoal::sim::LoadScenario(Locate(absl::GetFlag(FLAGS_scenario)));
   if (!scenario.ok()) return Refuse(std::string(scenario.status().message()));
   std::string policy_path = absl::GetFlag(FLAGS_policy);
   if (policy_path.empty()) policy_path = scenario->policy;
-  if (policy_path.empty()) return Refuse("no policy: set `policy:` in the scenario or pass --policy");
+  if (policy_path.empty())
+    return Refuse("no policy: set `policy:` in the scenario or pass --policy");
   auto config = shoal::framework::LoadSchedulerConfig(Locate(policy_path));
   if (!config.ok()) return Refuse(std::string(config.status().message()));
 
@@ -133,39 +173,50 @@ int main(int argc, char** argv) {
   }
   fs::path out = absl::GetFlag(FLAGS_out);
   if (!fs::path(out).is_absolute()) {
-    if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) out = fs::path(ws) / out;
+    if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"))
+      out = fs::path(ws) / out;
   }
   std::error_code ec;
   std::vector<std::pair<std::string, nlohmann::ordered_json>> summaries;
   for (const auto& mode : modes) {
     // A fresh policy per run: plugins keep state across cycles.
-    auto policy = shoal::framework::BuildPolicy(*config, shoal::plugins::BuiltinPlugins(),
-                                                 shoal::actions::BuiltinActions());
+    auto policy =
+        shoal::framework::BuildPolicy(*config, shoal::plugins::BuiltinPlugins(),
+                                      shoal::actions::BuiltinActions());
     if (!policy.ok()) return Refuse(std::string(policy.status().message()));
     shoal::sim::Options options;
     options.rigid = mode == "rigid";
-    ProgressBar bar(absl::StrCat("simulating ", scenario->file, " (", mode, ")"));
+    ProgressBar bar(
+        absl::StrCat("simulating ", scenario->file, " (", mode, ")"));
     options.progress = [&bar](double f) { bar.Update(f); };
-    shoal::sim::Result result = shoal::sim::Simulate(*scenario, *policy, options);
+    shoal::sim::Result result =
+        shoal::sim::Simulate(*scenario, *policy, options);
     fs::path dir = out / mode;
     fs::create_directories(dir, ec);
-    if (ec) return Refuse(absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
+    if (ec)
+      return Refuse(
+          absl::StrCat(dir.string(), ": cannot create: ", ec.message()));
     std::ofstream(dir / "summary.json") << result.summary.dump(2) << "\n";
-    std::ofstream(dir / "timeseries.csv") << shoal::sim::SeriesCsv(result.series);
+    std::ofstream(dir / "timeseries.csv")
+        << shoal::sim::SeriesCsv(result.series);
     summaries.emplace_back(mode, result.summary);
   }
   PrintSummaries(summaries, out.string());
   // Plots of every mode in the directory, side by side.
   std::string script = "tools/simulator/plot.py";
   for (const std::string& candidate :
-       {std::string(argv[0]) + ".runfiles/shoal/tools/simulator/plot.py", Locate(script)}) {
+       {std::string(argv[0]) + ".runfiles/shoal/tools/simulator/plot.py",
+        Locate(script)}) {
     if (fs::exists(candidate)) script = candidate;
   }
-  std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::string command = absl::StrFormat("%s '%s' '%s'", python, script, out.string());
+  std::string python =
+      fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::string command =
+      absl::StrFormat("%s '%s' '%s'", python, script, out.string());
   std::cout.flush();
   if (std::system(command.c_str()) != 0) {
-    std::cerr << "shoal-sim: warning: plots not drawn (needs python3 with matplotlib: "
+    std::cerr << "shoal-sim: warning: plots not drawn (needs python3 with "
+                 "matplotlib: "
                  "apt-get install python3-matplotlib); summaries are in "
               << out.string() << "\n";
   }

@@ -16,10 +16,11 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  absl::Status Error(const YAML::Node& at, const std::string& path, const std::string& why) const {
+  absl::Status Error(const YAML::Node& at, const std::string& path,
+                     const std::string& why) const {
     int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
-    return absl::InvalidArgumentError(absl::StrCat(file_, line > 0 ? absl::StrCat(":", line) : "",
-                                                   ": ", path, ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(
+        file_, line > 0 ? absl::StrCat(":", line) : "", ": ", path, ": ", why));
   }
 
   // Refuses keys other than `known` in a map.
@@ -30,13 +31,15 @@ class Reader {
       std::string key = kv.first.as<std::string>();
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         return Error(kv.first, path.empty() ? key : path + "." + key,
-                     absl::StrCat("unknown field (valid: ", absl::StrJoin(known, ", "), ")"));
+                     absl::StrCat("unknown field (valid: ",
+                                  absl::StrJoin(known, ", "), ")"));
       }
     }
     return absl::OkStatus();
   }
 
-  absl::StatusOr<std::string> String(const YAML::Node& map, const std::string& key,
+  absl::StatusOr<std::string> String(const YAML::Node& map,
+                                     const std::string& key,
                                      const std::string& path, bool required,
                                      std::string fallback = "") const {
     YAML::Node v = map[key];
@@ -48,8 +51,9 @@ class Reader {
     return v.Scalar();
   }
 
-  absl::StatusOr<int> Int(const YAML::Node& map, const std::string& key, const std::string& path,
-                          bool required, int fallback, int min) const {
+  absl::StatusOr<int> Int(const YAML::Node& map, const std::string& key,
+                          const std::string& path, bool required, int fallback,
+                          int min) const {
     YAML::Node v = map[key];
     if (!v) {
       if (required) return Error(map, path + key, "is required");
@@ -57,17 +61,21 @@ class Reader {
     }
     int out;
     if (!v.IsScalar() || !YAML::convert<int>::decode(v, out)) {
-      return Error(v, path + key, absl::StrCat("must be a whole number, got \"",
-                                               v.IsScalar() ? v.Scalar() : "?", "\""));
+      return Error(v, path + key,
+                   absl::StrCat("must be a whole number, got \"",
+                                v.IsScalar() ? v.Scalar() : "?", "\""));
     }
     if (out < min) {
-      return Error(v, path + key, absl::StrCat("must be >= ", min, ", got ", out));
+      return Error(v, path + key,
+                   absl::StrCat("must be >= ", min, ", got ", out));
     }
     return out;
   }
 
-  absl::StatusOr<absl::Duration> Duration(const YAML::Node& map, const std::string& key,
-                                          const std::string& path, bool required,
+  absl::StatusOr<absl::Duration> Duration(const YAML::Node& map,
+                                          const std::string& key,
+                                          const std::string& path,
+                                          bool required,
                                           absl::Duration fallback) const {
     YAML::Node v = map[key];
     if (!v) {
@@ -75,29 +83,36 @@ class Reader {
       return fallback;
     }
     absl::Duration d;
-    if (!v.IsScalar() || !absl::ParseDuration(v.Scalar(), &d) || d < absl::ZeroDuration()) {
-      return Error(v, path + key, absl::StrCat("must be a duration such as \"90s\" or \"2h\", got \"",
-                                               v.IsScalar() ? v.Scalar() : "?", "\""));
+    if (!v.IsScalar() || !absl::ParseDuration(v.Scalar(), &d) ||
+        d < absl::ZeroDuration()) {
+      return Error(
+          v, path + key,
+          absl::StrCat("must be a duration such as \"90s\" or \"2h\", got \"",
+                       v.IsScalar() ? v.Scalar() : "?", "\""));
     }
     return d;
   }
 
-  absl::StatusOr<api::Resource> Resources(const YAML::Node& map, const std::string& key,
+  absl::StatusOr<api::Resource> Resources(const YAML::Node& map,
+                                          const std::string& key,
                                           const std::string& path) const {
     YAML::Node v = map[key];
     if (!v) return Error(map, path + key, "is required");
-    if (!v.IsMap()) return Error(v, path + key, "must be a map of resource names to quantities");
+    if (!v.IsMap())
+      return Error(v, path + key,
+                   "must be a map of resource names to quantities");
     std::vector<std::pair<std::string, std::string>> list;
     for (const auto& kv : v) {
       if (!kv.second.IsScalar()) {
-        return Error(kv.second, path + key + "." + kv.first.as<std::string>(), "must be a quantity");
+        return Error(kv.second, path + key + "." + kv.first.as<std::string>(),
+                     "must be a quantity");
       }
       list.emplace_back(kv.first.as<std::string>(), kv.second.Scalar());
     }
     auto r = api::Resource::FromList(list, path + key);
     if (!r.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file_, ":", v.Mark().line + 1, ": ", r.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          file_, ":", v.Mark().line + 1, ": ", r.status().message()));
     }
     return r;
   }
@@ -106,19 +121,24 @@ class Reader {
   std::string file_;
 };
 
-#define SIM_ASSIGN(lhs, expr)                     \
-  auto lhs##_or = (expr);                         \
-  if (!lhs##_or.ok()) return lhs##_or.status();   \
+#define SIM_ASSIGN(lhs, expr)                   \
+  auto lhs##_or = (expr);                       \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = std::move(*lhs##_or)
 
-absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t, const std::string& p) {
-  if (auto s = r.OnlyKeys(t, p, {"name", "replicas", "min", "requests"}); !s.ok()) return s;
+absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t,
+                                   const std::string& p) {
+  if (auto s = r.OnlyKeys(t, p, {"name", "replicas", "min", "requests"});
+      !s.ok())
+    return s;
   TaskSpec task;
   SIM_ASSIGN(name, r.String(t, "name", p + ".", true));
   SIM_ASSIGN(replicas, r.Int(t, "replicas", p + ".", true, 0, 1));
   SIM_ASSIGN(min, r.Int(t, "min", p + ".", false, replicas, 0));
   if (min > replicas) {
-    return r.Error(t["min"], p + ".min", absl::StrCat("must be <= replicas (", replicas, "), got ", min));
+    return r.Error(
+        t["min"], p + ".min",
+        absl::StrCat("must be <= replicas (", replicas, "), got ", min));
   }
   SIM_ASSIGN(requests, r.Resources(t, "requests", p + "."));
   task.name = name;
@@ -131,26 +151,32 @@ absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t, const s
 
 }  // namespace
 
-absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::string& file) {
+absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
+                                       const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ":", e.mark.line + 1, ":",
-                                                   e.mark.column + 1, ": malformed YAML: ", e.msg));
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", e.mark.line + 1, ":", e.mark.column + 1,
+                     ": malformed YAML: ", e.msg));
   }
   Reader r(file);
-  if (auto s = r.OnlyKeys(root, "", {"duration", "period", "policy", "priorityClasses", "cluster",
-                                     "queues", "workloads"});
+  if (auto s = r.OnlyKeys(root, "",
+                          {"duration", "period", "policy", "priorityClasses",
+                           "cluster", "queues", "workloads"});
       !s.ok()) {
     return s;
   }
   Scenario sc;
   sc.file = file;
-  SIM_ASSIGN(duration, r.Duration(root, "duration", "", true, absl::ZeroDuration()));
+  SIM_ASSIGN(duration,
+             r.Duration(root, "duration", "", true, absl::ZeroDuration()));
   SIM_ASSIGN(period, r.Duration(root, "period", "", false, absl::Seconds(1)));
-  if (period < absl::Seconds(1) || period % absl::Seconds(1) != absl::ZeroDuration()) {
-    return r.Error(root["period"], "period", "must be a whole number of seconds, at least 1s");
+  if (period < absl::Seconds(1) ||
+      period % absl::Seconds(1) != absl::ZeroDuration()) {
+    return r.Error(root["period"], "period",
+                   "must be a whole number of seconds, at least 1s");
   }
   SIM_ASSIGN(policy, r.String(root, "policy", "", false, ""));
   sc.duration = duration;
@@ -158,7 +184,8 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
   sc.policy = policy;
   std::set<std::string> classes;
   if (YAML::Node pcs = root["priorityClasses"]) {
-    if (!pcs.IsSequence()) return r.Error(pcs, "priorityClasses", "must be a list of {name, value}");
+    if (!pcs.IsSequence())
+      return r.Error(pcs, "priorityClasses", "must be a list of {name, value}");
     for (size_t i = 0; i < pcs.size(); ++i) {
       std::string p = absl::StrCat("priorityClasses[", i, "]");
       if (auto s = r.OnlyKeys(pcs[i], p, {"name", "value"}); !s.ok()) return s;
@@ -173,11 +200,14 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
   if (auto s = r.OnlyKeys(cluster, "cluster", {"nodes"}); !s.ok()) return s;
   YAML::Node nodes = cluster["nodes"];
   if (!nodes || !nodes.IsSequence() || nodes.size() == 0) {
-    return r.Error(cluster, "cluster.nodes", "must list at least one node pool");
+    return r.Error(cluster, "cluster.nodes",
+                   "must list at least one node pool");
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string p = absl::StrCat("cluster.nodes[", i, "]");
-    if (auto s = r.OnlyKeys(nodes[i], p, {"prefix", "count", "allocatable", "labels", "taints"});
+    if (auto s =
+            r.OnlyKeys(nodes[i], p,
+                       {"prefix", "count", "allocatable", "labels", "taints"});
         !s.ok()) {
       return s;
     }
@@ -190,7 +220,8 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
     pool.allocatable = std::move(allocatable);
     if (YAML::Node labels = nodes[i]["labels"]; labels && labels.IsMap()) {
       std::vector<std::pair<std::string, std::string>> l;
-      for (const auto& kv : labels) l.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+      for (const auto& kv : labels)
+        l.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
       pool.labels = api::Labels(std::move(l));
     }
     if (YAML::Node taints = nodes[i]["taints"]; taints && taints.IsSequence()) {
@@ -198,10 +229,12 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
         std::string tp = absl::StrCat(p, ".taints[", k, "]");
         SIM_ASSIGN(key, r.String(taints[k], "key", tp + ".", true));
         SIM_ASSIGN(value, r.String(taints[k], "value", tp + ".", false));
-        SIM_ASSIGN(effect, r.String(taints[k], "effect", tp + ".", false, "NoSchedule"));
-        api::TaintEffect e = effect == "NoExecute"          ? api::TaintEffect::kNoExecute
-                             : effect == "PreferNoSchedule" ? api::TaintEffect::kPreferNoSchedule
-                                                            : api::TaintEffect::kNoSchedule;
+        SIM_ASSIGN(effect, r.String(taints[k], "effect", tp + ".", false,
+                                    "NoSchedule"));
+        api::TaintEffect e =
+            effect == "NoExecute"          ? api::TaintEffect::kNoExecute
+            : effect == "PreferNoSchedule" ? api::TaintEffect::kPreferNoSchedule
+                                           : api::TaintEffect::kNoSchedule;
         pool.taints.push_back({key, value, e});
       }
     }
@@ -209,31 +242,37 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
   }
   std::set<std::string> queue_names = {"default"};
   if (YAML::Node queues = root["queues"]) {
-    if (!queues.IsSequence()) return r.Error(queues, "queues", "must be a list of {name, weight}");
+    if (!queues.IsSequence())
+      return r.Error(queues, "queues", "must be a list of {name, weight}");
     for (size_t i = 0; i < queues.size(); ++i) {
       std::string p = absl::StrCat("queues[", i, "]");
-      if (auto s = r.OnlyKeys(queues[i], p, {"name", "weight", "reclaimable"}); !s.ok()) return s;
+      if (auto s = r.OnlyKeys(queues[i], p, {"name", "weight", "reclaimable"});
+          !s.ok())
+        return s;
       api::QueueInfo q;
       SIM_ASSIGN(name, r.String(queues[i], "name", p + ".", true));
       SIM_ASSIGN(weight, r.Int(queues[i], "weight", p + ".", false, 1, 1));
       q.name = name;
       q.weight = weight;
-      if (YAML::Node rec = queues[i]["reclaimable"]) q.reclaimable = rec.as<bool>(true);
+      if (YAML::Node rec = queues[i]["reclaimable"])
+        q.reclaimable = rec.as<bool>(true);
       sc.queues.push_back(q);
       queue_names.insert(name);
     }
   }
   YAML::Node workloads = root["workloads"];
   if (!workloads || !workloads.IsSequence()) {
-    return r.Error(root, "workloads", "must be a list of Job and Service workloads");
+    return r.Error(root, "workloads",
+                   "must be a list of Job and Service workloads");
   }
   for (size_t i = 0; i < workloads.size(); ++i) {
     const YAML::Node& w = workloads[i];
     std::string p = absl::StrCat("workloads[", i, "]");
     SIM_ASSIGN(kind, r.String(w, "kind", p + ".", true));
     if (kind == "Job") {
-      if (auto s = r.OnlyKeys(w, p, {"kind", "name", "count", "arrival", "queue", "priorityClass",
-                                     "tasks", "work"});
+      if (auto s = r.OnlyKeys(w, p,
+                              {"kind", "name", "count", "arrival", "queue",
+                               "priorityClass", "tasks", "work"});
           !s.ok()) {
         return s;
       }
@@ -243,20 +282,25 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
       SIM_ASSIGN(queue, r.String(w, "queue", p + ".", false, "default"));
       SIM_ASSIGN(pc, r.String(w, "priorityClass", p + ".", false));
       if (queue_names.count(queue) == 0) {
-        return r.Error(w["queue"], p + ".queue", absl::StrCat("queue \"", queue, "\" is not in queues"));
+        return r.Error(w["queue"], p + ".queue",
+                       absl::StrCat("queue \"", queue, "\" is not in queues"));
       }
       if (!pc.empty() && classes.count(pc) == 0) {
         return r.Error(w["priorityClass"], p + ".priorityClass",
-                       absl::StrCat("priority class \"", pc, "\" is not in priorityClasses"));
+                       absl::StrCat("priority class \"", pc,
+                                    "\" is not in priorityClasses"));
       }
       job.name = name;
       job.count = count;
       job.queue = queue;
       job.priority_class = pc;
       if (YAML::Node a = w["arrival"]) {
-        if (auto s = r.OnlyKeys(a, p + ".arrival", {"start", "every"}); !s.ok()) return s;
-        SIM_ASSIGN(start, r.Duration(a, "start", p + ".arrival.", false, absl::ZeroDuration()));
-        SIM_ASSIGN(every, r.Duration(a, "every", p + ".arrival.", false, absl::ZeroDuration()));
+        if (auto s = r.OnlyKeys(a, p + ".arrival", {"start", "every"}); !s.ok())
+          return s;
+        SIM_ASSIGN(start, r.Duration(a, "start", p + ".arrival.", false,
+                                     absl::ZeroDuration()));
+        SIM_ASSIGN(every, r.Duration(a, "every", p + ".arrival.", false,
+                                     absl::ZeroDuration()));
         job.start = start;
         job.every = every;
       }
@@ -265,22 +309,30 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
         return r.Error(w, p + ".tasks", "must list at least one task");
       }
       for (size_t k = 0; k < tasks.size(); ++k) {
-        SIM_ASSIGN(task, ParseTask(r, tasks[k], absl::StrCat(p, ".tasks[", k, "]")));
+        SIM_ASSIGN(task,
+                   ParseTask(r, tasks[k], absl::StrCat(p, ".tasks[", k, "]")));
         job.tasks.push_back(std::move(task));
       }
       if (YAML::Node work = w["work"]) {
-        if (auto s = r.OnlyKeys(work, p + ".work", {"task", "podSeconds"}); !s.ok()) return s;
+        if (auto s = r.OnlyKeys(work, p + ".work", {"task", "podSeconds"});
+            !s.ok())
+          return s;
         SIM_ASSIGN(task, r.String(work, "task", p + ".work.", true));
-        SIM_ASSIGN(seconds, r.Int(work, "podSeconds", p + ".work.", true, 0, 1));
+        SIM_ASSIGN(seconds,
+                   r.Int(work, "podSeconds", p + ".work.", true, 0, 1));
         bool known = false;
         for (const auto& t : job.tasks) known |= t.name == task;
-        if (!known) return r.Error(work["task"], p + ".work.task", absl::StrCat("no task named \"", task, "\""));
+        if (!known)
+          return r.Error(work["task"], p + ".work.task",
+                         absl::StrCat("no task named \"", task, "\""));
         job.work_task = task;
         job.pod_seconds = seconds;
       }
       sc.jobs.push_back(std::move(job));
     } else if (kind == "Service") {
-      if (auto s = r.OnlyKeys(w, p, {"kind", "name", "priorityClass", "requests", "replicas"}); !s.ok()) {
+      if (auto s = r.OnlyKeys(
+              w, p, {"kind", "name", "priorityClass", "requests", "replicas"});
+          !s.ok()) {
         return s;
       }
       ServiceWorkload svc;
@@ -288,7 +340,8 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
       SIM_ASSIGN(pc, r.String(w, "priorityClass", p + ".", false));
       if (!pc.empty() && classes.count(pc) == 0) {
         return r.Error(w["priorityClass"], p + ".priorityClass",
-                       absl::StrCat("priority class \"", pc, "\" is not in priorityClasses"));
+                       absl::StrCat("priority class \"", pc,
+                                    "\" is not in priorityClasses"));
       }
       SIM_ASSIGN(requests, r.Resources(w, "requests", p + "."));
       svc.name = name;
@@ -297,21 +350,27 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
       svc.requests.Set(api::kPods, 1);
       YAML::Node reps = w["replicas"];
       if (!reps || !reps.IsSequence() || reps.size() == 0) {
-        return r.Error(w, p + ".replicas", "must list at least one {at, count}");
+        return r.Error(w, p + ".replicas",
+                       "must list at least one {at, count}");
       }
       for (size_t k = 0; k < reps.size(); ++k) {
         std::string rp = absl::StrCat(p, ".replicas[", k, "]");
-        if (auto s = r.OnlyKeys(reps[k], rp, {"at", "count"}); !s.ok()) return s;
-        SIM_ASSIGN(at, r.Duration(reps[k], "at", rp + ".", true, absl::ZeroDuration()));
+        if (auto s = r.OnlyKeys(reps[k], rp, {"at", "count"}); !s.ok())
+          return s;
+        SIM_ASSIGN(at, r.Duration(reps[k], "at", rp + ".", true,
+                                  absl::ZeroDuration()));
         SIM_ASSIGN(n, r.Int(reps[k], "count", rp + ".", true, 0, 0));
         if (!svc.replicas.empty() && at <= svc.replicas.back().first) {
-          return r.Error(reps[k]["at"], rp + ".at", "must be later than the entry before");
+          return r.Error(reps[k]["at"], rp + ".at",
+                         "must be later than the entry before");
         }
         svc.replicas.emplace_back(at, n);
       }
       sc.services.push_back(std::move(svc));
     } else {
-      return r.Error(w["kind"], p + ".kind", absl::StrCat("unknown kind \"", kind, "\" (valid: Job, Service)"));
+      return r.Error(
+          w["kind"], p + ".kind",
+          absl::StrCat("unknown kind \"", kind, "\" (valid: Job, Service)"));
     }
   }
   return sc;
@@ -319,7 +378,9 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::strin
 
 absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the scenario"));
+  if (!in)
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot read the scenario"));
   std::stringstream text;
   text << in.rdbuf();
   return ParseScenario(text.str(), path);

@@ -39,8 +39,8 @@ struct JobWorkload {
   std::string queue = "default";
   std::string priority_class;
   std::vector<TaskSpec> tasks;
-  std::string work_task;    // empty: the job runs to the end
-  double pod_seconds = 0;   // done when running `work_task` pods accumulate this
+  std::string work_task;   // empty: the job runs to the end
+  double pod_seconds = 0;  // done when running `work_task` pods accumulate this
 };
 
 // Plain pods (no gang), as a Deployment's replica count changes over time.
@@ -64,7 +64,8 @@ struct Scenario {
 };
 
 // Refusals read "FILE:LINE: workloads[1].tasks[0].replicas: must be ...".
-absl::StatusOr<Scenario> ParseScenario(const std::string& yaml, const std::string& file);
+absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
+                                       const std::string& file);
 absl::StatusOr<Scenario> LoadScenario(const std::string& path);
 
 }  // namespace shoal::sim

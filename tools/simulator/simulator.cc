@@ -18,10 +18,10 @@ namespace {
 struct JobRun {
   const JobWorkload* spec = nullptr;
   std::string name;
-  int64_t arrival = 0;        // second
-  int64_t started = -1;       // first second its minimum ran
+  int64_t arrival = 0;   // second
+  int64_t started = -1;  // first second its minimum ran
   int64_t finished = -1;
-  double work = 0;            // pod-seconds of spec->work_task
+  double work = 0;                     // pod-seconds of spec->work_task
   std::map<std::string, int> running;  // per task, this second
 };
 
@@ -37,8 +37,11 @@ struct PodRecord {
 class World {
  public:
   World(const Scenario& sc, framework::Policy& policy, const Options& options)
-      : sc_(sc), policy_(policy), options_(options),
-        cache_("shoal", [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
+      : sc_(sc),
+        policy_(policy),
+        options_(options),
+        cache_("shoal",
+               [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
         no_constraints_(std::make_shared<api::PlacementConstraints>()) {
     no_constraints_->ComputeFingerprint();
     for (const auto& pc : sc.priority_classes) {
@@ -79,10 +82,12 @@ class World {
         sample.second = now_ + k;
         series_.push_back(sample);
       }
-      if (options_.progress) options_.progress(static_cast<double>(now_ + step) / end);
+      if (options_.progress)
+        options_.progress(static_cast<double>(now_ + step) / end);
     }
     for (const auto& [key, rec] : pods_) {
-      if (rec.job < 0 && !rec.running) max_service_wait_ = std::max(max_service_wait_, end - rec.created);
+      if (rec.job < 0 && !rec.running)
+        max_service_wait_ = std::max(max_service_wait_, end - rec.created);
     }
     return Result{Summary(), std::move(series_), max_service_wait_};
   }
@@ -90,7 +95,8 @@ class World {
  private:
   static constexpr int64_t kEpoch = 1767225600;  // 2026-01-01, any fixed start
 
-  std::shared_ptr<api::PodInfo> NewPod(const std::string& name, const api::Resource& request,
+  std::shared_ptr<api::PodInfo> NewPod(const std::string& name,
+                                       const api::Resource& request,
                                        const std::string& priority_class) {
     auto pod = std::make_shared<api::PodInfo>();
     pod->ns = "default";
@@ -123,17 +129,20 @@ class World {
       for (const auto& [key, rec] : pods_) {
         if (rec.workload == svc.name && rec.job < 0) live.push_back(key);
       }
-      std::stable_sort(live.begin(), live.end(), [this](const std::string& a, const std::string& b) {
-        const PodRecord& x = pods_[a];
-        const PodRecord& y = pods_[b];
-        if (x.running != y.running) return !x.running;
-        return x.created > y.created;
-      });
+      std::stable_sort(live.begin(), live.end(),
+                       [this](const std::string& a, const std::string& b) {
+                         const PodRecord& x = pods_[a];
+                         const PodRecord& y = pods_[b];
+                         if (x.running != y.running) return !x.running;
+                         return x.created > y.created;
+                       });
       for (int i = static_cast<int>(live.size()); i < desired; ++i) {
-        AddPod(NewPod(absl::StrCat(svc.name, "-", next_serial_++), svc.requests, svc.priority_class),
+        AddPod(NewPod(absl::StrCat(svc.name, "-", next_serial_++), svc.requests,
+                      svc.priority_class),
                PodRecord{svc.name, -1, "", false, 0, {}});
       }
-      for (int i = 0; i < static_cast<int>(live.size()) - desired; ++i) DeletePod(live[i]);
+      for (int i = 0; i < static_cast<int>(live.size()) - desired; ++i)
+        DeletePod(live[i]);
     }
   }
 
@@ -166,7 +175,8 @@ class World {
         group.min_member = std::max(group.min_member, 1);
         cache_.UpsertPodGroup(group);
         for (const auto& t : w.tasks) {
-          for (int i = 0; i < t.replicas; ++i) AddJobPod(index, t, absl::StrCat(name, "-", t.name, "-", i));
+          for (int i = 0; i < t.replicas; ++i)
+            AddJobPod(index, t, absl::StrCat(name, "-", t.name, "-", i));
         }
       }
     }
@@ -176,7 +186,8 @@ class World {
     auto pod = NewPod(name, task.requests, jobs_[job].spec->priority_class);
     pod->group = jobs_[job].name;
     pod->role = task.name;
-    AddPod(std::move(pod), PodRecord{jobs_[job].spec->name, job, task.name, false, 0, {}});
+    AddPod(std::move(pod),
+           PodRecord{jobs_[job].spec->name, job, task.name, false, 0, {}});
   }
 
   void DeletePod(const std::string& key) {
@@ -185,9 +196,11 @@ class World {
   }
 
   void Schedule() {
-    framework::CycleOutcome out = framework::RunCycle(cache_.Snapshot(), policy_);
+    framework::CycleOutcome out =
+        framework::RunCycle(cache_.Snapshot(), policy_);
     // The status write: PodGroups keep the phase the session gave them.
-    for (const auto& job : out.cluster.jobs) cache_.SetPodGroupPhase(job.Key(), job.phase);
+    for (const auto& job : out.cluster.jobs)
+      cache_.SetPodGroupPhase(job.Key(), job.phase);
     for (const auto& b : out.binds) {
       auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
       pod->node_name = out.cluster.nodes[b.node].name();
@@ -197,7 +210,8 @@ class World {
       it->second.running = true;
       // Running from this second on (the sample at now_ sees it running).
       if (it->second.job < 0) {
-        max_service_wait_ = std::max(max_service_wait_, now_ - it->second.created);
+        max_service_wait_ =
+            std::max(max_service_wait_, now_ - it->second.created);
       }
       cache_.UpsertPod(std::move(pod), true);
     }
@@ -216,7 +230,8 @@ class World {
         }
       } else {
         auto pod = NewPod(name, gone.request, gone.priority_class);
-        AddPod(std::move(pod), PodRecord{record.workload, -1, "", false, 0, {}});
+        AddPod(std::move(pod),
+               PodRecord{record.workload, -1, "", false, 0, {}});
       }
     }
   }
@@ -236,7 +251,8 @@ class World {
     for (const auto& t : job.spec->tasks) {
       int min = options_.rigid ? t.replicas : t.min;
       auto it = job.running.find(t.name);
-      if ((it == job.running.end() ? 0 : it->second) < std::max(min, 0)) return false;
+      if ((it == job.running.end() ? 0 : it->second) < std::max(min, 0))
+        return false;
     }
     return true;
   }
@@ -247,7 +263,8 @@ class World {
     for (auto& job : jobs_) job.running.clear();
     for (const auto& [key, rec] : pods_) {
       if (!rec.running) {
-        if (rec.job < 0) service_pending_seconds_ += absl::ToDoubleSeconds(sc_.period);
+        if (rec.job < 0)
+          service_pending_seconds_ += absl::ToDoubleSeconds(sc_.period);
         continue;
       }
       ++s.running_pods[rec.workload];
@@ -294,7 +311,8 @@ class World {
   void Progress(int64_t step) {
     for (size_t j = 0; j < jobs_.size(); ++j) {
       JobRun& job = jobs_[j];
-      if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job)) continue;
+      if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job))
+        continue;
       job.work += static_cast<double>(job.running[job.spec->work_task]) * step;
       if (job.work < job.spec->pod_seconds) continue;
       job.finished = now_ + step;
@@ -316,12 +334,16 @@ class World {
       mean = samples.empty() ? 0 : mean / samples.size();
       std::vector<double> sorted = samples;
       std::sort(sorted.begin(), sorted.end());
-      double p05 = sorted.empty() ? 0 : sorted[static_cast<size_t>(0.05 * (sorted.size() - 1))];
+      double p05 =
+          sorted.empty()
+              ? 0
+              : sorted[static_cast<size_t>(0.05 * (sorted.size() - 1))];
       util[name] = {{"mean", Round(mean)}, {"p05", Round(p05)}};
     }
     out["utilization"] = util;
-    out["pendingJobs"] = {{"max", pending_max_},
-                          {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
+    out["pendingJobs"] = {
+        {"max", pending_max_},
+        {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
     int completed = 0;
     double jct = 0, wait = 0, wait_max = 0;
     const int64_t end = absl::ToInt64Seconds(sc_.duration);
@@ -335,12 +357,14 @@ class World {
       wait += w;
       wait_max = std::max(wait_max, w);
     }
-    out["jobs"] = {{"submitted", static_cast<int>(jobs_.size())},
-                   {"completed", completed},
-                   {"jctMeanSeconds", Round(completed ? jct / completed : 0)},
-                   {"waitMeanSeconds", Round(jobs_.empty() ? 0 : wait / jobs_.size())},
-                   {"waitMaxSeconds", Round(wait_max)}};
-    out["fairness"] = {{"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
+    out["jobs"] = {
+        {"submitted", static_cast<int>(jobs_.size())},
+        {"completed", completed},
+        {"jctMeanSeconds", Round(completed ? jct / completed : 0)},
+        {"waitMeanSeconds", Round(jobs_.empty() ? 0 : wait / jobs_.size())},
+        {"waitMaxSeconds", Round(wait_max)}};
+    out["fairness"] = {
+        {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
     return out;
@@ -375,7 +399,8 @@ class World {
 
 }  // namespace
 
-Result Simulate(const Scenario& scenario, framework::Policy& policy, const Options& options) {
+Result Simulate(const Scenario& scenario, framework::Policy& policy,
+                const Options& options) {
   World world(scenario, policy, options);
   return world.Run();
 }
@@ -387,13 +412,16 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
     for (const auto& [w, n] : s.running_pods) workloads.insert(w);
   }
   std::vector<std::string> header = {"second"};
-  for (const auto& [r, u] : series.front().utilization) header.push_back("util_" + r);
-  for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"}) header.push_back(c);
+  for (const auto& [r, u] : series.front().utilization)
+    header.push_back("util_" + r);
+  for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"})
+    header.push_back(c);
   for (const auto& w : workloads) header.push_back("pods_" + w);
   std::string out = absl::StrJoin(header, ",") + "\n";
   for (const auto& s : series) {
     std::vector<std::string> row = {absl::StrCat(s.second)};
-    for (const auto& [r, u] : s.utilization) row.push_back(absl::StrFormat("%.4f", u));
+    for (const auto& [r, u] : s.utilization)
+      row.push_back(absl::StrFormat("%.4f", u));
     row.push_back(absl::StrCat(s.pending_jobs));
     row.push_back(absl::StrCat(s.running_jobs));
     row.push_back(s.jain < 0 ? "" : absl::StrFormat("%.4f", s.jain));

@@ -33,7 +33,7 @@ struct Sample {
   int running_jobs = 0;
   double jain = -1;  // -1 while fewer than two elastic jobs run
   std::map<std::string, int> running_pods;  // by workload name
-  int64_t evictions = 0;  // so far
+  int64_t evictions = 0;                    // so far
 };
 
 struct Result {
@@ -44,7 +44,8 @@ struct Result {
   int64_t max_service_wait_seconds = 0;
 };
 
-Result Simulate(const Scenario& scenario, framework::Policy& policy, const Options& options);
+Result Simulate(const Scenario& scenario, framework::Policy& policy,
+                const Options& options);
 
 // timeseries.csv: one row per simulated second.
 std::string SeriesCsv(const std::vector<Sample>& series);

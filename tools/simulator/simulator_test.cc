@@ -15,7 +15,8 @@ Result Simulated(const std::string& scenario_path, bool rigid) {
   EXPECT_TRUE(scenario.ok()) << scenario.status();
   auto config = framework::LoadSchedulerConfig(scenario->policy);
   EXPECT_TRUE(config.ok()) << config.status();
-  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(), actions::BuiltinActions());
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
   EXPECT_TRUE(policy.ok()) << policy.status();
   Options options;
   options.rigid = rigid;
@@ -28,8 +29,10 @@ constexpr char kFig2[] = "tools/simulator/scenarios/edl-fig2.yaml";
 TEST(EdlFig1, ElasticStartsEveryJobAtOnceAndSharesFairly) {
   Result r = Simulated(kFig1, false);
   // Every job's minimum runs within 2 periods (2 s) of its arrival.
-  EXPECT_LE(r.summary["jobs"]["waitMaxSeconds"].get<double>(), 2.0) << r.summary.dump();
-  EXPECT_GE(r.summary["fairness"]["jain"].get<double>(), 0.95) << r.summary.dump();
+  EXPECT_LE(r.summary["jobs"]["waitMaxSeconds"].get<double>(), 2.0)
+      << r.summary.dump();
+  EXPECT_GE(r.summary["fairness"]["jain"].get<double>(), 0.95)
+      << r.summary.dump();
   EXPECT_EQ(r.summary["jobs"]["completed"].get<int>(), 20);
   // After the arrivals (20 jobs, 10 s apart) nothing waits.
   for (const Sample& s : r.series) {
@@ -96,9 +99,11 @@ actions: "enqueue, allocate, backfill"
 tiers:
 - plugins: [{name: priority}, {name: gang}, {name: conformance}]
 - plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]
-)", "no-reservation.yaml");
+)",
+                                                "no-reservation.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
-  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(), actions::BuiltinActions());
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
   ASSERT_TRUE(policy.ok());
   EXPECT_EQ(BigGangStart(Simulate(*scenario, *policy, Options())), -1);
 }
@@ -108,22 +113,31 @@ TEST(Scenario, RefusalsNameTheField) {
     return std::string(ParseScenario(yaml, "s.yaml").status().message());
   };
   const std::string base =
-      "duration: 1h\ncluster:\n  nodes: [{prefix: n, count: 1, allocatable: {cpu: \"4\"}}]\n";
+      "duration: 1h\ncluster:\n  nodes: [{prefix: n, count: 1, allocatable: "
+      "{cpu: \"4\"}}]\n";
   EXPECT_EQ(msg("duration: soon\n"),
-            "s.yaml:1: duration: must be a duration such as \"90s\" or \"2h\", got \"soon\"");
-  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  tasks: [{name: t, replicas: 2, min: 3, "
-                       "requests: {cpu: \"1\"}}]\n"),
-            "s.yaml:7: workloads[0].tasks[0].min: must be <= replicas (2), got 3");
+            "s.yaml:1: duration: must be a duration such as \"90s\" or \"2h\", "
+            "got \"soon\"");
+  EXPECT_EQ(
+      msg(base + "workloads:\n- kind: Job\n  name: j\n  tasks: [{name: t, "
+                 "replicas: 2, min: 3, "
+                 "requests: {cpu: \"1\"}}]\n"),
+      "s.yaml:7: workloads[0].tasks[0].min: must be <= replicas (2), got 3");
   EXPECT_EQ(msg(base + "workloads:\n- kind: Cron\n  name: j\n"),
-            "s.yaml:5: workloads[0].kind: unknown kind \"Cron\" (valid: Job, Service)");
-  EXPECT_EQ(msg(base + "workloads:\n- kind: Service\n  name: web\n  requests: {cpu: \"-1\"}\n"
-                       "  replicas: [{at: 0s, count: 1}]\n"),
-            "s.yaml:7: workloads[0].requests.cpu: must not be negative, got \"-1\"");
-  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  queue: gpu\n  tasks: [{name: t, "
+            "s.yaml:5: workloads[0].kind: unknown kind \"Cron\" (valid: Job, "
+            "Service)");
+  EXPECT_EQ(
+      msg(base + "workloads:\n- kind: Service\n  name: web\n  requests: {cpu: "
+                 "\"-1\"}\n"
+                 "  replicas: [{at: 0s, count: 1}]\n"),
+      "s.yaml:7: workloads[0].requests.cpu: must not be negative, got \"-1\"");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  queue: gpu\n  "
+                       "tasks: [{name: t, "
                        "replicas: 1, requests: {cpu: \"1\"}}]\n"),
             "s.yaml:7: workloads[0].queue: queue \"gpu\" is not in queues");
   EXPECT_EQ(msg("duration: 1h\nnodes: []\n"),
-            "s.yaml:2: nodes: unknown field (valid: duration, period, policy, priorityClasses, "
+            "s.yaml:2: nodes: unknown field (valid: duration, period, policy, "
+            "priorityClasses, "
             "cluster, queues, workloads)");
 }
 
