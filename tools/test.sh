@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
+bash tools/check-format.sh
 bazel build //...
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
