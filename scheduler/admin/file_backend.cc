@@ -1,0 +1,70 @@
+#include "scheduler/admin/file_backend.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "plugins/builtin.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/framework/policy.h"
+#include "scheduler/kube/snapshot_file.h"
+#include "scheduler/kube/yaml_json.h"
+
+namespace shoal::admin {
+
+absl::StatusOr<std::unique_ptr<FileBackend>> FileBackend::Load(
+    const std::string& snapshot_path, framework::SchedulerConfig config,
+    int cycles) {
+  std::unique_ptr<FileBackend> b(new FileBackend());
+  b->config_ = std::move(config);
+  FileBackend* self = b.get();
+  b->cache_ =
+      std::make_unique<cache::Cache>("shoal", [self] { return self->clock_; });
+  std::vector<std::string> warnings;
+  if (auto s = kube::LoadSnapshotFile(snapshot_path, *b->cache_, &warnings);
+      !s.ok()) {
+    return s;
+  }
+  b->clock_ = b->cache_->LatestCreation();
+
+  // The dump as one kind: List (the encoder of the live cache writes the
+  // same shape).
+  std::ifstream in(snapshot_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto docs = kube::ParseYamlDocuments(text.str(), snapshot_path);
+  if (!docs.ok()) return docs.status();
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& d : *docs) {
+    if (d.value.is_object() && d.value.value("kind", "") == "List") {
+      for (const auto& item : d.value["items"]) items.push_back(item);
+    } else if (!d.value.is_null()) {
+      items.push_back(d.value);
+    }
+  }
+  b->list_json_ = nlohmann::json{
+      {"apiVersion", "v1"},
+      {"kind", "List"},
+      {"metadata", nlohmann::json::object()},
+      {"items",
+       items}}.dump();
+
+  auto policy = framework::BuildPolicy(b->config_, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  if (!policy.ok()) return policy.status();
+  for (int i = 0; i < cycles; ++i) {
+    framework::CycleOutcome outcome =
+        framework::RunCycle(b->cache_->Snapshot(), *policy);
+    for (const auto& bind : outcome.binds) {
+      b->cache_->AssumeBound(outcome.cluster.tasks[bind.task].pod->Key(),
+                             outcome.cluster.nodes[bind.node].name());
+    }
+    b->cache_->KeepDecisions(outcome.cluster);
+    b->last_ = std::move(outcome.cluster);
+  }
+  return b;
+}
+
+}  // namespace shoal::admin

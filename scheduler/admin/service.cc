@@ -1,0 +1,525 @@
+#include "scheduler/admin/service.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "plugins/builtin.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/admin/queue_shares.h"
+#include "scheduler/api/quantity.h"
+#include "scheduler/explain.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/framework/policy.h"
+#include "scheduler/framework/session.h"
+
+namespace shoal::admin {
+namespace {
+
+absl::StatusOr<framework::Policy> OwnPolicy(
+    const framework::SchedulerConfig& config) {
+  return framework::BuildPolicy(config, plugins::BuiltinPlugins(),
+                                actions::BuiltinActions());
+}
+
+grpc::Status ToGrpc(const absl::Status& s) {
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
+                      std::string(s.message()));
+}
+
+// "2 more cpu, 1 more nvidia.com/gpu" for each positive amount.
+std::string MoreOf(const api::Resource& shortage) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < shortage.size(); ++i) {
+    auto id = static_cast<api::ResourceId>(i);
+    if (shortage.Get(id) <= 0) continue;
+    parts.push_back(
+        absl::StrCat(api::FormatQuantity(shortage.Get(id), api::ScaleOf(id)),
+                     " more ", api::ResourceName(id)));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// What `request` lacks in `available`, per resource it asks for.
+api::Resource Shortage(const api::Resource& request,
+                       const api::Resource& available) {
+  api::Resource out;
+  request.ForEachShortage(available, [&](api::ResourceId id) {
+    out.Set(id, request.Get(id) - available.Get(id));
+  });
+  return out;
+}
+
+bool ResourceReason(const std::string& reason) {
+  return absl::StartsWith(reason, "Insufficient ") || reason == "Too many pods";
+}
+
+const api::JobInfo* FindJob(const api::ClusterInfo& c, const std::string& key) {
+  for (const auto& j : c.jobs) {
+    if (j.Key() == key) return &j;
+  }
+  return nullptr;
+}
+
+// Which lower-priority pods on the node, evicted, would make room for `t`:
+// running or bound pods of Shoal's that are preemptable, below the pod's
+// priority, whose gang stays at or above its minimum, and that the
+// policy's Preemptable plugins offer; lowest priority, then newest, first.
+v1::NodeFix FixOnNode(framework::Session& s, const api::TaskInfo& t,
+                      const api::NodeInfo& node) {
+  const api::ClusterInfo& c = s.cluster();
+  v1::NodeFix fix;
+  fix.set_node(node.name());
+  std::vector<api::TaskIndex> candidates;
+  for (api::TaskIndex v : node.tasks()) {
+    const api::TaskInfo& victim = c.tasks[v];
+    if (victim.status != api::TaskStatus::kRunning &&
+        victim.status != api::TaskStatus::kBound) {
+      continue;
+    }
+    if (victim.pod->priority >= t.pod->priority || !victim.pod->preemptable ||
+        victim.pod->critical || victim.job == t.job) {
+      continue;
+    }
+    candidates.push_back(v);
+  }
+  if (!candidates.empty()) {
+    framework::Victims offered = s.Call<framework::Preemptable>(t, candidates);
+    if (offered.has_value()) candidates = *offered;
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [&](api::TaskIndex a, api::TaskIndex b) {
+              const api::PodInfo& pa = *c.tasks[a].pod;
+              const api::PodInfo& pb = *c.tasks[b].pod;
+              if (pa.priority != pb.priority) return pa.priority < pb.priority;
+              if (pa.created != pb.created) return pa.created > pb.created;
+              return pa.Key() < pb.Key();
+            });
+  api::Resource available = node.idle();
+  std::map<api::JobIndex, int32_t> taken;
+  std::vector<std::string> victims;
+  int32_t usable = 0;
+  for (api::TaskIndex v : candidates) {
+    if (t.request().FitsIn(available)) break;
+    const api::TaskInfo& victim = c.tasks[v];
+    const api::JobInfo& job = c.jobs[victim.job];
+    // A running gang is never cut below its minimum.
+    if (job.ReadyCount() - taken[victim.job] - 1 < job.min_member &&
+        job.min_member > 1) {
+      continue;
+    }
+    ++taken[victim.job];
+    ++usable;
+    available += victim.request();
+    victims.push_back(victim.pod->Key());
+  }
+  if (!victims.empty() && t.request().FitsIn(available)) {
+    for (const auto& v : victims) fix.add_victims(v);
+    fix.set_text(absl::StrCat("evicting ", absl::StrJoin(victims, ", "),
+                              " (lower priority) would make room on ",
+                              node.name()));
+    return fix;
+  }
+  api::Resource shortage = Shortage(t.request(), available);
+  fix.set_shortfall(shortage.ToString());
+  fix.set_text(absl::StrCat("needs ", MoreOf(shortage), " on ", node.name(),
+                            usable > 0
+                                ? absl::StrCat(" even with its ", usable,
+                                               " lower-priority pod(s) evicted")
+                                : ""));
+  return fix;
+}
+
+// How many of the gang's still-needed pods the free room takes at once
+// (filters and requests only), and how many more nodes like the best
+// candidate would let it run.
+std::string GangFix(framework::Session& s, const api::JobInfo& job) {
+  const api::ClusterInfo& c = s.cluster();
+  int32_t needed = job.min_member - job.ReadyCount() -
+                   job.Count(api::TaskStatus::kPipelined);
+  std::vector<api::TaskIndex> pending;
+  for (api::TaskIndex t : job.tasks) {
+    if (c.tasks[t].status == api::TaskStatus::kPending) pending.push_back(t);
+  }
+  std::sort(pending.begin(), pending.end(),
+            [&](api::TaskIndex a, api::TaskIndex b) {
+              return s.TaskBefore(c.tasks[a], c.tasks[b]);
+            });
+  if (needed <= 0) {
+    return absl::StrCat("the gang has its minimum (", job.min_member,
+                        ") placed; its other pending pods are elastic");
+  }
+  if (static_cast<int32_t>(pending.size()) < needed) {
+    return absl::StrCat("the gang needs ", needed, " more pod(s) but only ",
+                        pending.size(),
+                        " are pending: its controller has not created them");
+  }
+  std::vector<api::Resource> idle;
+  for (const auto& n : c.nodes) idle.push_back(n.idle());
+  int32_t placed = 0;
+  std::vector<api::TaskIndex> left;
+  for (int32_t i = 0; i < needed; ++i) {
+    const api::TaskInfo& t = c.tasks[pending[i]];
+    bool ok = false;
+    for (size_t n = 0; n < c.nodes.size() && !ok; ++n) {
+      if (!s.Call<framework::Predicate>(t.placement(), c.nodes[n], nullptr))
+        continue;
+      if (!s.Fits(t, c.nodes[n], idle[n])) continue;
+      idle[n] -= t.request();
+      ok = true;
+    }
+    if (ok) {
+      ++placed;
+    } else {
+      left.push_back(pending[i]);
+    }
+  }
+  std::string head = absl::StrCat(placed, " of ", needed,
+                                  " pods the gang still needs fit in the "
+                                  "free room now");
+  if (left.empty()) {
+    return absl::StrCat(head,
+                        "; room is not what it waits for (see the blockers)");
+  }
+  // The node a pod of the rest could use when empty, with the most room.
+  const api::TaskInfo& first = c.tasks[left.front()];
+  const api::NodeInfo* like = nullptr;
+  for (const auto& n : c.nodes) {
+    if (!s.Call<framework::Predicate>(first.placement(), n, nullptr)) continue;
+    if (!first.request().FitsIn(n.allocatable())) continue;
+    if (like == nullptr ||
+        n.allocatable().DominantShare(like->allocatable()) > 1) {
+      like = &n;
+    }
+  }
+  if (like == nullptr) {
+    return absl::StrCat(head, "; pod ", first.pod->Key(), " (",
+                        first.request().ToString(),
+                        ") fits no node it may go to even when empty, so "
+                        "no amount of eviction lets the gang run");
+  }
+  std::vector<api::Resource> extra;
+  for (api::TaskIndex ti : left) {
+    const api::TaskInfo& t = c.tasks[ti];
+    bool ok = false;
+    for (auto& room : extra) {
+      if (t.request().FitsIn(room)) {
+        room -= t.request();
+        ok = true;
+        break;
+      }
+    }
+    if (ok) continue;
+    if (!t.request().FitsIn(like->allocatable())) {
+      return absl::StrCat(head, "; pod ", t.pod->Key(),
+                          " does not fit a node like ", like->name(),
+                          " even when empty");
+    }
+    extra.push_back(like->allocatable() - t.request());
+  }
+  return absl::StrCat(
+      head, "; ", extra.size() == 1 ? "one more node" : "",
+      extra.size() == 1 ? "" : absl::StrCat(extra.size(), " more nodes"),
+      " like ", like->name(), " (", like->allocatable().ToString(),
+      ") would let the gang run");
+}
+
+void FillVerdicts(const nlohmann::json& e, v1::PodExplanation* out) {
+  out->set_available(e.value("available", ""));
+  out->set_pod_reason(e.value("podReason", ""));
+  for (const auto& n : e["nodes"]) {
+    v1::NodeVerdict* v = out->add_nodes();
+    v->set_node(n["node"].get<std::string>());
+    v->set_feasible(n["feasible"].get<bool>());
+    for (const auto& r : n["reasons"]) v->add_reasons(r.get<std::string>());
+    if (n.contains("scores")) {
+      for (const auto& [plugin, score] : n["scores"].items()) {
+        (*v->mutable_scores())[plugin] = score.get<int64_t>();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
+                                            const v1::ExplainRequest& request) {
+  const bool is_pod = request.target_case() == v1::ExplainRequest::kPod;
+  if (!is_pod && request.target_case() != v1::ExplainRequest::kPodgroup) {
+    return absl::InvalidArgumentError(
+        "explain: set pod or podgroup (namespace/name)");
+  }
+  const std::string kind = is_pod ? "pod" : "podgroup";
+  const std::string key = is_pod ? request.pod() : request.podgroup();
+  if (std::count(key.begin(), key.end(), '/') != 1 || key.front() == '/' ||
+      key.back() == '/') {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "explain: ", kind, " must be NAMESPACE/NAME, got \"", key, "\""));
+  }
+  api::ClusterInfo snap = backend.Snapshot();
+  std::optional<api::ClusterInfo> last = backend.LastCycle();
+
+  api::JobIndex job_index = api::kNone;
+  std::vector<api::TaskIndex> chosen;
+  if (is_pod) {
+    for (api::TaskIndex t = 0;
+         t < static_cast<api::TaskIndex>(snap.tasks.size()); ++t) {
+      if (snap.tasks[t].pod->Key() != key) continue;
+      if (snap.tasks[t].status != api::TaskStatus::kPending) {
+        const api::TaskInfo& task = snap.tasks[t];
+        return absl::NotFoundError(absl::StrCat(
+            "pod \"", key, "\" is not pending in Shoal (it is ",
+            api::TaskStatusName(task.status),
+            task.node != api::kNone
+                ? absl::StrCat(" on ", snap.nodes[task.node].name())
+                : "",
+            ")"));
+      }
+      job_index = snap.tasks[t].job;
+      chosen.push_back(t);
+    }
+    if (job_index == api::kNone) {
+      return absl::NotFoundError(
+          absl::StrCat("pod \"", key,
+                       "\" is not pending in Shoal (not in the cache, or its "
+                       "schedulerName is not Shoal's)"));
+    }
+  } else {
+    for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(snap.jobs.size());
+         ++j) {
+      if (snap.jobs[j].source != api::GroupSource::kSinglePod &&
+          snap.jobs[j].Key() == key) {
+        job_index = j;
+      }
+    }
+    if (job_index == api::kNone) {
+      return absl::NotFoundError(absl::StrCat(
+          "podgroup \"", key,
+          "\" is not known to Shoal (no such PodGroup, and no pod of Shoal's "
+          "names it)"));
+    }
+    std::vector<api::TaskIndex> tasks = snap.jobs[job_index].tasks;
+    std::sort(tasks.begin(), tasks.end(),
+              [&](api::TaskIndex a, api::TaskIndex b) {
+                const auto& pa = *snap.tasks[a].pod;
+                const auto& pb = *snap.tasks[b].pod;
+                if (pa.created != pb.created) return pa.created < pb.created;
+                return pa.Key() < pb.Key();
+              });
+    std::vector<std::string> roles;
+    for (api::TaskIndex t : tasks) {
+      if (snap.tasks[t].status != api::TaskStatus::kPending) continue;
+      const std::string& role = snap.tasks[t].pod->role;
+      if (std::find(roles.begin(), roles.end(), role) != roles.end()) continue;
+      roles.push_back(role);
+      chosen.push_back(t);
+    }
+  }
+
+  auto policy = OwnPolicy(backend.config());
+  if (!policy.ok()) return policy.status();
+
+  v1::ExplainResponse out;
+  out.set_kind(kind);
+  out.set_name(key);
+  const api::JobInfo& job = snap.jobs[job_index];
+  out.set_podgroup(job.source == api::GroupSource::kSinglePod ? "" : job.Key());
+  out.set_queue(job.queue);
+  out.set_min_member(job.min_member);
+  out.set_ready(job.ReadyCount());
+  out.set_pending(job.PendingCount());
+  out.set_phase(api::PodGroupPhaseName(job.phase));
+  if (last.has_value()) {
+    out.set_have_last_cycle(true);
+    if (const api::JobInfo* lj = FindJob(*last, job.Key()); lj != nullptr) {
+      out.set_phase(api::PodGroupPhaseName(lj->phase));
+      out.set_message(lj->message);
+      out.set_fit_error(lj->fit_error);
+    }
+  }
+
+  // Per node, as --explain says it (each call its own session).
+  for (api::TaskIndex t : chosen) {
+    const api::TaskInfo& task = snap.tasks[t];
+    auto e = ExplainPod(snap, *policy, task.pod->Key());
+    if (!e.ok()) return e.status();
+    v1::PodExplanation* p = out.add_pods();
+    p->set_pod(task.pod->Key());
+    p->set_role(task.pod->role);
+    p->set_priority(task.pod->priority);
+    p->set_status(api::TaskStatusName(task.status));
+    FillVerdicts(*e, p);
+  }
+
+  // Admission and the fixes, in a session of our own.
+  framework::Session s(snap, *policy);
+  const api::JobInfo& sj = s.cluster().jobs[job_index];
+  std::string why;
+  if (!s.JobAdmissible(sj, &why)) {
+    out.add_blockers(why);
+  } else {
+    why.clear();
+    if (!s.PodsPlaceable(sj, &why)) out.add_blockers(why);
+    why.clear();
+    if (!s.Call<framework::JobValid>(sj, &why)) out.add_blockers(why);
+    if (s.policy().config.HasAction("enqueue") &&
+        sj.phase == api::PodGroupPhase::kPending) {
+      why.clear();
+      if (!s.Call<framework::JobEnqueueable>(sj, &why)) {
+        out.add_blockers(why.empty() ? "the policy's enqueue plugins do not "
+                                       "admit the podgroup now"
+                                     : why);
+      }
+    }
+  }
+  for (v1::PodExplanation& p : *out.mutable_pods()) {
+    const api::TaskInfo* task = nullptr;
+    for (api::TaskIndex t : chosen) {
+      if (s.cluster().tasks[t].pod->Key() == p.pod())
+        task = &s.cluster().tasks[t];
+    }
+    for (const v1::NodeVerdict& v : p.nodes()) {
+      if (v.feasible() || v.reasons().empty()) continue;
+      bool only_room =
+          std::all_of(v.reasons().begin(), v.reasons().end(),
+                      [](const std::string& r) { return ResourceReason(r); });
+      if (!only_room) continue;
+      api::NodeIndex n = s.cluster().FindNode(v.node());
+      if (n == api::kNone) continue;
+      *p.add_fixes() = FixOnNode(s, *task, s.cluster().nodes[n]);
+    }
+  }
+  if (!is_pod || job.min_member > 1) out.set_gang_fix(GangFix(s, sj));
+  return out;
+}
+
+absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
+  std::optional<api::ClusterInfo> last = backend.LastCycle();
+  v1::QueuesResponse out;
+  out.set_source(last.has_value() ? "last cycle" : "current snapshot");
+  const api::ClusterInfo c =
+      last.has_value() ? std::move(*last) : backend.Snapshot();
+  std::vector<QueueShare> shares = ComputeQueueShares(c);
+  for (size_t q = 0; q < c.queues.size(); ++q) {
+    const api::QueueInfo& queue = c.queues[q];
+    v1::QueueStatus* s = out.add_queues();
+    s->set_name(queue.name);
+    s->set_weight(queue.weight);
+    s->set_priority(queue.priority);
+    s->set_open(queue.open);
+    s->set_reclaimable(queue.reclaimable);
+    s->set_implicit(queue.implicit);
+    s->set_deserved(shares[q].deserved.ToString());
+    s->set_allocated(shares[q].allocated.ToString());
+    s->set_request(shares[q].request.ToString());
+    s->set_capability(
+        queue.capability.has_value() ? queue.capability->ToString() : "");
+    s->set_guarantee(queue.guarantee.ToString());
+    s->set_share(shares[q].share);
+  }
+  for (const api::JobInfo& job : c.jobs) {
+    if (job.queue_index == api::kNone) continue;
+    v1::QueueStatus* s = out.mutable_queues(job.queue_index);
+    (*s->mutable_podgroups())[api::PodGroupPhaseName(job.phase)]++;
+    if (job.phase == api::PodGroupPhase::kPending ||
+        job.phase == api::PodGroupPhase::kInqueue) {
+      s->set_pending_gangs(s->pending_gangs() + 1);
+    } else if (job.phase == api::PodGroupPhase::kRunning) {
+      s->set_running_gangs(s->running_gangs() + 1);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<v1::WhatIfResponse> WhatIf(const AdminBackend& backend,
+                                          const v1::WhatIfRequest& request) {
+  const std::string name = request.policy_name().empty()
+                               ? "whatif-policy.yaml"
+                               : request.policy_name();
+  auto config = framework::ParseSchedulerConfig(request.policy_yaml(), name);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(std::string(config.status().message()));
+  }
+  auto policy = OwnPolicy(*config);
+  if (!policy.ok()) {
+    return absl::InvalidArgumentError(std::string(policy.status().message()));
+  }
+  framework::CycleOutcome outcome =
+      framework::RunCycle(backend.Snapshot(), *policy);
+  const api::ClusterInfo& c = outcome.cluster;
+  v1::WhatIfResponse out;
+  for (const auto& w : policy->warnings) out.add_warnings(w);
+  for (const auto& b : outcome.binds) {
+    v1::Bind* bind = out.add_binds();
+    bind->set_pod(c.tasks[b.task].pod->Key());
+    bind->set_node(c.nodes[b.node].name());
+  }
+  for (const auto& e : outcome.evictions) {
+    v1::Eviction* ev = out.add_evictions();
+    ev->set_pod(c.tasks[e.task].pod->Key());
+    ev->set_reason(e.reason);
+    ev->set_preemptor(e.preemptor);
+  }
+  std::vector<const api::JobInfo*> jobs;
+  for (const auto& j : c.jobs) {
+    if (j.source != api::GroupSource::kSinglePod) jobs.push_back(&j);
+  }
+  std::sort(jobs.begin(), jobs.end(),
+            [](const api::JobInfo* a, const api::JobInfo* b) {
+              return a->Key() < b->Key();
+            });
+  for (const api::JobInfo* j : jobs) {
+    v1::PodGroupOutcome* pg = out.add_podgroups();
+    pg->set_podgroup(j->Key());
+    pg->set_phase(api::PodGroupPhaseName(j->phase));
+    pg->set_message(j->message);
+  }
+  return out;
+}
+
+grpc::Status AdminService::Explain(grpc::ServerContext*,
+                                   const v1::ExplainRequest* request,
+                                   v1::ExplainResponse* response) {
+  auto r = admin::Explain(backend_, *request);
+  if (!r.ok()) return ToGrpc(r.status());
+  *response = std::move(*r);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Queues(grpc::ServerContext*,
+                                  const v1::QueuesRequest*,
+                                  v1::QueuesResponse* response) {
+  auto r = admin::Queues(backend_);
+  if (!r.ok()) return ToGrpc(r.status());
+  *response = std::move(*r);
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Snapshot(grpc::ServerContext*,
+                                    const v1::SnapshotRequest*,
+                                    v1::SnapshotResponse* response) {
+  response->set_list_json(backend_.SnapshotList());
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::WhatIf(grpc::ServerContext*,
+                                  const v1::WhatIfRequest* request,
+                                  v1::WhatIfResponse* response) {
+  if (!allow_whatif_) {
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        "whatif is disabled; start shoal-scheduler with --admin-allow-whatif");
+  }
+  auto r = admin::WhatIf(backend_, *request);
+  if (!r.ok()) return ToGrpc(r.status());
+  *response = std::move(*r);
+  return grpc::Status::OK;
+}
+
+}  // namespace shoal::admin
