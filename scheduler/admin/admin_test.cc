@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
 #include "proto/admin.grpc.pb.h"
@@ -106,6 +108,250 @@ TEST(Explain, PendingGangNamesPerNodeReasonsAsExplainDoes) {
     EXPECT_EQ(reasons, w["reasons"].get<std::vector<std::string>>());
   }
   EXPECT_FALSE(resp.gang_fix().empty());
+}
+
+TEST(Explain, PodFixNamesVictimsOrShortfall) {
+  Served s = Serve(kPreempt, 0, false);
+  v1::ExplainRequest req;
+  req.set_pod("prod/urgent");
+  v1::ExplainResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  std::cerr << resp.DebugString();
+  EXPECT_FALSE(resp.have_last_cycle());
+  ASSERT_EQ(resp.pods_size(), 1);
+  const auto& p = resp.pods(0);
+  EXPECT_EQ(p.available(), "0/2 nodes are available: 2 Insufficient cpu.");
+  ASSERT_EQ(p.fixes_size(), 2);
+  EXPECT_EQ(p.fixes(0).node(), "node-1");
+  // Both are needed (2 free + 3 + 3 >= 6); the newer goes first.
+  EXPECT_EQ(std::vector<std::string>(p.fixes(0).victims().begin(),
+                                     p.fixes(0).victims().end()),
+            (std::vector<std::string>{"batch/low-b", "batch/low-a"}));
+  EXPECT_EQ(p.fixes(0).text(),
+            "evicting batch/low-b, batch/low-a (lower priority) would make "
+            "room on node-1");
+  EXPECT_EQ(p.fixes(1).node(), "node-2");
+  EXPECT_EQ(p.fixes(1).victims_size(), 0);
+  EXPECT_EQ(p.fixes(1).text(),
+            "needs 2 more cpu on node-2 even with its 1 lower-priority pod(s) "
+            "evicted");
+  EXPECT_EQ(resp.gang_fix(), "");  // a job of one
+}
+
+TEST(Explain, NotFoundAndBadName) {
+  Served s = Serve(kGang, 1, false);
+  struct Case {
+    std::string pod, group;
+    grpc::StatusCode code;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"ml-team/nope", "", grpc::StatusCode::NOT_FOUND,
+            "pod \"ml-team/nope\" is not pending in Shoal (not in the cache, "
+            "or its schedulerName is not Shoal's)"},
+           {"ml-team/bert-large-worker-0", "", grpc::StatusCode::NOT_FOUND,
+            "pod \"ml-team/bert-large-worker-0\" is not pending in Shoal (it "
+            "is Binding on gpu-node-b)"},
+           {"", "ml-team/nope", grpc::StatusCode::NOT_FOUND,
+            "podgroup \"ml-team/nope\" is not known to Shoal (no such "
+            "PodGroup, and no pod of Shoal's names it)"},
+           {"nope", "", grpc::StatusCode::INVALID_ARGUMENT,
+            "explain: pod must be NAMESPACE/NAME, got \"nope\""},
+       }) {
+    v1::ExplainRequest req;
+    if (!c.pod.empty()) req.set_pod(c.pod);
+    if (!c.group.empty()) req.set_podgroup(c.group);
+    v1::ExplainResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+    EXPECT_EQ(st.error_code(), c.code) << c.pod << c.group;
+    EXPECT_EQ(st.error_message(), c.message);
+  }
+}
+
+TEST(Queues, SharesAndGangs) {
+  Served s = Serve(kGang, 1, false);
+  v1::QueuesResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Queues(&ctx, v1::QueuesRequest(), &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  std::cerr << resp.DebugString();
+  EXPECT_EQ(resp.source(), "last cycle");
+  ASSERT_EQ(resp.queues_size(), 1);
+  const auto& q = resp.queues(0);
+  EXPECT_EQ(q.name(), "default");
+  EXPECT_EQ(q.weight(), 1);
+  EXPECT_EQ(q.capability(), "");
+  EXPECT_EQ(q.pending_gangs(), 1);
+  EXPECT_EQ(q.running_gangs(), 1);
+}
+
+TEST(Snapshot, ReturnsTheList) {
+  Served s = Serve(kGang, 1, false);
+  v1::SnapshotResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Snapshot(&ctx, v1::SnapshotRequest(), &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  auto list = nlohmann::json::parse(resp.list_json());
+  EXPECT_EQ(list["kind"], "List");
+  EXPECT_EQ(list["items"].size(), 19u);  // every object of the dump
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(WhatIf, RefusedUnlessEnabled) {
+  Served s = Serve(kPreempt, 0, false);
+  v1::WhatIfRequest req;
+  req.set_policy_yaml(ReadFile("policies/default.yaml"));
+  v1::WhatIfResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->WhatIf(&ctx, req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(st.error_message(),
+            "whatif is disabled; start shoal-scheduler with "
+            "--admin-allow-whatif");
+}
+
+TEST(WhatIf, RunsAnotherPolicyWithoutApplyingIt) {
+  Served s = Serve(kPreempt, 0, true);
+  const std::string preempting =
+      "actions: \"enqueue, allocate, preempt\"\n"
+      "tiers:\n"
+      "- plugins:\n"
+      "  - name: priority\n"
+      "  - name: gang\n"
+      "- plugins:\n"
+      "  - name: predicates\n"
+      "  - name: proportion\n";
+  v1::WhatIfRequest req;
+  req.set_policy_yaml(preempting);
+  req.set_policy_name("preempting.yaml");
+  v1::WhatIfResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->WhatIf(&ctx, req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  std::cerr << resp.DebugString();
+  ASSERT_EQ(resp.evictions_size(), 2);
+  EXPECT_EQ(resp.evictions(0).preemptor(), "prod/urgent");
+  // Nothing was applied: the low pods still run in the cache.
+  int running = 0;
+  for (const auto& t : s.backend->Snapshot().tasks) {
+    if (t.status == api::TaskStatus::kRunning) ++running;
+  }
+  EXPECT_EQ(running, 3);
+
+  // The gang snapshot under the default policy: one gang bound.
+  Served g = Serve(kGang, 0, true);
+  v1::WhatIfRequest dreq;
+  dreq.set_policy_yaml(ReadFile("policies/default.yaml"));
+  v1::WhatIfResponse dresp;
+  grpc::ClientContext dctx;
+  st = g.stub->WhatIf(&dctx, dreq, &dresp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(dresp.binds_size(), 6);
+  ASSERT_EQ(dresp.podgroups_size(), 2);
+  EXPECT_EQ(dresp.podgroups(0).podgroup(), "ml-team/bert-large");
+}
+
+TEST(WhatIf, BadPolicyNamesFileAndLine) {
+  Served s = Serve(kPreempt, 0, true);
+  for (const std::string& yaml :
+       {std::string("actions: \"allocate\"\ntiers:\n- plugins:\n  - "
+                    "name: nosuch\n"),
+        std::string("actions: [unclosed\n")}) {
+    v1::WhatIfRequest req;
+    req.set_policy_yaml(yaml);
+    req.set_policy_name("mine.yaml");
+    v1::WhatIfResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status st = s.stub->WhatIf(&ctx, req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(st.error_message().rfind("mine.yaml:", 0), 0u)
+        << st.error_message();
+    std::cerr << st.error_message() << "\n";
+  }
+}
+
+TEST(Server, NonLoopbackWithoutCertificatesIsRefused) {
+  auto backend = Load(kPreempt, 0);
+  AdminOptions options;
+  options.address = "0.0.0.0:0";
+  auto server = StartAdminServer(options, *backend);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().message(),
+            "--admin-address=0.0.0.0:0 is not a Unix socket or loopback "
+            "address, so the admin service needs TLS with client "
+            "certificates: pass --admin-tls-cert, --admin-tls-key and "
+            "--admin-client-ca");
+  options.tls_cert = "/nonexistent/server.crt";
+  options.tls_key = "/nonexistent/server.key";
+  server = StartAdminServer(options, *backend);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().message(),
+            "admin TLS needs all of --admin-tls-cert, --admin-tls-key and "
+            "--admin-client-ca");
+  EXPECT_TRUE(IsLocalAddress("unix:///tmp/x.sock"));
+  EXPECT_TRUE(IsLocalAddress("127.0.0.1:9000"));
+  EXPECT_TRUE(IsLocalAddress("localhost:9000"));
+  EXPECT_TRUE(IsLocalAddress("[::1]:9000"));
+  EXPECT_FALSE(IsLocalAddress("10.0.0.5:9000"));
+  EXPECT_FALSE(IsLocalAddress("[::]:9000"));
+}
+
+// A self-signed certificate for `cn` (also valid for localhost and
+// 127.0.0.1), as e2e/live's TLS test makes them.
+void SelfSigned(const std::string& dir, const std::string& name,
+                const std::string& cn) {
+  std::string cmd = absl::StrCat(
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=", cn,
+      " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ", dir, "/",
+      name, ".key -out ", dir, "/", name, ".crt 2>/dev/null");
+  ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
+}
+
+TEST(Server, TlsRequiresAClientCertificate) {
+  const std::string dir = Dir();
+  SelfSigned(dir, "server", "localhost");
+  SelfSigned(dir, "client", "shoalctl");
+  auto backend = Load(kPreempt, 0);
+  AdminOptions options;
+  options.address = "0.0.0.0:0";
+  options.tls_cert = dir + "/server.crt";
+  options.tls_key = dir + "/server.key";
+  options.client_ca = dir + "/client.crt";  // self-signed: its own CA
+  auto server = StartAdminServer(options, *backend);
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_GT((*server)->port(), 0);
+  const std::string target = absl::StrCat("localhost:", (*server)->port());
+
+  auto call = [&](bool with_cert) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = ReadFile(dir + "/server.crt");
+    if (with_cert) {
+      ssl.pem_cert_chain = ReadFile(dir + "/client.crt");
+      ssl.pem_private_key = ReadFile(dir + "/client.key");
+    }
+    auto stub =
+        Admin::NewStub(grpc::CreateChannel(target, grpc::SslCredentials(ssl)));
+    v1::QueuesResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(10));
+    return stub->Queues(&ctx, v1::QueuesRequest(), &resp);
+  };
+  grpc::Status without = call(false);
+  EXPECT_FALSE(without.ok());
+  EXPECT_EQ(without.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << without.error_message();
+  grpc::Status with = call(true);
+  EXPECT_TRUE(with.ok()) << with.error_message();
 }
 
 }  // namespace

@@ -67,17 +67,17 @@ absl::StatusOr<std::unique_ptr<AdminServer>> StartAdminServer(
                        !options.client_ca.empty();
   const bool all_tls = !options.tls_cert.empty() && !options.tls_key.empty() &&
                        !options.client_ca.empty();
+  if (any_tls && !all_tls) {
+    return absl::InvalidArgumentError(
+        "admin TLS needs all of --admin-tls-cert, --admin-tls-key and "
+        "--admin-client-ca");
+  }
   if (!IsLocalAddress(address) && !all_tls) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--admin-address=", address,
         " is not a Unix socket or loopback address, so the admin service "
         "needs TLS with client certificates: pass --admin-tls-cert, "
         "--admin-tls-key and --admin-client-ca"));
-  }
-  if (any_tls && !all_tls) {
-    return absl::InvalidArgumentError(
-        "admin TLS needs all of --admin-tls-cert, --admin-tls-key and "
-        "--admin-client-ca");
   }
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (all_tls) {

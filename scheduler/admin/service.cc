@@ -56,6 +56,16 @@ api::Resource Shortage(const api::Resource& request,
   return out;
 }
 
+// "cpu: 8, nvidia.com/gpu: 2", leaving out what is not limited.
+std::string Limited(const api::Resource& r) {
+  api::Resource shown;
+  for (size_t i = 0; i < r.size(); ++i) {
+    auto id = static_cast<api::ResourceId>(i);
+    if (r.Get(id) < api::kUnlimited) shown.Set(id, r.Get(id));
+  }
+  return shown.ToString();
+}
+
 bool ResourceReason(const std::string& reason) {
   return absl::StartsWith(reason, "Insufficient ") || reason == "Too many pods";
 }
@@ -418,8 +428,8 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
     s->set_deserved(shares[q].deserved.ToString());
     s->set_allocated(shares[q].allocated.ToString());
     s->set_request(shares[q].request.ToString());
-    s->set_capability(
-        queue.capability.has_value() ? queue.capability->ToString() : "");
+    s->set_capability(queue.capability.has_value() ? Limited(*queue.capability)
+                                                   : "");
     s->set_guarantee(queue.guarantee.ToString());
     s->set_share(shares[q].share);
   }
