@@ -4,12 +4,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
@@ -19,9 +22,12 @@
 #include "policies/default_policy.h"
 #include "proto/admin.grpc.pb.h"
 #include "scheduler/actions/builtin.h"
+#include "scheduler/admin/cache_backend.h"
 #include "scheduler/admin/file_backend.h"
 #include "scheduler/admin/server.h"
 #include "scheduler/explain.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/kube/snapshot_file.h"
 
 namespace shoal::admin {
 namespace {
@@ -352,6 +358,63 @@ TEST(Server, TlsRequiresAClientCertificate) {
       << without.error_message();
   grpc::Status with = call(true);
   EXPECT_TRUE(with.ok()) << with.error_message();
+}
+
+// The live wiring: a CacheBackend over a cache, cycles recorded by the
+// loop while gRPC threads ask.
+TEST(CacheBackend, ConcurrentCallsWhileCyclesAreRecorded) {
+  absl::Time clock;
+  cache::Cache cache("shoal", [&clock] { return clock; });
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(kube::LoadSnapshotFile(kGang, cache, &warnings).ok());
+  clock = cache.LatestCreation();
+  CacheBackend backend(cache, DefaultConfig(), [] { return "{}"; });
+  EXPECT_FALSE(backend.LastCycle().has_value());
+
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", Dir(), "/cache-backend.sock");
+  auto server = StartAdminServer(options, backend);
+  ASSERT_TRUE(server.ok()) << server.status();
+
+  auto policy = framework::BuildPolicy(
+      backend.config(), plugins::BuiltinPlugins(), actions::BuiltinActions());
+  ASSERT_TRUE(policy.ok());
+  std::atomic<bool> done{false};
+  std::thread loop([&] {
+    for (int i = 0; i < 20; ++i) {
+      backend.RecordCycle(
+          framework::RunCycle(cache.Snapshot(), *policy).cluster);
+    }
+    done = true;
+  });
+  std::vector<std::thread> askers;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i) {
+    askers.emplace_back([&] {
+      auto stub = Admin::NewStub(grpc::CreateChannel(
+          options.address, grpc::InsecureChannelCredentials()));
+      for (int n = 0; n < 5; ++n) {
+        v1::ExplainRequest req;
+        req.set_podgroup("ml-team/resnet-152");
+        v1::ExplainResponse resp;
+        grpc::ClientContext ctx;
+        if (!stub->Explain(&ctx, req, &resp).ok()) ++failures;
+        v1::QueuesResponse q;
+        grpc::ClientContext qctx;
+        if (!stub->Queues(&qctx, v1::QueuesRequest(), &q).ok()) ++failures;
+      }
+    });
+  }
+  loop.join();
+  for (auto& t : askers) t.join();
+  EXPECT_EQ(failures, 0);
+  ASSERT_TRUE(backend.LastCycle().has_value());
+  v1::SnapshotResponse snap;
+  grpc::ClientContext ctx;
+  auto stub = Admin::NewStub(
+      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  ASSERT_TRUE(stub->Snapshot(&ctx, v1::SnapshotRequest(), &snap).ok());
+  EXPECT_EQ(snap.list_json(), "{}");
 }
 
 }  // namespace
