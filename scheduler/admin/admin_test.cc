@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -77,6 +78,7 @@ Served Serve(const std::string& file, int cycles, bool whatif) {
 
 constexpr char kGang[] = "e2e/snapshots/gang-deadlock.yaml";
 constexpr char kPreempt[] = "scheduler/admin/testdata/preempt.yaml";
+constexpr char kQueues[] = "scheduler/admin/testdata/queues.yaml";
 
 TEST(Explain, PendingGangNamesPerNodeReasonsAsExplainDoes) {
   Served s = Serve(kGang, 1, false);
@@ -415,6 +417,29 @@ TEST(CacheBackend, ConcurrentCallsWhileCyclesAreRecorded) {
       grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
   ASSERT_TRUE(stub->Snapshot(&ctx, v1::SnapshotRequest(), &snap).ok());
   EXPECT_EQ(snap.list_json(), "{}");
+}
+
+TEST(Queues, WeightedShareOfTheCluster) {
+  // No cycle: the numbers come from the snapshot. a and b split what c's
+  // capability leaves 1:3.
+  Served s = Serve(kQueues, 0, false);
+  v1::QueuesResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(s.stub->Queues(&ctx, v1::QueuesRequest(), &resp).ok());
+  EXPECT_EQ(resp.source(), "current snapshot");
+  std::map<std::string, v1::QueueStatus> by_name;
+  for (const auto& q : resp.queues()) by_name[q.name()] = q;
+  ASSERT_EQ(by_name.size(), 4u);  // and the implicit default queue
+  EXPECT_TRUE(by_name["default"].implicit());
+  EXPECT_EQ(by_name["c"].capability(), "cpu: 1");
+  // Water-filling rounds down each round, as plugins/proportion does.
+  EXPECT_EQ(by_name["c"].deserved(), "cpu: 1, pods: 2");
+  EXPECT_EQ(by_name["a"].deserved(), "cpu: 2746m, pods: 12");
+  EXPECT_EQ(by_name["b"].deserved(), "cpu: 8252m, pods: 12");
+  EXPECT_EQ(by_name["a"].request(), "cpu: 12, pods: 12");
+  EXPECT_EQ(by_name["a"].share(), 0);
+  EXPECT_EQ(by_name["a"].pending_gangs(), 1);
+  EXPECT_EQ(by_name["a"].podgroups().at("Pending"), 1);
 }
 
 }  // namespace
