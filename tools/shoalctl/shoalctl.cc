@@ -324,7 +324,11 @@ int Run(Args& args) {
   } else {
     creds = grpc::InsecureChannelCredentials();
   }
-  auto stub = v1::Admin::NewStub(grpc::CreateChannel(args.address, creds));
+  // A big cluster's snapshot is larger than gRPC's default 4 MiB.
+  grpc::ChannelArguments channel_args;
+  channel_args.SetMaxReceiveMessageSize(-1);
+  auto stub = v1::Admin::NewStub(
+      grpc::CreateCustomChannel(args.address, creds, channel_args));
 
   if (cmd == "explain") {
     v1::ExplainRequest req;

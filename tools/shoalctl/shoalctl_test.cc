@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -219,6 +220,42 @@ TEST_F(ShoalctlTest, UsageErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("pass --tls-ca, --tls-cert and --tls-key"),
             std::string::npos);
+}
+
+TEST_F(ShoalctlTest, RemoteOverTls) {
+  const std::string dir = *dir_;
+  for (const auto& [name, cn] :
+       {std::pair<std::string, std::string>{"server", "localhost"},
+        {"client", "shoalctl"}}) {
+    std::string cmd = absl::StrCat(
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=", cn,
+        " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ", dir, "/",
+        name, ".key -out ", dir, "/", name, ".crt 2>/dev/null");
+    ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
+  }
+  AdminOptions options;
+  options.address = "0.0.0.0:0";
+  options.tls_cert = dir + "/server.crt";
+  options.tls_key = dir + "/server.key";
+  options.client_ca = dir + "/client.crt";
+  auto server = StartAdminServer(options, *backend_);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const std::string address = absl::StrCat("localhost:", (*server)->port());
+  Result r = Run(
+      absl::StrCat("--address=", address, " --tls-ca=", dir,
+                   "/server.crt --tls-cert=", dir,
+                   "/client.crt --tls-key=", dir, "/client.key queues -o json"),
+      false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["queues"][0]["name"], "default");
+  // Without a client certificate the handshake fails.
+  r = Run(absl::StrCat("--address=", address, " --tls-ca=", dir,
+                       "/server.crt --timeout=5 queues"),
+          false);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(
+      r.err.rfind("shoalctl: cannot reach the scheduler at " + address, 0), 0u)
+      << r.err;
 }
 
 }  // namespace
