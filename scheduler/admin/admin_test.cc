@@ -442,5 +442,23 @@ TEST(Queues, WeightedShareOfTheCluster) {
   EXPECT_EQ(by_name["a"].podgroups().at("Pending"), 1);
 }
 
+TEST(Server, SocketInUseIsRefusedStaleOneReplaced) {
+  auto backend = Load(kPreempt, 0);
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", Dir(), "/shared.sock");
+  auto first = StartAdminServer(options, *backend);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = StartAdminServer(options, *backend);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(),
+            absl::StrCat("--admin-address=", options.address,
+                         ": another process (a second shoal-scheduler?) "
+                         "serves that socket; pick another --admin-address"));
+  // Once the first is gone its socket file is stale: the next one serves.
+  (*first)->Shutdown();
+  auto third = StartAdminServer(options, *backend);
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
 }  // namespace
 }  // namespace shoal::admin

@@ -1,8 +1,11 @@
 #include "scheduler/admin/server.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -31,6 +34,19 @@ std::string UnixPath(const std::string& address) {
   if (absl::StartsWith(address, "unix://")) return address.substr(7);
   if (absl::StartsWith(address, "unix:")) return address.substr(5);
   return "";
+}
+
+// Whether a process accepts connections on the Unix socket.
+bool Listening(const std::string& path) {
+  sockaddr_un addr{};
+  if (path.size() >= sizeof(addr.sun_path)) return false;
+  addr.sun_family = AF_UNIX;
+  memcpy(addr.sun_path, path.data(), path.size());
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -98,8 +114,14 @@ absl::StatusOr<std::unique_ptr<AdminServer>> StartAdminServer(
   const std::string socket = UnixPath(address);
   if (!socket.empty()) {
     struct stat st;
-    // A socket left by an earlier run: nothing listens on it any more.
     if (lstat(socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+      if (Listening(socket)) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "--admin-address=", address,
+            ": another process (a second shoal-scheduler?) serves that "
+            "socket; pick another --admin-address"));
+      }
+      // Left by an earlier run: nothing listens on it any more.
       unlink(socket.c_str());
     }
   }
