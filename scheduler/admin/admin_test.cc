@@ -305,6 +305,7 @@ TEST(Server, NonLoopbackWithoutCertificatesIsRefused) {
   EXPECT_EQ(server.status().message(),
             "admin TLS needs all of --admin-tls-cert, --admin-tls-key and "
             "--admin-client-ca");
+  EXPECT_EQ(CheckAdminOptions(options), server.status());
   EXPECT_TRUE(IsLocalAddress("unix:///tmp/x.sock"));
   EXPECT_TRUE(IsLocalAddress("127.0.0.1:9000"));
   EXPECT_TRUE(IsLocalAddress("localhost:9000"));

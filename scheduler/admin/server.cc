@@ -73,8 +73,7 @@ void AdminServer::Shutdown() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<AdminServer>> StartAdminServer(
-    const AdminOptions& options, const AdminBackend& backend) {
+absl::Status CheckAdminOptions(const AdminOptions& options) {
   const std::string& address = options.address;
   if (address.empty()) {
     return absl::InvalidArgumentError("--admin-address must not be empty");
@@ -95,6 +94,15 @@ absl::StatusOr<std::unique_ptr<AdminServer>> StartAdminServer(
         "needs TLS with client certificates: pass --admin-tls-cert, "
         "--admin-tls-key and --admin-client-ca"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<AdminServer>> StartAdminServer(
+    const AdminOptions& options, const AdminBackend& backend) {
+  if (auto s = CheckAdminOptions(options); !s.ok()) return s;
+  const std::string& address = options.address;
+  const bool all_tls = !options.tls_cert.empty() && !options.tls_key.empty() &&
+                       !options.client_ca.empty();
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (all_tls) {
     auto cert = ReadPem(options.tls_cert, "--admin-tls-cert");

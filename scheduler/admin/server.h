@@ -58,6 +58,11 @@ class AdminServer {
   std::unique_ptr<grpc::Server> server_;
 };
 
+// The refusals StartAdminServer makes before touching the network: an
+// empty address, some but not all TLS files, a non-local address without
+// them. For checking flags at startup.
+absl::Status CheckAdminOptions(const AdminOptions& options);
+
 // Starts serving; the backend must outlive the server. Refuses a
 // non-local address without all three TLS files (naming the flags), an
 // unreadable file, and an address it cannot listen on.
