@@ -11,6 +11,7 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/api_decision_sink.h"
 #include "scheduler/kube/event_recorder.h"
 #include "scheduler/kube/informer.h"
 #include "scheduler/kube/leader_lease.h"
@@ -18,7 +19,7 @@
 #include "scheduler/kube/request_pool.h"
 #include "scheduler/kube/status_writer.h"
 #include "scheduler/kube/volumes.h"
-#include "scheduler/partial_gangs.h"
+#include "scheduler/scheduler.h"
 
 namespace shoal {
 namespace {
@@ -175,68 +176,6 @@ void EnsureDefaultQueue(kube::HttpClient& client) {
   }
 }
 
-kube::ObjectRef RefOf(const api::PodInfo& pod) {
-  return {"v1", "Pod", pod.ns, pod.name, pod.uid};
-}
-
-// Runs what one cycle decided against the API server: binds and
-// evictions many at a time, then waits for all of them, so a cycle never
-// ends with a gang's binds still undecided.
-class Executor {
- public:
-  Executor(cache::Cache& cache, kube::RequestPool& pool,
-           kube::EventRecorder& events)
-      : cache_(cache), pool_(pool), events_(events) {}
-
-  void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node) {
-    // Assumed before the request leaves: nothing may book this room again.
-    cache_.AssumeBound(pod->Key(), node);
-    pool_.Submit([this, pod, node](kube::HttpClient& client) {
-      absl::Status s = kube::ApiBinder(client).Bind(*pod, node);
-      if (s.ok()) {
-        events_.Record(
-            RefOf(*pod), "Normal", "Scheduled",
-            absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
-        return;
-      }
-      // Pending again; the watch says where it really is if a bind
-      // succeeded after all (409: already assigned).
-      cache_.ForgetAssumed(pod->Key());
-      LOG(WARNING) << s.message() << "; will retry in a later cycle";
-    });
-  }
-
-  void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string& reason,
-             const std::string& preemptor) {
-    pool_.Submit([this, pod, reason, preemptor](kube::HttpClient& client) {
-      absl::Status s = kube::ApiBinder(client).Evict(*pod, reason, preemptor);
-      if (!s.ok()) {
-        LOG(WARNING) << s.message()
-                     << (s.code() == absl::StatusCode::kResourceExhausted
-                             ? "; that victim is unavailable this cycle"
-                             : "");
-        return;
-      }
-      std::string why =
-          preemptor.empty() ? reason : absl::StrCat(reason, " for ", preemptor);
-      if (reason == "preempt") {
-        events_.Record(RefOf(*pod), "Normal", "Preempted",
-                       absl::StrCat("Preempted by ", preemptor));
-      } else {
-        events_.Record(RefOf(*pod), "Normal", "Evict",
-                       absl::StrCat("Evicted by shoal: ", why));
-      }
-    });
-  }
-
-  void Wait() { pool_.Wait(); }
-
- private:
-  cache::Cache& cache_;
-  kube::RequestPool& pool_;
-  kube::EventRecorder& events_;
-};
-
 }  // namespace
 
 absl::Status RunLive(const kube::ConnectionConfig& connection,
@@ -248,7 +187,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   kube::RequestPool status_pool(connection, 4);
   kube::StatusWriter status(status_pool, events);
   kube::RequestPool bind_pool(connection, options.bind_concurrency);
-  Executor executor(cache, bind_pool, events);
+  kube::ApiDecisionSink decisions(bind_pool, events);
 
   std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
   // One HTTP client per thread: libcurl handles are not shared.
@@ -305,60 +244,27 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   if (!stop.load()) EnsureDefaultQueue(lease_client);
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);
-  absl::Status outcome = absl::OkStatus();
-  PartialGangs partial_gangs(options.partial_gang_release_cycles);
-  while (!stop.load()) {
-    absl::Time start = absl::Now();
-    if (options.leader_elect && start - renewed >= options.lease_duration / 3) {
-      auto held = lease.TryAcquireOrRenew(start);
-      if (held.ok() && *held) {
-        renewed = start;
-      } else if (held.ok() ||
-                 start - renewed > options.lease_duration * 2 / 3) {
-        // Another instance may lead now: stop before deciding anything.
-        outcome = absl::AbortedError(absl::StrCat(
-            "lost the leader lease ", options.lease_namespace, "/",
-            options.lease_name,
-            held.ok() ? absl::StrCat(" to ", lease.holder())
-                      : absl::StrCat(": ", held.status().message())));
-        break;
-      }
+  SchedulerOptions scheduler_options;
+  scheduler_options.period = options.period;
+  scheduler_options.cycle.partial_gang_release_cycles =
+      options.partial_gang_release_cycles;
+  Scheduler scheduler(cache, policy, decisions, status, scheduler_options);
+  absl::Status outcome = scheduler.Run(stop, [&](absl::Time now) {
+    if (!options.leader_elect || now - renewed < options.lease_duration / 3)
+      return absl::OkStatus();
+    auto held = lease.TryAcquireOrRenew(now);
+    if (held.ok() && *held) {
+      renewed = now;
+    } else if (held.ok() || now - renewed > options.lease_duration * 2 / 3) {
+      // Another instance may lead now: stop before deciding anything.
+      return absl::AbortedError(absl::StrCat(
+          "lost the leader lease ", options.lease_namespace, "/",
+          options.lease_name,
+          held.ok() ? absl::StrCat(" to ", lease.holder())
+                    : absl::StrCat(": ", held.status().message())));
     }
-    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
-    const api::ClusterInfo& cluster = out.cluster;
-    for (const auto& b : out.binds) {
-      executor.Bind(cluster.tasks[b.task].pod, cluster.nodes[b.node].name());
-    }
-    for (const auto& e : out.evictions) {
-      executor.Evict(cluster.tasks[e.task].pod, e.reason, e.preemptor);
-    }
-    for (api::TaskIndex t : partial_gangs.Review(cluster)) {
-      const api::JobInfo& job = cluster.jobs[cluster.tasks[t].job];
-      LOG(WARNING) << "releasing " << cluster.tasks[t].pod->Key()
-                   << ": its gang " << job.Key()
-                   << " has stayed below minMember " << job.min_member
-                   << " for more than " << options.partial_gang_release_cycles
-                   << " cycles";
-      executor.Evict(cluster.tasks[t].pod, "gang-incomplete", "");
-    }
-    // Even when asked to stop: a cycle's binds all finish (or fail) before
-    // the scheduler exits, so no gang is left half-sent.
-    executor.Wait();
-    // What the cycle decided holds for the next one whether or not its
-    // status write has come back through the watch yet.
-    cache.KeepDecisions(cluster);
-    status.Publish(cluster);
-    if (!out.binds.empty() || !out.evictions.empty()) {
-      LOG(INFO) << "cycle: " << out.binds.size() << " bound, "
-                << out.evictions.size() << " evicted in "
-                << absl::FormatDuration(absl::Now() - start);
-    }
-    absl::Duration left = options.period - (absl::Now() - start);
-    for (; left > absl::ZeroDuration() && !stop.load();
-         left -= absl::Milliseconds(10)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+    return absl::OkStatus();
+  });
   // Queued status writes and events are dropped; those already sent are
   // let finish (they use the writer, which must outlive them).
   size_t dropped = status_pool.Abandon() + event_pool.Abandon();

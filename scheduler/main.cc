@@ -209,9 +209,13 @@ int main(int argc, char** argv) {
                                    : shoal::ExplainText(*explained));
     return 0;
   }
+  shoal::ReplayOptions replay;
+  replay.cycles = absl::GetFlag(FLAGS_cycles);
+  replay.period = absl::GetFlag(FLAGS_schedule_period);
+  replay.cycle.partial_gang_release_cycles =
+      absl::GetFlag(FLAGS_partial_gang_release_cycles);
   shoal::v1::ReplayReport report =
-      shoal::Replay(cache, *policy, absl::GetFlag(FLAGS_cycles),
-                    absl::GetFlag(FLAGS_schedule_period), &clock);
+      shoal::Replay(cache, *policy, replay, &clock);
   std::cout << (output == "json" ? shoal::ReportJson(report) + "\n"
                                  : shoal::ReportText(report));
   return 0;

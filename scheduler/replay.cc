@@ -5,25 +5,30 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
-#include "scheduler/cache/binder.h"
-#include "scheduler/framework/cycle.h"
+#include "scheduler/cache/sinks.h"
+#include "scheduler/scheduler.h"
 
 namespace shoal {
 namespace {
 
-// The replay's "API server": a bind always succeeds and the pod is on
-// its node from the next cycle on; an evicted pod is gone.
-class InMemoryCluster : public cache::Binder, public cache::Evictor {
+// The replay's API server: a bind always succeeds and the pod stays on
+// its node (assumed, as the loop left it); an evicted pod is gone; a
+// PodGroup's status write shows at once.
+class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
  public:
   explicit InMemoryCluster(cache::Cache& cache) : cache_(cache) {}
-  absl::Status Bind(const api::PodInfo& pod, const std::string& node) override {
-    cache_.AssumeBound(pod.Key(), node);
-    return absl::OkStatus();
+  void Bind(std::shared_ptr<const api::PodInfo>, const std::string&,
+            cache::Done done) override {
+    done(absl::OkStatus());
   }
-  absl::Status Evict(const api::PodInfo& pod, const std::string&,
-                     const std::string&) override {
-    cache_.DeletePod(pod.Key());
-    return absl::OkStatus();
+  void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string&,
+             const std::string&, cache::Done done) override {
+    cache_.DeletePod(pod->Key());
+    done(absl::OkStatus());
+  }
+  void Publish(const api::ClusterInfo& cluster) override {
+    for (const auto& job : cluster.jobs)
+      cache_.SetPodGroupPhase(job.Key(), job.phase);
   }
 
  private:
@@ -33,30 +38,29 @@ class InMemoryCluster : public cache::Binder, public cache::Evictor {
 }  // namespace
 
 v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
-                        int cycles, absl::Duration period, absl::Time* clock) {
+                        const ReplayOptions& options, absl::Time* clock) {
   InMemoryCluster cluster(cache);
+  SchedulerOptions scheduler_options;
+  scheduler_options.period = options.period;
+  scheduler_options.cycle = options.cycle;
+  scheduler_options.log_cycles = false;  // stdout and stderr are the report's
+  Scheduler scheduler(cache, policy, cluster, cluster, scheduler_options);
   v1::ReplayReport report;
   *clock = cache.LatestCreation();
-  for (int c = 0; c < cycles; ++c, *clock += period) {
-    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
+  for (int c = 0; c < options.cycles; ++c, *clock += options.period) {
+    std::shared_ptr<const AppliedCycle> applied = scheduler.RunOnce();
     v1::CycleReport* cycle = report.add_cycles();
-    for (const auto& b : out.binds) {
-      const api::PodInfo& pod = *out.cluster.tasks[b.task].pod;
-      const std::string& node = out.cluster.nodes[b.node].name();
-      (void)cluster.Bind(pod, node);
+    for (const auto& b : applied->binds) {
       v1::Bind* bind = cycle->add_binds();
-      bind->set_pod(pod.Key());
-      bind->set_node(node);
+      bind->set_pod(b.pod);
+      bind->set_node(b.node);
     }
-    for (const auto& e : out.evictions) {
-      const api::PodInfo& pod = *out.cluster.tasks[e.task].pod;
-      (void)cluster.Evict(pod, e.reason, e.preemptor);
+    for (const auto& e : applied->evictions) {
       v1::Eviction* ev = cycle->add_evictions();
-      ev->set_pod(pod.Key());
+      ev->set_pod(e.pod);
       ev->set_reason(e.reason);
     }
-    for (const auto& job : out.cluster.jobs) {
-      cache.SetPodGroupPhase(job.Key(), job.phase);  // the status write
+    for (const auto& job : applied->cluster.jobs) {
       // A lone pod is listed only while it waits (pending or pipelined).
       if (job.source == api::GroupSource::kSinglePod &&
           job.PendingCount() == 0 &&

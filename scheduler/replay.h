@@ -9,16 +9,22 @@
 #include "absl/time/time.h"
 #include "proto/replay.pb.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/framework/cycle.h"
 #include "scheduler/framework/policy.h"
 
 namespace shoal {
+
+struct ReplayOptions {
+  int cycles = 1;
+  absl::Duration period = absl::Seconds(1);
+  framework::CycleSettings cycle;
+};
 
 // `cache` must read the time from `*clock`, which the replay sets before
 // each cycle: the dump's newest creationTimestamp, then `period` later
 // each cycle, so that replays are repeatable.
 shoal::v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
-                               int cycles, absl::Duration period,
-                               absl::Time* clock);
+                               const ReplayOptions& options, absl::Time* clock);
 
 // The report as JSON (the proto's JSON mapping, every field printed).
 std::string ReportJson(const shoal::v1::ReplayReport& report);

@@ -91,7 +91,7 @@ def pod(name, requests, group=None, ns="default", node_name=None, phase=None, cr
 BINARY = os.environ.get("SHOAL_SCHEDULER", "scheduler/shoal-scheduler")
 
 
-def replay(objects, cycles=1, policy=None):
+def replay(objects, cycles=1, policy=None, extra_args=()):
     """Runs the real binary on a `kind: List` of `objects`; returns the
     parsed JSON report and the stderr text."""
     with tempfile.TemporaryDirectory() as d:
@@ -104,6 +104,7 @@ def replay(objects, cycles=1, policy=None):
             with open(conf, "w") as f:
                 f.write(policy)
             args.append("--scheduler-conf=" + conf)
+        args.extend(extra_args)
         done = subprocess.run(args, capture_output=True, text=True)
         if done.returncode != 0:
             raise AssertionError("shoal-scheduler failed (%d): %s" % (done.returncode, done.stderr))

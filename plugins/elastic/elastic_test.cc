@@ -9,6 +9,8 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/framework/testing.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/test_world.h"
 
 namespace shoal::plugins::elastic {
 namespace {
@@ -32,6 +34,19 @@ tiers:
   - name: nodeorder
 )";
 
+// The role of pod `key` in the cycle's picture.
+std::string RoleOf(const api::ClusterInfo& cluster, const std::string& key) {
+  for (const auto& t : cluster.tasks)
+    if (t.pod->Key() == key) return t.pod->role;
+  return "(no such pod)";
+}
+
+SchedulerOptions Quiet() {
+  SchedulerOptions options;
+  options.log_cycles = false;
+  return options;
+}
+
 // A cluster that lives across cycles: binds start pods, evictions delete
 // them and the job's controller recreates them as new pending pods.
 class World {
@@ -39,7 +54,18 @@ class World {
   World()
       : cache_("shoal", [this] { return now_; }),
         policy_(framework::testing::MustPolicy(kPolicy, BuiltinPlugins(),
-                                               actions::BuiltinActions())) {}
+                                               actions::BuiltinActions())),
+        world_(cache_,
+               [this](const api::PodInfo& gone) {
+                 // The job's controller recreates it as a new pending pod.
+                 auto again = std::make_shared<api::PodInfo>(gone);
+                 again->name = absl::StrCat(gone.name, "-r", ++recreated_);
+                 again->uid = again->name;
+                 again->node_name.clear();
+                 again->status = api::TaskStatus::kPending;
+                 return again;
+               }),
+        scheduler_(cache_, policy_, world_, world_, Quiet()) {}
 
   void AddNodes(int n, const std::string& cpu) {
     for (int i = 0; i < n; ++i)
@@ -73,26 +99,9 @@ class World {
   }
   void set_nodes_hint(int n) { nodes_hint_ = n; }
 
-  // One cycle; returns its outcome after applying it.
-  framework::CycleOutcome Cycle() {
-    framework::CycleOutcome out =
-        framework::RunCycle(cache_.Snapshot(), policy_);
-    for (const auto& b : out.binds) {
-      auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
-      pod->node_name = out.cluster.nodes[b.node].name();
-      pod->status = api::TaskStatus::kRunning;
-      cache_.UpsertPod(pod, true);
-    }
-    for (const auto& e : out.evictions) {
-      const api::PodInfo& gone = *out.cluster.tasks[e.task].pod;
-      cache_.DeletePod(gone.Key());
-      auto again = std::make_shared<api::PodInfo>(gone);
-      again->name = absl::StrCat(gone.name, "-r", ++recreated_);
-      again->uid = again->name;
-      again->node_name.clear();
-      again->status = api::TaskStatus::kPending;
-      cache_.UpsertPod(again, true);
-    }
+  // One cycle of the real loop; returns what it did.
+  AppliedCycle Cycle() {
+    AppliedCycle out = *scheduler_.RunOnce();
     now_ += absl::Seconds(1);
     return out;
   }
@@ -111,13 +120,15 @@ class World {
   framework::Policy policy_;
   int nodes_hint_ = 1;
   int recreated_ = 0;
+  testing::TestWorld world_;
+  Scheduler scheduler_;
 };
 
 TEST(ElasticTest, IdleCapacityIsSharedEquallyAndTargetsArePublished) {
   World w;
   w.AddNodes(1, "12");
   for (const char* j : {"a", "b", "c"}) w.AddJob(j, 1, 10);
-  framework::CycleOutcome out = w.Cycle();
+  AppliedCycle out = w.Cycle();
   EXPECT_EQ(w.Running(),
             (std::map<std::string, int>{{"a", 4}, {"b", 4}, {"c", 4}}));
   for (const auto& job : out.cluster.jobs)
@@ -129,7 +140,7 @@ TEST(ElasticTest, AJobAtFullSizeKeepsATargetCoveringItsPods) {
   w.AddNodes(1, "12");
   w.AddJob("full", 2, 6, /*running=*/6);  // nothing pending: all placed
   w.AddJob("growing", 2, 10);
-  framework::CycleOutcome out = w.Cycle();
+  AppliedCycle out = w.Cycle();
   for (const auto& job : out.cluster.jobs) {
     // 12 cpus: "full" keeps its 6, "growing" gets the other 6.
     EXPECT_EQ(job.elastic_target, 6) << job.name;
@@ -152,7 +163,7 @@ TEST(ElasticTest, AnArrivingGangShrinksElasticJobsButNotBelowMinimum) {
   w.AddNodes(1, "10");
   w.AddJob("elastic", 2, 10, /*running=*/10);
   w.AddJob("gang", 6, 6);
-  framework::CycleOutcome first = w.Cycle();
+  AppliedCycle first = w.Cycle();
   ASSERT_EQ(first.evictions.size(), 6u);
   for (const auto& e : first.evictions) EXPECT_EQ(e.reason, "elastic");
   w.Cycle();
@@ -168,7 +179,7 @@ TEST(ElasticTest, RebalancesToEqualSharesWithoutFlapping) {
   int evictions = 0;
   std::map<std::string, int> last;
   for (int cycle = 0; cycle < 8; ++cycle) {
-    framework::CycleOutcome out = w.Cycle();
+    AppliedCycle out = w.Cycle();
     evictions += static_cast<int>(out.evictions.size());
     if (cycle >= 4) {
       // Settled: nothing moves any more.
@@ -186,10 +197,10 @@ TEST(ElasticTest, RoleMinimumsAreNeverShrunk) {
   // 3 parameter servers (all needed) and 5 workers (1 needed) fill the node.
   w.AddJob("paddle", 4, 8, /*running=*/8, /*ps=*/3);
   w.AddJob("gang", 4, 4);
-  framework::CycleOutcome out = w.Cycle();
+  AppliedCycle out = w.Cycle();
   ASSERT_EQ(out.evictions.size(), 4u);
   for (const auto& e : out.evictions) {
-    EXPECT_EQ(out.cluster.tasks[e.task].pod->role, "worker");
+    EXPECT_EQ(RoleOf(out.cluster, e.pod), "worker");
   }
 }
 

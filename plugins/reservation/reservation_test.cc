@@ -9,6 +9,8 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/framework/testing.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/test_world.h"
 
 namespace shoal::plugins::reservation {
 namespace {
@@ -67,6 +69,10 @@ int CycleGangRuns(const std::string& policy_yaml, int cycles) {
 
   framework::Policy policy = framework::testing::MustPolicy(
       policy_yaml, BuiltinPlugins(), actions::BuiltinActions());
+  testing::TestWorld world(cache);  // bound pods start at once
+  SchedulerOptions quiet;
+  quiet.log_cycles = false;
+  Scheduler scheduler(cache, policy, world, world, quiet);
   int small = 0;
   for (int cycle = 0; cycle < cycles; ++cycle) {
     for (auto it = finishes.begin(); it != finishes.end();) {
@@ -81,18 +87,13 @@ int CycleGangRuns(const std::string& policy_yaml, int cycles) {
       std::string name = absl::StrCat("small-", small);
       add(name, name, 1, now, "");
     }
-    framework::CycleOutcome out = framework::RunCycle(cache.Snapshot(), policy);
     bool gang_bound = false;
-    for (const auto& b : out.binds) {
-      auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
-      pod->node_name = out.cluster.nodes[b.node].name();
-      pod->status = api::TaskStatus::kRunning;
-      if (pod->group == "big") {
+    for (const auto& b : scheduler.RunOnce()->binds) {
+      if (cache.FindPod(b.pod)->group == "big") {
         gang_bound = true;
       } else {
-        finishes[pod->Key()] = now + absl::Seconds(60);
+        finishes[b.pod] = now + absl::Seconds(60);
       }
-      cache.UpsertPod(pod, true);
     }
     if (gang_bound) return cycle;
     now += absl::Seconds(10);

@@ -43,4 +43,9 @@ int32_t JobInfo::ScheduledCount() const {
          Count(TaskStatus::kRunning);
 }
 
+bool JobInfo::PartlyBound() const {
+  return source != GroupSource::kSinglePod && ScheduledCount() > 0 &&
+         ReadyCount() < min_member && Count(TaskStatus::kPipelined) == 0;
+}
+
 }  // namespace shoal::api

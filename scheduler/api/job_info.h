@@ -60,6 +60,9 @@ struct JobInfo {
   // run now, between minMember and its pod count; 0 otherwise. Written by
   // the elastic plugin for job controllers that resize themselves.
   int32_t elastic_target = 0;
+  // Consecutive earlier cycles that ended with this gang partly bound
+  // (framework/partial_gang_release.h); kept by the cache between cycles.
+  int32_t cycles_below_minimum = 0;
 
   // Per-role minimums count only when minMember covers their sum; a
   // PodGroup asking for fewer pods in all than its roles do is checked on
@@ -82,6 +85,9 @@ struct JobInfo {
   int32_t PendingCount() const { return Count(TaskStatus::kPending); }
   // Bound or running: what users see as scheduled.
   int32_t ScheduledCount() const;
+  // A gang with members bound but its minimum unmet, not waiting for
+  // evictions (pipelined) to make the rest of its room.
+  bool PartlyBound() const;
   void Recount(TaskStatus from, TaskStatus to) {
     --count_by_status[static_cast<int>(from)];
     ++count_by_status[static_cast<int>(to)];

@@ -78,6 +78,7 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
     Decision& d = decisions_[job.Key()];
     if (d.uid != job.uid) d = Decision{job.uid};
     d.elastic_target = job.elastic_target;
+    d.cycles_below_minimum = job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
     api::PodGroupPhase source_phase = group->second.phase;
     if (job.phase == source_phase) {
       d.has_phase = false;
@@ -386,6 +387,7 @@ api::ClusterInfo Cache::Snapshot() const {
     if (kept != decisions_.end() && kept->second.uid == job.uid) {
       if (kept->second.has_phase) job.phase = kept->second.phase;
       job.elastic_target = kept->second.elastic_target;
+      job.cycles_below_minimum = kept->second.cycles_below_minimum;
     }
     job_of_group[key] = b.AddJob(std::move(job));
   }

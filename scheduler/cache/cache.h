@@ -151,6 +151,8 @@ class Cache {
     api::PodGroupPhase source_phase = api::PodGroupPhase::kPending;
     std::set<api::PodGroupPhase> ours;
     int32_t elastic_target = 0;
+    // Consecutive cycles that ended with the gang partly bound.
+    int32_t cycles_below_minimum = 0;
   };
   // Drops what the source's view of `group` reflects or supersedes.
   void Reconcile(const api::JobInfo& group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -309,5 +309,28 @@ TEST(CacheVolumesTest, CsiVolumesAndNodeLimits) {
   EXPECT_EQ(cache.Snapshot().nodes[0].volume_limits(), nullptr);
 }
 
+// The partial-gang rule's count (framework/partial_gang_release.h):
+// consecutive cycles that ended with the gang partly bound, starting over
+// when one does not, and gone with the PodGroup.
+TEST(CacheTest, CyclesAPodGroupEndedPartlyBoundAreCounted) {
+  Cache cache("shoal");
+  cache.UpsertPodGroup(Group("u1", PodGroupPhase::kRunning));
+  auto ended = [&](int bound) {
+    api::ClusterInfo cluster = cache.Snapshot();
+    cluster.jobs.at(0)
+        .count_by_status[static_cast<int>(api::TaskStatus::kRunning)] = bound;
+    cache.KeepDecisions(cluster);
+    return cache.Snapshot().jobs.at(0).cycles_below_minimum;
+  };
+  EXPECT_EQ(ended(1), 1);
+  EXPECT_EQ(ended(1), 2);
+  EXPECT_EQ(ended(2), 0);  // minMember 2 met
+  EXPECT_EQ(ended(1), 1);
+  EXPECT_EQ(ended(0), 0);  // nothing bound: nothing held
+  EXPECT_EQ(ended(1), 1);
+  cache.UpsertPodGroup(Group("u2", PodGroupPhase::kRunning));  // recreated
+  EXPECT_EQ(cache.Snapshot().jobs.at(0).cycles_below_minimum, 0);
+}
+
 }  // namespace
 }  // namespace shoal::cache

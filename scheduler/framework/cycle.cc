@@ -1,10 +1,14 @@
 #include "scheduler/framework/cycle.h"
 
+#include "scheduler/framework/partial_gang_release.h"
+
 namespace shoal::framework {
 
-CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy) {
+CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
+                      const CycleSettings& settings) {
   Session session(std::move(snapshot), policy);
   for (auto& a : policy.actions) a.action->Execute(session);
+  ReleasePartialGangs(session, settings.partial_gang_release_cycles);
   session.Close();
   return CycleOutcome{std::move(session.cluster()), std::move(session.binds()),
                       std::move(session.evictions())};

@@ -19,7 +19,14 @@ struct CycleOutcome {
   std::vector<EvictDecision> evictions;
 };
 
-CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy);
+// What the scheduler, not the policy, decides about every cycle.
+struct CycleSettings {
+  // See partial_gang_release.h.
+  int partial_gang_release_cycles = 30;
+};
+
+CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
+                      const CycleSettings& settings = {});
 
 }  // namespace shoal::framework
 

@@ -5,24 +5,25 @@
 
 #include <string>
 
-#include "scheduler/cache/binder.h"
+#include "absl/status/status.h"
+#include "scheduler/api/task_info.h"
 #include "scheduler/kube/http_client.h"
 
 namespace shoal::kube {
 
-class ApiBinder : public cache::Binder, public cache::Evictor {
+class ApiBinder {
  public:
   explicit ApiBinder(HttpClient& client) : client_(client) {}
 
   // POST .../pods/NAME/binding. A pod already bound elsewhere (409) or
   // gone (404) is refused with what the API server said.
-  absl::Status Bind(const api::PodInfo& pod, const std::string& node) override;
+  absl::Status Bind(const api::PodInfo& pod, const std::string& node);
 
   // POST .../pods/NAME/eviction. A PodDisruptionBudget that forbids it
   // (429) comes back as ResourceExhausted: that victim is unavailable this
   // cycle. A pod already gone (404) counts as evicted.
   absl::Status Evict(const api::PodInfo& pod, const std::string& reason,
-                     const std::string& preemptor) override;
+                     const std::string& preemptor);
 
  private:
   HttpClient& client_;

@@ -29,12 +29,13 @@
 #include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/cache/sinks.h"
 #include "scheduler/kube/event_recorder.h"
 #include "scheduler/kube/request_pool.h"
 
 namespace shoal::kube {
 
-class StatusWriter {
+class StatusWriter : public cache::StatusSink {
  public:
   StatusWriter(RequestPool& pool, EventRecorder& events);
 
@@ -45,7 +46,7 @@ class StatusWriter {
   void ForgetPod(const std::string& key);
 
   // After a cycle: queue the writes its verdict calls for.
-  void Publish(const api::ClusterInfo& cluster);
+  void Publish(const api::ClusterInfo& cluster) override;
 
   int64_t writes() const;
 

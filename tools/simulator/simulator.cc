@@ -9,7 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/framework/cycle.h"
+#include "scheduler/cache/sinks.h"
+#include "scheduler/scheduler.h"
 
 namespace shoal::sim {
 namespace {
@@ -34,15 +35,23 @@ struct PodRecord {
   api::Resource request;
 };
 
-class World {
+SchedulerOptions SchedulerSettings(const Options& options) {
+  SchedulerOptions settings;
+  settings.cycle.partial_gang_release_cycles =
+      options.partial_gang_release_cycles;
+  settings.log_cycles = false;  // the simulator draws its own progress
+  return settings;
+}
+
+class World : public cache::DecisionSink, public cache::StatusSink {
  public:
   World(const Scenario& sc, framework::Policy& policy, const Options& options)
       : sc_(sc),
-        policy_(policy),
         options_(options),
         cache_("shoal",
                [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
-        no_constraints_(std::make_shared<api::PlacementConstraints>()) {
+        no_constraints_(std::make_shared<api::PlacementConstraints>()),
+        scheduler_(cache_, policy, *this, *this, SchedulerSettings(options)) {
     no_constraints_->ComputeFingerprint();
     for (const auto& pc : sc.priority_classes) {
       cache_.UpsertPriorityClass(pc);
@@ -195,45 +204,53 @@ class World {
     cache_.DeletePod(key);
   }
 
-  void Schedule() {
-    framework::CycleOutcome out =
-        framework::RunCycle(cache_.Snapshot(), policy_);
-    // The status write: PodGroups keep the phase the session gave them.
-    for (const auto& job : out.cluster.jobs)
+  void Schedule() { scheduler_.RunOnce(); }
+
+  // The world's side of a bind: the pod runs from this second on (the
+  // sample at now_ sees it running), unless the options fail it.
+  void Bind(std::shared_ptr<const api::PodInfo> bound, const std::string& node,
+            cache::Done done) override {
+    auto it = pods_.find(bound->Key());
+    if (it == pods_.end()) return done(absl::NotFoundError("pod is gone"));
+    if (options_.bind_fails && options_.bind_fails(bound->Key())) {
+      return done(absl::UnavailableError("the simulation fails this bind"));
+    }
+    auto pod = std::make_shared<api::PodInfo>(*bound);
+    pod->node_name = node;
+    pod->status = api::TaskStatus::kRunning;
+    it->second.running = true;
+    if (it->second.job < 0) {
+      max_service_wait_ =
+          std::max(max_service_wait_, now_ - it->second.created);
+    }
+    cache_.UpsertPod(std::move(pod), true);
+    done(absl::OkStatus());
+  }
+
+  // An evicted pod is gone and its controller creates a replacement.
+  void Evict(std::shared_ptr<const api::PodInfo> gone, const std::string&,
+             const std::string&, cache::Done done) override {
+    auto it = pods_.find(gone->Key());
+    if (it == pods_.end()) return done(absl::OkStatus());
+    PodRecord record = it->second;
+    DeletePod(gone->Key());
+    ++evictions_;
+    std::string name = absl::StrCat(gone->name, "-r", next_serial_++);
+    if (record.job >= 0) {
+      for (const auto& t : jobs_[record.job].spec->tasks) {
+        if (t.name == record.task) AddJobPod(record.job, t, name);
+      }
+    } else {
+      auto pod = NewPod(name, gone->request, gone->priority_class);
+      AddPod(std::move(pod), PodRecord{record.workload, -1, "", false, 0, {}});
+    }
+    done(absl::OkStatus());
+  }
+
+  // The status write: PodGroups keep the phase the session gave them.
+  void Publish(const api::ClusterInfo& cluster) override {
+    for (const auto& job : cluster.jobs)
       cache_.SetPodGroupPhase(job.Key(), job.phase);
-    for (const auto& b : out.binds) {
-      auto pod = std::make_shared<api::PodInfo>(*out.cluster.tasks[b.task].pod);
-      pod->node_name = out.cluster.nodes[b.node].name();
-      pod->status = api::TaskStatus::kRunning;
-      auto it = pods_.find(pod->Key());
-      if (it == pods_.end()) continue;
-      it->second.running = true;
-      // Running from this second on (the sample at now_ sees it running).
-      if (it->second.job < 0) {
-        max_service_wait_ =
-            std::max(max_service_wait_, now_ - it->second.created);
-      }
-      cache_.UpsertPod(std::move(pod), true);
-    }
-    for (const auto& e : out.evictions) {
-      const api::PodInfo& gone = *out.cluster.tasks[e.task].pod;
-      auto it = pods_.find(gone.Key());
-      if (it == pods_.end()) continue;
-      PodRecord record = it->second;
-      DeletePod(gone.Key());
-      ++evictions_;
-      // Its controller creates a replacement at once.
-      std::string name = absl::StrCat(gone.name, "-r", next_serial_++);
-      if (record.job >= 0) {
-        for (const auto& t : jobs_[record.job].spec->tasks) {
-          if (t.name == record.task) AddJobPod(record.job, t, name);
-        }
-      } else {
-        auto pod = NewPod(name, gone.request, gone.priority_class);
-        AddPod(std::move(pod),
-               PodRecord{record.workload, -1, "", false, 0, {}});
-      }
-    }
   }
 
   // A job's dominant share of the cluster from its running pods.
@@ -373,11 +390,11 @@ class World {
   static double Round(double x) { return std::round(x * 10000) / 10000; }
 
   const Scenario& sc_;
-  framework::Policy& policy_;
   const Options& options_;
   int64_t now_ = 0;
   cache::Cache cache_;
   std::shared_ptr<api::PlacementConstraints> no_constraints_;
+  Scheduler scheduler_;
   std::map<std::string, int32_t> priority_;
   api::Resource total_;
   std::vector<api::ResourceId> tracked_;

@@ -23,6 +23,10 @@ struct Options {
   bool rigid = false;
   // Called with the fraction done, now and then.
   std::function<void(double)> progress;
+  // See framework/partial_gang_release.h.
+  int partial_gang_release_cycles = 30;
+  // For tests: the pods (ns/name) whose binds the world refuses.
+  std::function<bool(const std::string& pod)> bind_fails;
 };
 
 // One simulated second.

@@ -141,5 +141,61 @@ TEST(Scenario, RefusalsNameTheField) {
             "cluster, queues, workloads)");
 }
 
+// The one loop runs the half-bound-gang rule in the simulator too. A
+// 4-pod gang is placed on 4 one-cpu nodes at 0 s, but the world refuses
+// one bind; at 1 s an online pod takes that node. The three bound members
+// are released after the limit (3 cycles), not before, and the gang then
+// waits whole.
+TEST(PartialGangs, AGangWhoseBindsPartlyFailIsReleasedAfterTheLimit) {
+  auto scenario = ParseScenario(R"(
+duration: 12s
+period: 1s
+policy: policies/default.yaml
+priorityClasses: [{name: online, value: 1000}]
+cluster:
+  nodes: [{prefix: node, count: 4, allocatable: {cpu: "1", pods: "110"}}]
+queues: [{name: default, weight: 1}]
+workloads:
+- kind: Job
+  name: train
+  count: 1
+  arrival: {start: 0s, every: 1s}
+  queue: default
+  tasks:
+  - {name: worker, replicas: 4, min: 4, requests: {cpu: "1"}}
+  work: {task: worker, podSeconds: 100000}
+- kind: Service
+  name: web
+  priorityClass: online
+  requests: {cpu: "1"}
+  replicas: [{at: 1s, count: 1}]
+)",
+                                "partial-gangs.yaml");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  auto config = framework::LoadSchedulerConfig(scenario->policy);
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  auto run = [&](int limit) {
+    Options options;
+    options.partial_gang_release_cycles = limit;
+    auto refused = std::make_shared<bool>(false);
+    options.bind_fails = [refused](const std::string& pod) {
+      if (pod != "default/train-0-worker-3" || *refused) return false;
+      return *refused = true;  // the first attempt only
+    };
+    return Simulate(*scenario, *policy, options);
+  };
+  Result r = run(3);
+  // Partial at the end of the cycles at 1, 2, 3 and 4 s: released at 4 s.
+  std::vector<int64_t> evictions;
+  for (const Sample& s : r.series) evictions.push_back(s.evictions);
+  EXPECT_EQ(evictions,
+            (std::vector<int64_t>{0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3}))
+      << r.summary.dump();
+  EXPECT_EQ(run(1000).series.back().evictions, 0);
+}
+
 }  // namespace
 }  // namespace shoal::sim

@@ -1,0 +1,50 @@
+// Where a cycle's outcome goes. The scheduler loop (scheduler/scheduler.h)
+// is the same in every mode; each mode supplies these: the Kubernetes API
+// in a cluster, the replay's in-memory cluster with --snapshot, the
+// simulator's world.
+#ifndef SHOAL_SCHEDULER_CACHE_SINKS_H_
+#define SHOAL_SCHEDULER_CACHE_SINKS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "scheduler/api/cluster_info.h"
+#include "scheduler/api/task_info.h"
+
+namespace shoal::cache {
+
+// Called exactly once with a request's outcome, on any thread, before
+// DecisionSink::Wait returns.
+using Done = std::function<void(absl::Status)>;
+
+// Carries out committed binds and evictions, as many at a time as the
+// sink likes.
+class DecisionSink {
+ public:
+  virtual ~DecisionSink() = default;
+  virtual void Bind(std::shared_ptr<const api::PodInfo> pod,
+                    const std::string& node, Done done) = 0;
+  // `reason`: "preempt", "reclaim", "elastic", "gang-incomplete";
+  // `preemptor`: ns/name of the pod the room is for, if any.
+  virtual void Evict(std::shared_ptr<const api::PodInfo> pod,
+                     const std::string& reason, const std::string& preemptor,
+                     Done done) = 0;
+  // Returns once every Bind and Evict started has called its `done`: a
+  // cycle never ends with a gang's binds undecided.
+  virtual void Wait() {}
+};
+
+// Tells users what a cycle decided: PodGroup status, pod conditions,
+// events.
+class StatusSink {
+ public:
+  virtual ~StatusSink() = default;
+  // The cluster as the cycle's session left it.
+  virtual void Publish(const api::ClusterInfo& cluster) = 0;
+};
+
+}  // namespace shoal::cache
+
+#endif  // SHOAL_SCHEDULER_CACHE_SINKS_H_

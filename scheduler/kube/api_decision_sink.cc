@@ -1,0 +1,53 @@
+#include "scheduler/kube/api_decision_sink.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/kube/api_binder.h"
+
+namespace shoal::kube {
+namespace {
+
+ObjectRef RefOf(const api::PodInfo& pod) {
+  return {"v1", "Pod", pod.ns, pod.name, pod.uid};
+}
+
+}  // namespace
+
+void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
+                           const std::string& node, cache::Done done) {
+  pool_.Submit([this, pod = std::move(pod), node,
+                done = std::move(done)](HttpClient& client) {
+    absl::Status s = ApiBinder(client).Bind(*pod, node);
+    if (s.ok()) {
+      events_.Record(
+          RefOf(*pod), "Normal", "Scheduled",
+          absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
+    }
+    done(std::move(s));
+  });
+}
+
+void ApiDecisionSink::Evict(std::shared_ptr<const api::PodInfo> pod,
+                            const std::string& reason,
+                            const std::string& preemptor, cache::Done done) {
+  pool_.Submit([this, pod = std::move(pod), reason, preemptor,
+                done = std::move(done)](HttpClient& client) {
+    absl::Status s = ApiBinder(client).Evict(*pod, reason, preemptor);
+    if (s.ok()) {
+      if (reason == "preempt") {
+        events_.Record(RefOf(*pod), "Normal", "Preempted",
+                       absl::StrCat("Preempted by ", preemptor));
+      } else {
+        std::string why = preemptor.empty()
+                              ? reason
+                              : absl::StrCat(reason, " for ", preemptor);
+        events_.Record(RefOf(*pod), "Normal", "Evict",
+                       absl::StrCat("Evicted by shoal: ", why));
+      }
+    }
+    done(std::move(s));
+  });
+}
+
+}  // namespace shoal::kube
