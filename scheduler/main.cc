@@ -11,6 +11,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "plugins/builtin.h"
@@ -18,6 +19,7 @@
 #include "scheduler/actions/builtin.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/cli/flags.h"
+#include "scheduler/cli/version.h"
 #include "scheduler/explain.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/policy.h"
@@ -96,6 +98,11 @@ int main(int argc, char** argv) {
       "[--cycles=N] [--output=text|json]\n"
       "  shoal-scheduler --snapshot=cluster.yaml --explain=NAMESPACE/POD "
       "[--output=text|json]");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] {
+    return absl::StrCat("shoal-scheduler ", shoal::cli::kVersion, "\n");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
   std::vector<std::string> rest =
       shoal::cli::ParseFlags(argc, argv, "shoal-scheduler");
   if (rest.size() > 1) {
