@@ -347,6 +347,39 @@ int32_t Cache::PriorityOf(const std::string& class_name) const {
   return pc == nullptr ? 0 : pc->value;
 }
 
+CacheContents Cache::Export() const {
+  absl::MutexLock lock(&mu_);
+  CacheContents out;
+  out.scheduler_name = scheduler_name_;
+  for (const auto& [name, node] : nodes_) out.nodes.push_back(node);
+  for (const auto& [key, entry] : pods_) {
+    auto assumed = assumed_.find(key);
+    out.pods.push_back({entry.pod, entry.has_priority,
+                        assumed == assumed_.end() ? "" : assumed->second});
+  }
+  for (const auto& [key, group] : groups_) {
+    api::JobInfo job = group;
+    auto kept = decisions_.find(key);
+    if (kept != decisions_.end() && kept->second.uid == job.uid) {
+      if (kept->second.has_phase) job.phase = kept->second.phase;
+      job.elastic_target = kept->second.elastic_target;
+    }
+    out.pod_groups.push_back(std::move(job));
+  }
+  for (const auto& [name, queue] : queues_) out.queues.push_back(queue);
+  for (const auto& [name, labels] : namespaces_)
+    out.namespaces.emplace_back(name, labels);
+  for (const auto& [name, pc] : priority_classes_)
+    out.priority_classes.push_back(pc);
+  for (const auto& [key, claim] : claims_) out.claims.push_back(claim);
+  for (const auto& [name, pv] : volumes_) out.volumes.push_back(pv);
+  for (const auto& [name, sc] : storage_classes_)
+    out.storage_classes.push_back(sc);
+  for (const auto& [name, limits] : csi_nodes_)
+    out.csi_nodes.push_back({name, *limits});
+  return out;
+}
+
 api::ClusterInfo Cache::Snapshot() const {
   absl::MutexLock lock(&mu_);
   api::ClusterBuilder b;

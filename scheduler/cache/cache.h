@@ -21,6 +21,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -31,6 +32,30 @@
 #include "scheduler/api/volume.h"
 
 namespace shoal::cache {
+
+// Everything a Cache holds, as a source fed it, for writing it back out
+// (kube::WriteSnapshotList). Every list is sorted by key.
+struct CacheContents {
+  std::string scheduler_name;
+  std::vector<std::shared_ptr<const api::NodeSpec>> nodes;
+  struct Pod {
+    std::shared_ptr<const api::PodInfo> pod;
+    bool has_priority = false;  // as UpsertPod was told
+    // The node a bind was sent to and the source does not show yet
+    // (AssumeBound), or "".
+    std::string assumed_node;
+  };
+  std::vector<Pod> pods;
+  // With the kept phase and elastic target applied, as Snapshot() does.
+  std::vector<api::JobInfo> pod_groups;
+  std::vector<api::QueueInfo> queues;
+  std::vector<std::pair<std::string, api::Labels>> namespaces;
+  std::vector<api::PriorityClass> priority_classes;
+  std::vector<api::PersistentVolumeClaim> claims;
+  std::vector<api::PersistentVolume> volumes;
+  std::vector<api::StorageClass> storage_classes;
+  std::vector<api::CsiNode> csi_nodes;  // only those with a limit
+};
 
 class Cache {
  public:
@@ -87,6 +112,8 @@ class Cache {
   std::shared_ptr<const api::PodInfo> FindPod(const std::string& key) const;
 
   api::ClusterInfo Snapshot() const;
+  // A consistent copy of everything held (see CacheContents).
+  CacheContents Export() const;
 
   // The newest creationTimestamp of any pod or PodGroup (the epoch when
   // there is none): when a cluster dump was taken, near enough.

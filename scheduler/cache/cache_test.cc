@@ -96,6 +96,46 @@ TEST(CacheTest, DecisionsGoWithTheirPodGroup) {
   EXPECT_EQ(cache.KeptCount(), 0);
 }
 
+TEST(CacheTest, ExportHoldsWhatWasFedWithAssumedBindsAndKeptDecisions) {
+  Cache cache("shoal");
+  cache.UpsertPodGroup(Group("u1", PodGroupPhase::kPending));
+  auto pod = std::make_shared<api::PodInfo>();
+  pod->ns = "ml";
+  pod->name = "w-0";
+  pod->group = "train";
+  pod->scheduler_name = "shoal";
+  pod->placement = std::make_shared<api::PlacementConstraints>();
+  cache.UpsertPod(pod, /*has_priority=*/true);
+  auto node = std::make_shared<api::NodeSpec>();
+  node->name = "n1";
+  cache.UpsertNode(node);
+  cache.UpsertNamespace(
+      "ml", api::Labels(std::vector<std::pair<std::string, std::string>>{
+                {"team", "a"}}));
+  cache.AssumeBound("ml/w-0", "n1");
+  cache.KeepDecisions(Decided(cache, PodGroupPhase::kInqueue, 4));
+
+  CacheContents out = cache.Export();
+  EXPECT_EQ(out.scheduler_name, "shoal");
+  ASSERT_EQ(out.nodes.size(), 1u);
+  EXPECT_EQ(out.nodes[0], node);
+  ASSERT_EQ(out.pods.size(), 1u);
+  EXPECT_EQ(out.pods[0].pod, pod);  // as fed: the node is beside it
+  EXPECT_TRUE(out.pods[0].has_priority);
+  EXPECT_EQ(out.pods[0].assumed_node, "n1");
+  ASSERT_EQ(out.pod_groups.size(), 1u);
+  EXPECT_EQ(out.pod_groups[0].phase, PodGroupPhase::kInqueue);
+  EXPECT_EQ(out.pod_groups[0].elastic_target, 4);
+  ASSERT_EQ(out.namespaces.size(), 1u);
+  EXPECT_EQ(out.namespaces[0].first, "ml");
+  // The source shows the bind: nothing is assumed any more.
+  auto bound = std::make_shared<api::PodInfo>(*pod);
+  bound->node_name = "n1";
+  bound->status = api::TaskStatus::kBound;
+  cache.UpsertPod(bound, true);
+  EXPECT_EQ(cache.Export().pods[0].assumed_node, "");
+}
+
 // --- Volumes: a pending pod's claims resolved at snapshot time.
 
 std::shared_ptr<api::PodInfo> PodWithClaims(

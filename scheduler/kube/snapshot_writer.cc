@@ -1,0 +1,517 @@
+#include "scheduler/kube/snapshot_writer.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "scheduler/kube/objects.h"
+
+namespace shoal::kube {
+namespace {
+
+using nlohmann::json;
+
+// An amount as a quantity that parses back to exactly it: cpu in milli
+// ("500m", "2"), others with the largest exact binary suffix or plain.
+std::string Quantity(api::ResourceId id, int64_t amount) {
+  if (id == api::kCpu) {
+    if (amount % 1000 == 0) return absl::StrCat(amount / 1000);
+    return absl::StrCat(amount, "m");
+  }
+  static constexpr const char* kBinary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  if (amount <= 0) return absl::StrCat(amount);
+  int unit = -1;
+  int64_t v = amount;
+  while (unit < 5 && v % 1024 == 0) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit < 0) return absl::StrCat(amount);
+  return absl::StrCat(v, kBinary[unit]);
+}
+
+// A ResourceList of the amounts that are not zero (`skip_pods`: without
+// the pod slot, which the pod decoder adds itself).
+json Resources(const api::Resource& r, bool skip_pods = false) {
+  json out = json::object();
+  for (size_t id = 0; id < r.size(); ++id) {
+    auto rid = static_cast<api::ResourceId>(id);
+    if (r.Get(rid) == 0 || (skip_pods && rid == api::kPods)) continue;
+    out[std::string(api::ResourceName(rid))] = Quantity(rid, r.Get(rid));
+  }
+  return out;
+}
+
+// A queue's capability or deserved: every resource it bounds. A resource
+// whose name was not known yet when the queue was read holds 0 (the
+// decoder bounds only the names it knows), so it is written as 0.
+json Limit(const api::Resource& r) {
+  json out = json::object();
+  for (int id = 0; id < api::ResourceNameCount(); ++id) {
+    auto rid = static_cast<api::ResourceId>(id);
+    if (r.Get(rid) == api::kUnlimited) continue;
+    out[std::string(api::ResourceName(rid))] = Quantity(rid, r.Get(rid));
+  }
+  return out;
+}
+
+json StringMap(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  json out = json::object();
+  for (const auto& [k, v] : pairs) out[k] = v;
+  return out;
+}
+
+// metav1.Time, to the nanosecond when it has a fraction (RFC 3339 reads
+// it back exactly).
+std::string Time(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E*SZ", t, absl::UTCTimeZone());
+}
+
+json Metadata(const std::string& name, const std::string& ns = "") {
+  json meta = {{"name", name}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  return meta;
+}
+
+json Object(const char* api_version, const char* kind, json metadata) {
+  return {{"apiVersion", api_version},
+          {"kind", kind},
+          {"metadata", std::move(metadata)}};
+}
+
+const char* EffectName(api::TaintEffect e) {
+  switch (e) {
+    case api::TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case api::TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case api::TaintEffect::kNoExecute:
+      return "NoExecute";
+  }
+  return "NoSchedule";
+}
+
+const char* OperatorName(api::SelectorOperator op) {
+  switch (op) {
+    case api::SelectorOperator::kIn:
+      return "In";
+    case api::SelectorOperator::kNotIn:
+      return "NotIn";
+    case api::SelectorOperator::kExists:
+      return "Exists";
+    case api::SelectorOperator::kDoesNotExist:
+      return "DoesNotExist";
+    case api::SelectorOperator::kGt:
+      return "Gt";
+    case api::SelectorOperator::kLt:
+      return "Lt";
+  }
+  return "In";
+}
+
+json Requirements(const std::vector<api::NodeSelectorRequirement>& list) {
+  json out = json::array();
+  for (const auto& r : list) {
+    json req = {{"key", r.key}, {"operator", OperatorName(r.op)}};
+    if (!r.values.empty()) req["values"] = r.values;
+    out.push_back(std::move(req));
+  }
+  return out;
+}
+
+json Term(const api::NodeSelectorTerm& term) {
+  json out = json::object();
+  if (!term.match_expressions.empty())
+    out["matchExpressions"] = Requirements(term.match_expressions);
+  if (!term.match_fields.empty())
+    out["matchFields"] = Requirements(term.match_fields);
+  return out;
+}
+
+json Terms(const std::vector<api::NodeSelectorTerm>& terms) {
+  json out = json::array();
+  for (const auto& t : terms) out.push_back(Term(t));
+  return out;
+}
+
+// A label selector as matchExpressions alone (matchLabels decode to In
+// requirements, in order, ahead of the expressions).
+json Selector(const api::LabelSelector& s) {
+  json out = json::object();
+  if (!s.requirements.empty())
+    out["matchExpressions"] = Requirements(s.requirements);
+  return out;
+}
+
+json Taints(const std::vector<api::Taint>& taints) {
+  json out = json::array();
+  for (const auto& t : taints) {
+    json taint = {{"key", t.key}, {"effect", EffectName(t.effect)}};
+    if (!t.value.empty()) taint["value"] = t.value;
+    out.push_back(std::move(taint));
+  }
+  return out;
+}
+
+json EncodeNode(const api::NodeSpec& node) {
+  json meta = Metadata(node.name);
+  if (!node.labels.pairs().empty())
+    meta["labels"] = StringMap(node.labels.pairs());
+  json obj = Object("v1", "Node", std::move(meta));
+  json spec = json::object();
+  if (node.unschedulable) spec["unschedulable"] = true;
+  if (!node.taints.empty()) spec["taints"] = Taints(node.taints);
+  obj["spec"] = std::move(spec);
+  obj["status"] = {
+      {"allocatable", Resources(node.allocatable)},
+      {"conditions",
+       json::array(
+           {{{"type", "Ready"}, {"status", node.ready ? "True" : "False"}}})}};
+  return obj;
+}
+
+// nodeSelector, node affinity and tolerations into `spec`.
+void EncodePlacement(const api::PlacementConstraints& c, json& spec) {
+  if (!c.node_selector.pairs().empty())
+    spec["nodeSelector"] = StringMap(c.node_selector.pairs());
+  json node_affinity = json::object();
+  if (c.required_terms.has_value()) {
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        {"nodeSelectorTerms", Terms(*c.required_terms)}};
+  }
+  if (!c.preferred_terms.empty()) {
+    json list = json::array();
+    for (const auto& p : c.preferred_terms) {
+      list.push_back({{"weight", p.weight}, {"preference", Term(p.term)}});
+    }
+    node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] =
+        std::move(list);
+  }
+  if (!node_affinity.empty()) spec["affinity"]["nodeAffinity"] = node_affinity;
+  if (!c.tolerations.empty()) {
+    json list = json::array();
+    for (const auto& t : c.tolerations) {
+      json tol = json::object();
+      if (!t.key.empty()) tol["key"] = t.key;
+      tol["operator"] =
+          t.op == api::Toleration::Operator::kExists ? "Exists" : "Equal";
+      if (!t.value.empty()) tol["value"] = t.value;
+      if (t.effect.has_value()) tol["effect"] = EffectName(*t.effect);
+      list.push_back(std::move(tol));
+    }
+    spec["tolerations"] = std::move(list);
+  }
+}
+
+json AffinityTerm(const api::PodAffinityTerm& t) {
+  json out = {{"topologyKey", t.topology_key}};
+  if (!t.selector.nothing) out["labelSelector"] = Selector(t.selector);
+  if (!t.namespaces.names.empty()) out["namespaces"] = t.namespaces.names;
+  if (t.namespaces.selector.has_value())
+    out["namespaceSelector"] = Selector(*t.namespaces.selector);
+  return out;
+}
+
+json AffinityTerms(const std::vector<api::PodAffinityTerm>& terms,
+                   bool preferred) {
+  json out = json::array();
+  for (const auto& t : terms) {
+    if (preferred) {
+      out.push_back(
+          {{"weight", t.weight}, {"podAffinityTerm", AffinityTerm(t)}});
+    } else {
+      out.push_back(AffinityTerm(t));
+    }
+  }
+  return out;
+}
+
+void EncodeInterPod(const api::InterPodRules& rules, json& spec) {
+  struct Kind {
+    const char* name;
+    const std::vector<api::PodAffinityTerm>* required;
+    const std::vector<api::PodAffinityTerm>* preferred;
+  };
+  for (const Kind& k : {Kind{"podAffinity", &rules.required_affinity,
+                             &rules.preferred_affinity},
+                        Kind{"podAntiAffinity", &rules.required_anti_affinity,
+                             &rules.preferred_anti_affinity}}) {
+    json kind = json::object();
+    if (!k.required->empty()) {
+      kind["requiredDuringSchedulingIgnoredDuringExecution"] =
+          AffinityTerms(*k.required, false);
+    }
+    if (!k.preferred->empty()) {
+      kind["preferredDuringSchedulingIgnoredDuringExecution"] =
+          AffinityTerms(*k.preferred, true);
+    }
+    if (!kind.empty()) spec["affinity"][k.name] = std::move(kind);
+  }
+  if (!rules.spread.empty()) {
+    json list = json::array();
+    for (const auto& c : rules.spread) {
+      json item = {
+          {"maxSkew", c.max_skew},
+          {"topologyKey", c.topology_key},
+          {"whenUnsatisfiable",
+           c.do_not_schedule ? "DoNotSchedule" : "ScheduleAnyway"},
+          {"nodeAffinityPolicy", c.honor_node_affinity ? "Honor" : "Ignore"},
+          {"nodeTaintsPolicy", c.honor_taints ? "Honor" : "Ignore"}};
+      if (!c.selector.nothing) item["labelSelector"] = Selector(c.selector);
+      if (c.do_not_schedule && c.min_domains != 1)
+        item["minDomains"] = c.min_domains;
+      list.push_back(std::move(item));
+    }
+    spec["topologySpreadConstraints"] = std::move(list);
+  }
+}
+
+json Volumes(const api::PodInfo& pod) {
+  json out = json::array();
+  const std::string prefix = pod.name + "-";
+  for (size_t i = 0; i < pod.volume_claims.size(); ++i) {
+    const api::VolumeClaimRef& ref = pod.volume_claims[i];
+    if (ref.ephemeral && ref.claim.size() > prefix.size() &&
+        ref.claim.compare(0, prefix.size(), prefix) == 0) {
+      out.push_back({{"name", ref.claim.substr(prefix.size())},
+                     {"ephemeral", {{"volumeClaimTemplate", json::object()}}}});
+    } else {
+      out.push_back({{"name", absl::StrCat("claim-", i)},
+                     {"persistentVolumeClaim", {{"claimName", ref.claim}}}});
+    }
+  }
+  return out;
+}
+
+const char* PodPhase(api::TaskStatus s) {
+  switch (s) {
+    case api::TaskStatus::kSucceeded:
+      return "Succeeded";
+    case api::TaskStatus::kFailed:
+      return "Failed";
+    case api::TaskStatus::kRunning:
+    case api::TaskStatus::kReleasing:
+      return "Running";
+    default:
+      return "Pending";
+  }
+}
+
+json EncodePod(const cache::CacheContents::Pod& entry) {
+  const api::PodInfo& pod = *entry.pod;
+  json meta = Metadata(pod.name, pod.ns);
+  meta["uid"] = pod.uid;
+  if (pod.created != absl::UnixEpoch())
+    meta["creationTimestamp"] = Time(pod.created);
+  if (!pod.labels.pairs().empty())
+    meta["labels"] = StringMap(pod.labels.pairs());
+  json annotations = json::object();
+  if (!pod.group.empty()) annotations[kGroupAnnotation] = pod.group;
+  if (!pod.role.empty()) annotations[kTaskSpecAnnotation] = pod.role;
+  if (!pod.preemptable || pod.labels.Find(kPreemptableKey) != nullptr)
+    annotations[kPreemptableKey] = pod.preemptable ? "true" : "false";
+  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
+
+  const std::string node =
+      entry.assumed_node.empty() ? pod.node_name : entry.assumed_node;
+  api::TaskStatus status = pod.status;
+  if (!entry.assumed_node.empty() && status == api::TaskStatus::kPending)
+    status = api::TaskStatus::kBound;
+  if (status == api::TaskStatus::kReleasing && !node.empty())
+    meta["deletionTimestamp"] = Time(pod.created);
+
+  json spec = {{"schedulerName", pod.scheduler_name}};
+  if (!node.empty()) spec["nodeName"] = node;
+  if (!pod.priority_class.empty())
+    spec["priorityClassName"] = pod.priority_class;
+  if (entry.has_priority) spec["priority"] = pod.priority;
+  if (pod.preemption_policy_set) {
+    spec["preemptionPolicy"] =
+        pod.preempt_never ? "Never" : "PreemptLowerPriority";
+  }
+  if (!pod.scheduling_gates.empty()) {
+    json gates = json::array();
+    for (const auto& g : pod.scheduling_gates) gates.push_back({{"name", g}});
+    spec["schedulingGates"] = std::move(gates);
+  }
+  if (!pod.unsupported_field.empty())
+    spec["resourceClaims"] = json::array({{{"name", "unsupported"}}});
+  json container = {{"name", "main"}};
+  json requests = Resources(pod.request, /*skip_pods=*/true);
+  if (!requests.empty()) container["resources"]["requests"] = requests;
+  if (!pod.host_ports.empty()) {
+    json ports = json::array();
+    for (const auto& p : pod.host_ports) {
+      json port = {{"containerPort", p.port},
+                   {"hostPort", p.port},
+                   {"protocol", p.protocol}};
+      if (!p.ip.empty()) port["hostIP"] = p.ip;
+      ports.push_back(std::move(port));
+    }
+    container["ports"] = std::move(ports);
+  }
+  spec["containers"] = json::array({std::move(container)});
+  if (!pod.volume_claims.empty()) spec["volumes"] = Volumes(pod);
+  if (pod.placement != nullptr) EncodePlacement(*pod.placement, spec);
+  if (pod.inter_pod != nullptr) EncodeInterPod(*pod.inter_pod, spec);
+
+  json obj = Object("v1", "Pod", std::move(meta));
+  obj["spec"] = std::move(spec);
+  obj["status"] = {{"phase", PodPhase(status)}};
+  return obj;
+}
+
+json EncodePodGroup(const api::JobInfo& job) {
+  bool volcano = job.source != api::GroupSource::kSchedulerPlugins;
+  json meta = Metadata(job.name, job.ns);
+  meta["uid"] = job.uid;
+  if (job.created != absl::UnixEpoch())
+    meta["creationTimestamp"] = Time(job.created);
+  json obj = Object(volcano ? "scheduling.volcano.sh/v1beta1"
+                            : "scheduling.x-k8s.io/v1alpha1",
+                    "PodGroup", std::move(meta));
+  json spec = {{"minMember", job.min_member}};
+  if (!job.min_task_member.empty()) {
+    json mtm = json::object();
+    for (const auto& [role, n] : job.min_task_member) mtm[role] = n;
+    spec["minTaskMember"] = std::move(mtm);
+  }
+  if (job.min_resources.has_value())
+    spec["minResources"] = Resources(*job.min_resources);
+  if (volcano) spec["queue"] = job.queue;
+  if (!job.priority_class.empty())
+    spec["priorityClassName"] = job.priority_class;
+  obj["spec"] = std::move(spec);
+  obj["status"] = {{"phase", api::PodGroupPhaseName(job.phase)}};
+  return obj;
+}
+
+json EncodeQueue(const api::QueueInfo& q) {
+  json obj = Object("scheduling.volcano.sh/v1beta1", "Queue", Metadata(q.name));
+  json spec = {{"weight", q.weight}, {"reclaimable", q.reclaimable}};
+  if (q.priority != 0) spec["priority"] = q.priority;
+  if (q.capability.has_value()) spec["capability"] = Limit(*q.capability);
+  if (q.deserved.has_value()) spec["deserved"] = Limit(*q.deserved);
+  if (!q.guarantee.IsZero())
+    spec["guarantee"] = {{"resource", Resources(q.guarantee)}};
+  obj["spec"] = std::move(spec);
+  obj["status"] = {{"state", q.open ? "Open" : "Closed"}};
+  return obj;
+}
+
+json EncodeNamespace(const std::string& name, const api::Labels& labels) {
+  json meta = Metadata(name);
+  if (!labels.pairs().empty()) meta["labels"] = StringMap(labels.pairs());
+  return Object("v1", "Namespace", std::move(meta));
+}
+
+json EncodePriorityClass(const api::PriorityClass& pc) {
+  json obj = Object("scheduling.k8s.io/v1", "PriorityClass", Metadata(pc.name));
+  obj["value"] = pc.value;
+  if (pc.global_default) obj["globalDefault"] = true;
+  obj["preemptionPolicy"] = pc.preempt_never ? "Never" : "PreemptLowerPriority";
+  return obj;
+}
+
+json EncodeClaim(const api::PersistentVolumeClaim& c) {
+  json meta = Metadata(c.name, c.ns);
+  if (c.deleting) meta["deletionTimestamp"] = Time(absl::UnixEpoch());
+  if (!c.owner_uid.empty()) {
+    meta["ownerReferences"] =
+        json::array({{{"controller", true}, {"uid", c.owner_uid}}});
+  }
+  // Bound needs a volume name and either phase Bound or the PV
+  // controller's annotation (which keeps a Lost claim bound).
+  const char* phase = c.lost ? "Lost" : c.bound ? "Bound" : "Pending";
+  if (c.bound && c.lost)
+    meta["annotations"] = {{"pv.kubernetes.io/bind-completed", "yes"}};
+  json obj = Object("v1", "PersistentVolumeClaim", std::move(meta));
+  json spec = json::object();
+  if (!c.volume_name.empty()) spec["volumeName"] = c.volume_name;
+  if (!c.storage_class.empty()) spec["storageClassName"] = c.storage_class;
+  obj["spec"] = std::move(spec);
+  obj["status"] = {{"phase", phase}};
+  return obj;
+}
+
+json EncodeVolume(const api::PersistentVolume& pv) {
+  json meta = Metadata(pv.name);
+  if (!pv.labels.pairs().empty()) meta["labels"] = StringMap(pv.labels.pairs());
+  json obj = Object("v1", "PersistentVolume", std::move(meta));
+  json spec = json::object();
+  if (!pv.storage_class.empty()) spec["storageClassName"] = pv.storage_class;
+  if (pv.node_affinity.has_value()) {
+    spec["nodeAffinity"] = {
+        {"required", {{"nodeSelectorTerms", Terms(*pv.node_affinity)}}}};
+  }
+  if (!pv.claim_ns.empty() || !pv.claim_name.empty()) {
+    json ref = json::object();
+    if (!pv.claim_ns.empty()) ref["namespace"] = pv.claim_ns;
+    if (!pv.claim_name.empty()) ref["name"] = pv.claim_name;
+    spec["claimRef"] = std::move(ref);
+  }
+  if (!pv.csi_driver.empty() || !pv.csi_handle.empty()) {
+    json csi = json::object();
+    if (!pv.csi_driver.empty()) csi["driver"] = pv.csi_driver;
+    if (!pv.csi_handle.empty()) csi["volumeHandle"] = pv.csi_handle;
+    spec["csi"] = std::move(csi);
+  }
+  obj["spec"] = std::move(spec);
+  return obj;
+}
+
+json EncodeStorageClass(const api::StorageClass& sc) {
+  json obj = Object("storage.k8s.io/v1", "StorageClass", Metadata(sc.name));
+  obj["volumeBindingMode"] =
+      sc.binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer
+          ? "WaitForFirstConsumer"
+          : "Immediate";
+  return obj;
+}
+
+json EncodeCsiNode(const api::CsiNode& node) {
+  json obj = Object("storage.k8s.io/v1", "CSINode", Metadata(node.name));
+  json drivers = json::array();
+  for (const auto& l : node.limits) {
+    drivers.push_back(
+        {{"name", l.driver}, {"allocatable", {{"count", l.count}}}});
+  }
+  obj["spec"] = {{"drivers", std::move(drivers)}};
+  return obj;
+}
+
+}  // namespace
+
+json EncodeSnapshotList(const cache::CacheContents& c) {
+  json items = json::array();
+  // Kinds that others refer to first, as kubectl would list them.
+  for (const auto& [name, labels] : c.namespaces)
+    items.push_back(EncodeNamespace(name, labels));
+  for (const auto& pc : c.priority_classes)
+    items.push_back(EncodePriorityClass(pc));
+  for (const auto& sc : c.storage_classes)
+    items.push_back(EncodeStorageClass(sc));
+  for (const auto& q : c.queues) items.push_back(EncodeQueue(q));
+  for (const auto& n : c.nodes) items.push_back(EncodeNode(*n));
+  for (const auto& n : c.csi_nodes) items.push_back(EncodeCsiNode(n));
+  for (const auto& pv : c.volumes) items.push_back(EncodeVolume(pv));
+  for (const auto& claim : c.claims) items.push_back(EncodeClaim(claim));
+  for (const auto& g : c.pod_groups) items.push_back(EncodePodGroup(g));
+  for (const auto& p : c.pods) items.push_back(EncodePod(p));
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
+}
+
+std::string WriteSnapshotList(const cache::CacheContents& contents) {
+  return EncodeSnapshotList(contents).dump(2, ' ', false,
+                                           json::error_handler_t::replace) +
+         "\n";
+}
+
+std::string WriteSnapshotList(const cache::Cache& cache) {
+  return WriteSnapshotList(cache.Export());
+}
+
+}  // namespace shoal::kube
