@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "scheduler/admin/cache_backend.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/kube/api_binder.h"
@@ -17,6 +18,7 @@
 #include "scheduler/kube/leader_lease.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/request_pool.h"
+#include "scheduler/kube/snapshot_writer.h"
 #include "scheduler/kube/status_writer.h"
 #include "scheduler/kube/volumes.h"
 #include "scheduler/scheduler.h"
@@ -189,6 +191,35 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   kube::RequestPool bind_pool(connection, options.bind_concurrency);
   kube::ApiDecisionSink decisions(bind_pool, events);
 
+  SchedulerOptions scheduler_options;
+  scheduler_options.period = options.period;
+  scheduler_options.cycle.partial_gang_release_cycles =
+      options.partial_gang_release_cycles;
+  Scheduler scheduler(cache, policy, decisions, status, scheduler_options);
+
+  // Served from the start: a standby, or one still listing, can be asked
+  // too. Declared after what it reads, so it stops first.
+  admin::CacheBackend admin_backend(
+      cache, policy.config, [&cache] { return kube::WriteSnapshotList(cache); },
+      [&scheduler]() -> std::optional<api::ClusterInfo> {
+        auto last = scheduler.last_cycle();
+        if (!last) return std::nullopt;
+        return last->cluster;
+      });
+  std::unique_ptr<admin::AdminServer> admin_server;
+  if (!options.admin.address.empty()) {
+    auto started = admin::StartAdminServer(options.admin, admin_backend);
+    if (started.ok()) {
+      admin_server = std::move(*started);
+      LOG(INFO) << "admin service on " << admin_server->address();
+    } else if (options.admin.address == admin::kDefaultAdminAddress) {
+      LOG(WARNING) << "admin service not served: "
+                   << started.status().message();
+    } else {
+      return started.status();
+    }
+  }
+
   std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
   // One HTTP client per thread: libcurl handles are not shared.
   std::vector<std::unique_ptr<kube::HttpClient>> clients;
@@ -244,11 +275,6 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   if (!stop.load()) EnsureDefaultQueue(lease_client);
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);
-  SchedulerOptions scheduler_options;
-  scheduler_options.period = options.period;
-  scheduler_options.cycle.partial_gang_release_cycles =
-      options.partial_gang_release_cycles;
-  Scheduler scheduler(cache, policy, decisions, status, scheduler_options);
   absl::Status outcome = scheduler.Run(stop, [&](absl::Time now) {
     if (!options.leader_elect || now - renewed < options.lease_duration / 3)
       return absl::OkStatus();

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "scheduler/admin/server.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/kube/connection_config.h"
 
@@ -29,6 +30,10 @@ struct LiveOptions {
   std::string lease_namespace = "shoal-system";
   std::string lease_name = "shoal-scheduler";
   absl::Duration lease_duration = absl::Seconds(15);
+  // The gRPC admin service (shoalctl); empty address: not served. When
+  // the default address cannot be served (a second scheduler on the same
+  // host), the scheduler runs on without it and says so.
+  admin::AdminOptions admin;
 };
 
 absl::Status RunLive(const kube::ConnectionConfig& connection,

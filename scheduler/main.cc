@@ -17,6 +17,8 @@
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
+#include "scheduler/admin/flags.h"
+#include "scheduler/admin/server.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/cli/flags.h"
 #include "scheduler/cli/version.h"
@@ -151,6 +153,12 @@ int main(int argc, char** argv) {
         "--leader-elect-lease-duration must be at least 1s, got " +
         absl::FormatDuration(absl::GetFlag(FLAGS_leader_elect_lease_duration)));
   }
+  const shoal::admin::AdminOptions admin =
+      shoal::admin::AdminOptionsFromFlags();
+  if (!admin.address.empty()) {
+    if (absl::Status s = shoal::admin::CheckAdminOptions(admin); !s.ok())
+      return Refuse(std::string(s.message()));
+  }
   const std::string snapshot = absl::GetFlag(FLAGS_snapshot);
   if (snapshot.empty()) {
     // Live: a kubeconfig, else the pod's service account.
@@ -187,6 +195,7 @@ int main(int argc, char** argv) {
     options.lease_namespace = absl::GetFlag(FLAGS_leader_elect_namespace);
     options.lease_name = absl::GetFlag(FLAGS_leader_elect_name);
     options.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
+    options.admin = admin;
     std::cerr << "shoal-scheduler: scheduling pods of schedulerName "
               << options.scheduler_name << " on " << connection->server
               << " (context " << connection->context << ")\n";

@@ -29,6 +29,8 @@
 #include "scheduler/explain.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/kube/snapshot_file.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/test_world.h"
 
 namespace shoal::admin {
 namespace {
@@ -363,15 +365,28 @@ TEST(Server, TlsRequiresAClientCertificate) {
   EXPECT_TRUE(with.ok()) << with.error_message();
 }
 
-// The live wiring: a CacheBackend over a cache, cycles recorded by the
-// loop while gRPC threads ask.
+// The live wiring: a CacheBackend over a cache and the real loop, which
+// runs cycles while gRPC threads ask.
 TEST(CacheBackend, ConcurrentCallsWhileCyclesAreRecorded) {
   absl::Time clock;
   cache::Cache cache("shoal", [&clock] { return clock; });
   std::vector<std::string> warnings;
   ASSERT_TRUE(kube::LoadSnapshotFile(kGang, cache, &warnings).ok());
   clock = cache.LatestCreation();
-  CacheBackend backend(cache, DefaultConfig(), [] { return "{}"; });
+  auto policy = framework::BuildPolicy(
+      DefaultConfig(), plugins::BuiltinPlugins(), actions::BuiltinActions());
+  ASSERT_TRUE(policy.ok());
+  testing::TestWorld world(cache);
+  SchedulerOptions quiet;
+  quiet.log_cycles = false;
+  Scheduler scheduler(cache, *policy, world, world, quiet);
+  CacheBackend backend(
+      cache, DefaultConfig(), [] { return "{}"; },
+      [&scheduler]() -> std::optional<api::ClusterInfo> {
+        auto last = scheduler.last_cycle();
+        if (!last) return std::nullopt;
+        return last->cluster;
+      });
   EXPECT_FALSE(backend.LastCycle().has_value());
 
   AdminOptions options;
@@ -379,15 +394,9 @@ TEST(CacheBackend, ConcurrentCallsWhileCyclesAreRecorded) {
   auto server = StartAdminServer(options, backend);
   ASSERT_TRUE(server.ok()) << server.status();
 
-  auto policy = framework::BuildPolicy(
-      backend.config(), plugins::BuiltinPlugins(), actions::BuiltinActions());
-  ASSERT_TRUE(policy.ok());
   std::atomic<bool> done{false};
   std::thread loop([&] {
-    for (int i = 0; i < 20; ++i) {
-      backend.RecordCycle(
-          framework::RunCycle(cache.Snapshot(), *policy).cluster);
-    }
+    for (int i = 0; i < 20; ++i) scheduler.RunOnce();
     done = true;
   });
   std::vector<std::thread> askers;

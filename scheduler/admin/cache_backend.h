@@ -19,19 +19,16 @@ namespace shoal::admin {
 class CacheBackend : public AdminBackend {
  public:
   // `list_json` writes the cache as a `kind: List` (JSON text); `config`
-  // is the running policy's (Policy::config). The cache must outlive this.
+  // is the running policy's (Policy::config); `last_cycle` gives the
+  // cluster as the loop's last cycle left it, when one has run
+  // (Scheduler::last_cycle). The cache must outlive this.
   CacheBackend(const cache::Cache& cache, framework::SchedulerConfig config,
-               std::function<std::string()> list_json)
+               std::function<std::string()> list_json,
+               std::function<std::optional<api::ClusterInfo>()> last_cycle)
       : cache_(cache),
         config_(std::move(config)),
-        list_json_(std::move(list_json)) {}
-
-  // After each cycle: CycleOutcome::cluster (a cheap copy: pod and node
-  // facts are shared).
-  void RecordCycle(api::ClusterInfo cluster) {
-    absl::MutexLock lock(&mu_);
-    last_ = std::move(cluster);
-  }
+        list_json_(std::move(list_json)),
+        last_cycle_(std::move(last_cycle)) {}
 
   api::ClusterInfo Snapshot() const override { return cache_.Snapshot(); }
   std::string SnapshotList() const override {
@@ -39,16 +36,14 @@ class CacheBackend : public AdminBackend {
   }
   const framework::SchedulerConfig& config() const override { return config_; }
   std::optional<api::ClusterInfo> LastCycle() const override {
-    absl::MutexLock lock(&mu_);
-    return last_;
+    return last_cycle_ ? last_cycle_() : std::nullopt;
   }
 
  private:
   const cache::Cache& cache_;
   const framework::SchedulerConfig config_;
   const std::function<std::string()> list_json_;
-  mutable absl::Mutex mu_;
-  std::optional<api::ClusterInfo> last_ ABSL_GUARDED_BY(mu_);
+  const std::function<std::optional<api::ClusterInfo>()> last_cycle_;
 };
 
 }  // namespace shoal::admin

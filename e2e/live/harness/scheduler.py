@@ -17,11 +17,23 @@ class Scheduler:
         conf_path = pathlib.Path(conf)
         if not conf_path.is_absolute():
             conf_path = cluster_mod.REPO / conf
+        # Its own admin socket, so that several schedulers run side by side.
+        self.admin_address = f"unix://{self.workdir}/admin-{n}.sock"
         args = [cluster_mod.binary("SHOAL_SCHEDULER", "scheduler/shoal-scheduler"),
                 f"--kubeconfig={kubeconfig}", f"--scheduler-conf={conf_path}",
-                "--scheduler-name=shoal", f"--schedule-period={period}", *extra_args]
+                "--scheduler-name=shoal", f"--schedule-period={period}",
+                f"--admin-address={self.admin_address}", *extra_args]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def shoalctl(self, *args):
+        """Runs the real shoalctl against this scheduler's admin socket;
+        returns (exit code, stdout, stderr)."""
+        done = subprocess.run(
+            [cluster_mod.binary("SHOALCTL", "tools/shoalctl/shoalctl"),
+             f"--address={self.admin_address}", *args],
+            capture_output=True, text=True, timeout=60)
+        return done.returncode, done.stdout, done.stderr
 
     def text(self):
         return self.log_path.read_text()
