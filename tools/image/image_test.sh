@@ -104,10 +104,13 @@ version=$(in_image /usr/local/bin/shoal-scheduler --version)
   || fail "shoal-scheduler --version prints \"$version\", want \"shoal-scheduler $tag\""
 echo "--version: $version"
 
-# ---- More binaries: check each here once it is in BINARIES (BUILD.bazel). ----
-# Lead: when //tools/shoalctl:shoalctl joins the image, add
-#   in_image /usr/local/bin/shoalctl --help > /dev/null
-# -------------------------------------------------------------------------------
+# Every binary of BINARIES (BUILD.bazel) runs from the image.
+usage=$(in_image /usr/local/bin/shoalctl --help)
+case "$usage" in
+  *"shoalctl explain pod"*"shoalctl queues"*"shoalctl snapshot"*"shoalctl whatif"*) ;;
+  *) fail "shoalctl --help does not list its commands: $usage" ;;
+esac
+echo "shoalctl --help: ok"
 
 # The Deployment runs this image, and loading the docker-archive gives it
 # that name.
