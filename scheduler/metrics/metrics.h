@@ -125,7 +125,7 @@ class FamilyBase {
 template <typename T>
 class Family : public FamilyBase {
  public:
-  // `make` builds a new child (histograms need their bounds).
+  // `bounds`: histograms only, every child's bucket bounds.
   Family(std::string name, std::string help, Type type,
          std::vector<std::string> label_names, std::vector<double> bounds = {})
       : FamilyBase(std::move(name), std::move(help), type,
