@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::kube {
 namespace {
@@ -54,6 +56,20 @@ int Cancelled(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 void SetBlob(CURL* c, CURLoption option, const std::string& pem) {
   curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
   curl_easy_setopt(c, option, &blob);
+}
+
+// Records one request in shoal_api_request_duration_seconds{verb,code}:
+// the HTTP status, or "error" when no answer came.
+void Observe(const std::string& verb,
+             std::chrono::steady_clock::time_point start, CURLcode rc,
+             long status) {
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  std::string code =
+      rc == CURLE_OK && status > 0 ? std::to_string(status) : "error";
+  metrics::Shoal()
+      .api_request_duration.With({verb, code})
+      .Observe(seconds.count());
 }
 
 }  // namespace
@@ -142,13 +158,17 @@ absl::StatusOr<HttpResponse> HttpClient::Request(
   HttpResponse response;
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
+  auto start = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
+  if (rc == CURLE_OK) {
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  }
+  Observe(method, start, rc, response.status);
   if (rc != CURLE_OK) {
     return absl::UnavailableError(
         absl::StrCat(method, " ", url, ": ", Describe(rc)));
   }
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
 
@@ -175,18 +195,22 @@ absl::StatusOr<long> HttpClient::Stream(
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, Cancelled);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
   }
+  auto start = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   bool cancelled =
       rc == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load();
-  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) &&
-      !cancelled) {
+  bool failed = rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink.stopped) &&
+                !cancelled;
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  // A stream the caller or a cancel ended still had its answer.
+  Observe("WATCH", start, failed ? rc : CURLE_OK, status);
+  if (failed) {
     return absl::UnavailableError(
         absl::StrCat("GET ", url, " (stream): ", Describe(rc)));
   }
   if (!sink.partial.empty() && !sink.stopped) on_line(sink.partial);
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   return status;
 }
 

@@ -28,6 +28,9 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
+  // Every request and stream is observed in
+  // shoal_api_request_duration_seconds{verb,code} (streams as verb WATCH).
+  //
   // `path` starts with "/" (e.g. "/api/v1/nodes"). A non-2xx answer is
   // returned as a response, not an error: callers read Kubernetes' Status
   // body. Errors are transport failures, naming the method and URL.

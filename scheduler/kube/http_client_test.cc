@@ -7,9 +7,15 @@
 
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::kube {
 namespace {
+
+// Requests observed so far with this verb and code.
+uint64_t Observed(const std::string& verb, const std::string& code) {
+  return metrics::Shoal().api_request_duration.With({verb, code}).Count();
+}
 
 class HttpClientTest : public ::testing::Test {
  protected:
@@ -71,6 +77,8 @@ TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
   ConnectionConfig c = Config();
   c.token = "abc";
   HttpClient client(c);
+  uint64_t get_200 = Observed("GET", "200"), post_201 = Observed("POST", "201"),
+           get_500 = Observed("GET", "500");
   auto nodes = client.Request("GET", "/api/v1/nodes");
   ASSERT_TRUE(nodes.ok()) << nodes.status();
   EXPECT_EQ(nodes->status, 200);
@@ -86,6 +94,9 @@ TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
   ASSERT_TRUE(failing.ok());
   EXPECT_EQ(failing->status, 500);
   EXPECT_NE(failing->body.find("etcd unavailable"), std::string::npos);
+  EXPECT_EQ(Observed("GET", "200"), get_200 + 1);
+  EXPECT_EQ(Observed("POST", "201"), post_201 + 1);
+  EXPECT_EQ(Observed("GET", "500"), get_500 + 1);
 }
 
 TEST_F(HttpClientTest, TokenFileIsReadAndReReadWhenItRotates) {
@@ -108,6 +119,7 @@ TEST_F(HttpClientTest, TokenFileIsReadAndReReadWhenItRotates) {
 
 TEST_F(HttpClientTest, StreamsLinesAcrossChunks) {
   HttpClient client(Config());
+  uint64_t watches = Observed("WATCH", "200");
   std::vector<std::string> lines;
   auto status = client.Stream("/api/v1/watch", [&](const std::string& line) {
     lines.push_back(line);
@@ -127,14 +139,17 @@ TEST_F(HttpClientTest, StreamsLinesAcrossChunks) {
                           })
                   .ok());
   EXPECT_EQ(lines.size(), 1u);
+  EXPECT_EQ(Observed("WATCH", "200"), watches + 2);
 }
 
 TEST(HttpClientDownTest, TransportFailuresNameMethodAndUrl) {
   ConnectionConfig c;
   c.server = "http://127.0.0.1:1";  // nothing listens there
   HttpClient client(c);
+  uint64_t errors = Observed("GET", "error");
   auto r = client.Request("GET", "/api/v1/nodes", "", "application/json",
                           absl::Seconds(2));
+  EXPECT_EQ(Observed("GET", "error"), errors + 1);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(std::string(r.status().message())
                 .rfind("GET http://127.0.0.1:1/api/v1/nodes: ", 0),

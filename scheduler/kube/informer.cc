@@ -7,6 +7,7 @@
 #include "glog/logging.h"
 #include "scheduler/kube/api_binder.h"
 #include "scheduler/kube/object_meta.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::kube {
 namespace {
@@ -30,6 +31,10 @@ void Informer::Apply(const json& object) {
 
 absl::StatusOr<std::string> Informer::List() {
   auto r = client_.Request("GET", kind_.list_path);
+  // Looking for a kind the server does not serve is not a relist.
+  if (!r.ok() || r->status != 404) {
+    metrics::Shoal().informer_relists.With({kind_.name}).Inc();
+  }
   if (!r.ok()) return r.status();
   if (r->status == 404) {
     return absl::NotFoundError(absl::StrCat("list ", kind_.name,
@@ -143,6 +148,9 @@ void Informer::Run(const std::atomic<bool>& stop) {
       version = *listed;
     }
     auto watched = Watch(version, stop);
+    if (!watched.ok() && !stop.load()) {
+      metrics::Shoal().informer_watch_restarts.With({kind_.name}).Inc();
+    }
     if (watched.ok()) {
       version = *watched;
       delay = backoff_.initial;

@@ -4,6 +4,9 @@
 // objects the new list lacks are removed; a failed connection is retried
 // with jittered exponential backoff. A kind whose CRD is not installed
 // (404 on list) is reported once and retried slowly, never fatal.
+// Metrics: each LIST sent counts in shoal_informer_relists_total{kind}
+// (not the 404s of a missing kind), each watch that ends in an error
+// (410 Gone included) in shoal_informer_watch_restarts_total{kind}.
 #ifndef SHOAL_SCHEDULER_KUBE_INFORMER_H_
 #define SHOAL_SCHEDULER_KUBE_INFORMER_H_
 

@@ -9,11 +9,19 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
+
+double Relists(const std::string& kind) {
+  return metrics::Shoal().informer_relists.With({kind}).Value();
+}
+double WatchRestarts(const std::string& kind) {
+  return metrics::Shoal().informer_watch_restarts.With({kind}).Value();
+}
 
 json Node(const std::string& name, const std::string& version) {
   return {{"kind", "Node"},
@@ -141,9 +149,12 @@ TEST_F(InformerTest, GoneMeansListAgainAndDropWhatTheListLacks) {
   });
   Informer informer(*client_, Nodes(),
                     Backoff{absl::Milliseconds(10), absl::Milliseconds(50)});
+  double relists = Relists("nodes"), restarts = WatchRestarts("nodes");
   std::thread run([&] { informer.Run(stop_); });
   run.join();
   EXPECT_EQ(lists.load(), 2);
+  EXPECT_EQ(Relists("nodes"), relists + 2);         // the first and after 410
+  EXPECT_EQ(WatchRestarts("nodes"), restarts + 1);  // the 410
   EXPECT_EQ(Have(),
             (std::map<std::string, std::string>{{"b", "5"}, {"c", "6"}}));
 }
@@ -158,6 +169,7 @@ TEST_F(InformerTest, AMissingOptionalKindIsNotFatal) {
   kind.optional = true;
   Informer informer(*client_, kind,
                     Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
+  double relists = Relists(kind.name);
   EXPECT_EQ(informer.List().status().message(),
             "list podgroups.scheduling.x-k8s.io: not served by this API server "
             "(/apis/scheduling.x-k8s.io/v1alpha1/podgroups)");
@@ -167,6 +179,7 @@ TEST_F(InformerTest, AMissingOptionalKindIsNotFatal) {
   stop = true;
   run.join();
   EXPECT_FALSE(informer.synced());
+  EXPECT_EQ(Relists(kind.name), relists);  // looking for it is no relist
 }
 
 TEST_F(InformerTest, ServerErrorsAreRetried) {
@@ -192,9 +205,12 @@ TEST_F(InformerTest, ServerErrorsAreRetried) {
   });
   Informer informer(*client_, Nodes(),
                     Backoff{absl::Milliseconds(10), absl::Milliseconds(20)});
+  double relists = Relists("nodes"), restarts = WatchRestarts("nodes");
   std::thread run([&] { informer.Run(stop); });
   run.join();
   EXPECT_TRUE(informer.synced());
+  EXPECT_EQ(Relists("nodes"), relists + 3);  // two failed lists, then one
+  EXPECT_EQ(WatchRestarts("nodes"), restarts);
   EXPECT_EQ(Have().count("n"), 1u);
 }
 
