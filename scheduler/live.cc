@@ -21,6 +21,8 @@
 #include "scheduler/kube/snapshot_writer.h"
 #include "scheduler/kube/status_writer.h"
 #include "scheduler/kube/volumes.h"
+#include "scheduler/metrics/http_endpoint.h"
+#include "scheduler/metrics/metrics.h"
 #include "scheduler/scheduler.h"
 
 namespace shoal {
@@ -191,10 +193,29 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   kube::RequestPool bind_pool(connection, options.bind_concurrency);
   kube::ApiDecisionSink decisions(bind_pool, events);
 
+  // /metrics, /healthz and /readyz, served from the start: a probe sees a
+  // replica that is still listing, or standing by.
+  metrics::HealthOptions health_options;
+  health_options.period = options.period;
+  metrics::Health health(health_options);
+  metrics::HttpEndpoint endpoint(metrics::DefaultRegistry(), health);
+  if (!options.metrics_address.empty()) {
+    if (absl::Status s = endpoint.Start(options.metrics_address); !s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("--metrics-address=", options.metrics_address,
+                                 ": ", s.message()));
+    }
+    LOG(INFO) << "serving /metrics, /healthz and /readyz on "
+              << options.metrics_address << " (port " << endpoint.port() << ")";
+  }
+
   SchedulerOptions scheduler_options;
   scheduler_options.period = options.period;
   scheduler_options.cycle.partial_gang_release_cycles =
       options.partial_gang_release_cycles;
+  scheduler_options.on_cycle = [&health](const AppliedCycle&) {
+    health.CycleFinished();
+  };
   Scheduler scheduler(cache, policy, decisions, status, scheduler_options);
 
   // Served from the start: a standby, or one still listing, can be asked
@@ -221,6 +242,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   }
 
   std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
+  std::vector<std::string> required;
+  for (const auto& kind : kinds) {
+    if (!kind.optional) required.push_back(kind.name);
+  }
+  health.SetUnsynced(required);
   // One HTTP client per thread: libcurl handles are not shared.
   std::vector<std::unique_ptr<kube::HttpClient>> clients;
   std::vector<std::unique_ptr<kube::Informer>> informers;
@@ -240,8 +266,17 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   };
   // Schedule only on a complete picture: every required kind listed once.
   absl::Time deadline = absl::Now() + options.sync_timeout;
+  auto unsynced = [&] {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      if (!kinds[k].optional && !informers[k]->synced())
+        names.push_back(kinds[k].name);
+    }
+    return names;
+  };
   for (size_t i = 0; i < kinds.size() && !stop.load(); ++i) {
     while (!kinds[i].optional && !informers[i]->synced() && !stop.load()) {
+      health.SetUnsynced(unsynced());
       if (absl::Now() > deadline) {
         join();
         return absl::DeadlineExceededError(absl::StrCat(
@@ -251,6 +286,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
+  health.SetSynced(true);
   kube::HttpClient lease_client(connection);
   kube::LeaderLease lease(
       lease_client, options.lease_namespace, options.lease_name,
@@ -264,6 +300,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
       auto held = lease.TryAcquireOrRenew(absl::Now());
       if (held.ok() && *held) break;
       if (!held.ok()) LOG(WARNING) << held.status().message();
+      if (held.ok()) health.SetLeadership(metrics::Leadership::kStandby);
       for (absl::Duration d; d < options.lease_duration / 5 && !stop.load();
            d += absl::Milliseconds(50)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -272,6 +309,9 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
     renewed = absl::Now();
     if (!stop.load()) LOG(INFO) << "leading: lease " << options.lease_name;
   }
+  health.SetLeadership(options.leader_elect
+                           ? metrics::Leadership::kLeader
+                           : metrics::Leadership::kNotElecting);
   if (!stop.load()) EnsureDefaultQueue(lease_client);
   LOG(INFO) << "synced with " << connection.server << "; scheduling every "
             << absl::FormatDuration(options.period);

@@ -34,6 +34,9 @@ struct LiveOptions {
   // the default address cannot be served (a second scheduler on the same
   // host), the scheduler runs on without it and says so.
   admin::AdminOptions admin;
+  // Where /metrics, /healthz and /readyz are served ("HOST:PORT", ":PORT";
+  // port 0 picks one and logs it); empty: not served.
+  std::string metrics_address = ":8080";
 };
 
 absl::Status RunLive(const kube::ConnectionConfig& connection,

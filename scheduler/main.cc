@@ -66,6 +66,9 @@ ABSL_FLAG(
     "A gang that stays below minMember with some pods bound for more than this "
     "many "
     "cycles has those pods released (evicted), so they stop holding room.");
+ABSL_FLAG(std::string, metrics_address, ":8080",
+          "Where to serve Prometheus /metrics, /healthz and /readyz "
+          "(HOST:PORT or :PORT; port 0 picks a free one; empty: off).");
 ABSL_FLAG(bool, leader_elect, false,
           "Run several replicas: only the holder of a coordination.k8s.io "
           "Lease schedules.");
@@ -196,6 +199,7 @@ int main(int argc, char** argv) {
     options.lease_name = absl::GetFlag(FLAGS_leader_elect_name);
     options.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
     options.admin = admin;
+    options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
     std::cerr << "shoal-scheduler: scheduling pods of schedulerName "
               << options.scheduler_name << " on " << connection->server
               << " (context " << connection->context << ")\n";

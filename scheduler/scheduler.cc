@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "scheduler/cycle_metrics.h"
 
 namespace shoal {
 
@@ -32,14 +33,16 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
     applied->binds[i] = {pod->Key(), node, absl::OkStatus()};
     // Assumed before the request leaves: nothing may book this room again.
     cache_.AssumeBound(pod->Key(), node);
-    decisions_.Bind(pod, node,
-                    [this, &slot = applied->binds[i]](absl::Status s) {
-                      if (s.ok()) return;
-                      // Pending again; the source says where it really is if
-                      // the bind took effect after all.
-                      cache_.ForgetAssumed(slot.pod);
-                      slot.outcome = std::move(s);
-                    });
+    decisions_.Bind(
+        pod, node,
+        [this, &slot = applied->binds[i], sent = absl::Now()](absl::Status s) {
+          slot.took = absl::Now() - sent;
+          if (s.ok()) return;
+          // Pending again; the source says where it really is if
+          // the bind took effect after all.
+          cache_.ForgetAssumed(slot.pod);
+          slot.outcome = std::move(s);
+        });
   }
   for (size_t i = 0; i < out.evictions.size(); ++i) {
     const framework::EvictDecision& e = out.evictions[i];
@@ -61,6 +64,8 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
   applied->cluster = std::move(out.cluster);
   applied->took = absl::Now() - start;
   if (options_.log_cycles) Log(*applied);
+  RecordCycleMetrics(*applied, cache_.AssumedCount(), absl::Now());
+  if (options_.on_cycle) options_.on_cycle(*applied);
   absl::MutexLock lock(&mu_);
   last_ = applied;
   return applied;

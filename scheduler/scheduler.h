@@ -27,20 +27,13 @@
 
 namespace shoal {
 
-struct SchedulerOptions {
-  absl::Duration period = absl::Seconds(1);
-  framework::CycleSettings cycle;
-  // One log line per cycle (and per job at -v=3). Off where stderr belongs
-  // to a report (the replay, the simulator).
-  bool log_cycles = true;
-};
-
 // What one cycle did, once its requests have come back.
 struct AppliedCycle {
   struct Bind {
     std::string pod;  // ns/name
     std::string node;
     absl::Status outcome;
+    absl::Duration took;  // the request, sent to answered
   };
   struct Eviction {
     std::string pod;
@@ -53,6 +46,17 @@ struct AppliedCycle {
   std::vector<Bind> binds;          // in the order the cycle decided them
   std::vector<Eviction> evictions;  // likewise
   absl::Duration took;
+};
+
+struct SchedulerOptions {
+  absl::Duration period = absl::Seconds(1);
+  framework::CycleSettings cycle;
+  // One log line per cycle (and per job at -v=3). Off where stderr belongs
+  // to a report (the replay, the simulator).
+  bool log_cycles = true;
+  // Called after each cycle (the live mode's health: the loop is not
+  // stuck).
+  std::function<void(const AppliedCycle&)> on_cycle;
 };
 
 class Scheduler {

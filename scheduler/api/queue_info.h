@@ -25,6 +25,18 @@ struct QueueInfo {
   bool open = true;  // status.state/spec.state Open; Closed admits nothing
   // True for the implicit `default` queue when no Queue object exists.
   bool implicit = false;
+
+  // Written during a session by the plugin that divides the cluster
+  // between queues (proportion), for the admin service and the metrics:
+  // what the queue deserves now, holds, and asks for (held plus what its
+  // jobs still want), and its share (held / deserved, the dominant
+  // resource). `standing_known` is false under a policy without one.
+  bool standing_known = false;
+  Resource deserved_now;
+  Resource allocated;
+  Resource request;
+  double share = 0;
+  bool overused = false;
 };
 
 }  // namespace shoal::api

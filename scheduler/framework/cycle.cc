@@ -1,13 +1,17 @@
 #include "scheduler/framework/cycle.h"
 
 #include "scheduler/framework/partial_gang_release.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
 
 CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
                       const CycleSettings& settings) {
   Session session(std::move(snapshot), policy);
-  for (auto& a : policy.actions) a.action->Execute(session);
+  for (auto& a : policy.actions) {
+    metrics::ScopedTimer timed(metrics::Shoal().ActionLatency(a.name));
+    a.action->Execute(session);
+  }
   ReleasePartialGangs(session, settings.partial_gang_release_cycles);
   session.Close();
   return CycleOutcome{std::move(session.cluster()), std::move(session.binds()),

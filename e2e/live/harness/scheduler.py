@@ -1,8 +1,10 @@
 """Runs the real shoal-scheduler binary against the test cluster."""
-import os
 import pathlib
+import re
 import signal
 import subprocess
+import urllib.error
+import urllib.request
 
 from . import cluster as cluster_mod
 
@@ -22,7 +24,8 @@ class Scheduler:
         args = [cluster_mod.binary("SHOAL_SCHEDULER", "scheduler/shoal-scheduler"),
                 f"--kubeconfig={kubeconfig}", f"--scheduler-conf={conf_path}",
                 "--scheduler-name=shoal", f"--schedule-period={period}",
-                f"--admin-address={self.admin_address}", *extra_args]
+                f"--admin-address={self.admin_address}",
+                "--metrics-address=127.0.0.1:0", *extra_args]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
 
@@ -34,6 +37,33 @@ class Scheduler:
              f"--address={self.admin_address}", *args],
             capture_output=True, text=True, timeout=60)
         return done.returncode, done.stdout, done.stderr
+
+    def http(self, path):
+        """GET `path` from its metrics endpoint: (status, body)."""
+        match = cluster_mod.wait_for(
+            "the metrics endpoint's port in the log",
+            lambda: re.search(r"serving /metrics, /healthz and /readyz on \S+ \(port (\d+)\)",
+                              self.text()))
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{match.group(1)}{path}",
+                                        timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def metrics(self):
+        """The /metrics samples: {(name, ((label, value), ...)): number}."""
+        status, body = self.http("/metrics")
+        assert status == 200, body
+        samples = {}
+        for line in body.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            m = re.fullmatch(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)', line)
+            assert m, f"not Prometheus text format: {line!r}"
+            labels = tuple(sorted(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or "")))
+            samples[(m.group(1), labels)] = float(m.group(3))
+        return samples
 
     def text(self):
         return self.log_path.read_text()

@@ -1,0 +1,153 @@
+#include "scheduler/cycle_metrics.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/api/resource_name.h"
+#include "scheduler/metrics/scheduler_metrics.h"
+
+namespace shoal {
+namespace {
+
+// Volcano's units: cpu in millicores, memory in bytes, the rest by name.
+metrics::QueueResources InVolcanoUnits(const api::Resource& r) {
+  metrics::QueueResources out;
+  for (size_t id = 0; id < r.size(); ++id) {
+    const double amount = static_cast<double>(r.Get(id));
+    if (id == api::kCpu) {
+      out.milli_cpu = amount;
+    } else if (id == api::kMemory) {
+      out.memory_bytes = amount;
+    } else if (id != api::kPods && amount != 0 && amount < api::kUnlimited) {
+      out.scalars[std::string(api::ResourceName(id))] = amount;
+    }
+  }
+  return out;
+}
+
+// A job that waits for its gang: pods left pending, minimum not met.
+bool Unschedulable(const api::JobInfo& job) {
+  return job.PendingCount() > 0 && job.ReadyCount() < job.min_member;
+}
+
+void RecordQueues(const api::ClusterInfo& c) {
+  std::vector<metrics::QueueSample> samples(c.queues.size());
+  for (size_t q = 0; q < c.queues.size(); ++q) {
+    const api::QueueInfo& queue = c.queues[q];
+    metrics::QueueSample& s = samples[q];
+    s.name = queue.name;
+    s.weight = queue.weight;
+    if (queue.capability) s.capability = InVolcanoUnits(*queue.capability);
+    if (queue.standing_known) {
+      s.deserved = InVolcanoUnits(queue.deserved_now);
+      s.request = InVolcanoUnits(queue.request);
+      s.share = queue.share;
+      s.overused = queue.overused;
+    }
+  }
+  std::vector<api::Resource> allocated(c.queues.size());
+  for (const api::JobInfo& job : c.jobs) {
+    if (job.queue_index == api::kNone) continue;
+    metrics::QueueSample& s = samples[job.queue_index];
+    allocated[job.queue_index] += c.Held(job);
+    switch (job.phase) {
+      case api::PodGroupPhase::kPending:
+        ++s.pending;
+        break;
+      case api::PodGroupPhase::kInqueue:
+        ++s.inqueue;
+        break;
+      case api::PodGroupPhase::kRunning:
+        ++s.running;
+        break;
+      case api::PodGroupPhase::kUnknown:
+        ++s.unknown;
+        break;
+      default:
+        break;
+    }
+    if (job.source == api::GroupSource::kSinglePod) continue;
+    if (job.ReadyCount() >= job.min_member) {
+      ++s.running_gangs;
+    } else if (job.PendingCount() > 0) {
+      ++s.pending_gangs;
+    }
+  }
+  for (size_t q = 0; q < c.queues.size(); ++q)
+    samples[q].allocated = InVolcanoUnits(allocated[q]);
+  metrics::Shoal().PublishQueues(samples);
+}
+
+}  // namespace
+
+void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
+                        absl::Time now) {
+  metrics::ShoalMetrics& m = metrics::Shoal();
+  const api::ClusterInfo& c = cycle.cluster;
+  m.cycles.Inc();
+  m.e2e_scheduling_latency.Observe(absl::ToDoubleMilliseconds(cycle.took));
+
+  std::map<std::string, const api::TaskInfo*> tasks;
+  for (const auto& t : c.tasks) tasks[t.pod->Key()] = &t;
+  std::set<api::JobIndex> placed_jobs;
+  for (const auto& b : cycle.binds) {
+    m.bind_latency.Observe(absl::ToDoubleMilliseconds(b.took));
+    if (!b.outcome.ok()) {
+      m.binds.With({metrics::kFailure}).Inc();
+      continue;
+    }
+    m.binds.With({metrics::kSuccess}).Inc();
+    auto task = tasks.find(b.pod);
+    if (task == tasks.end()) continue;
+    placed_jobs.insert(task->second->job);
+    m.task_scheduling_latency.Observe(
+        absl::ToDoubleMilliseconds(now - task->second->pod->created));
+  }
+  std::set<std::string> preemptors;
+  int victims = 0;
+  for (const auto& e : cycle.evictions) {
+    if (!e.outcome.ok()) continue;
+    m.evictions.With({e.reason}).Inc();
+    if (e.reason == metrics::kPreempt) {
+      ++victims;
+      preemptors.insert(e.preemptor);
+    }
+  }
+  m.preemption_victims.Set(victims);
+  m.preemption_attempts.Inc(static_cast<double>(preemptors.size()));
+
+  // Attempts, as Volcano counts them: each job with work this cycle was
+  // either placed (its minimum met, something bound now) or left waiting.
+  int unschedulable = 0;
+  std::vector<std::pair<metrics::LabelValues, double>> waiting_tasks;
+  std::vector<std::pair<metrics::LabelValues, double>> targets;
+  std::vector<std::pair<metrics::LabelValues, double>> shares;
+  for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
+       ++j) {
+    const api::JobInfo& job = c.jobs[j];
+    if (Unschedulable(job)) {
+      ++unschedulable;
+      m.schedule_attempts.With({metrics::kUnschedulable}).Inc();
+      waiting_tasks.push_back({{job.Key()}, double(job.PendingCount())});
+    } else if (placed_jobs.count(j) > 0) {
+      m.schedule_attempts.With({metrics::kScheduled}).Inc();
+    }
+    if (job.source != api::GroupSource::kSinglePod) {
+      shares.push_back(
+          {{job.ns, job.name}, c.Held(job).DominantShare(c.total_allocatable)});
+    }
+    if (job.elastic() && job.elastic_target > 0)
+      targets.push_back({{job.ns, job.name}, double(job.elastic_target)});
+  }
+  m.unschedule_job_count.Set(unschedulable);
+  m.unschedule_task_count.Replace(waiting_tasks);
+  m.elastic_target.Replace(targets);
+  m.job_share.Replace(shares);
+  m.assumed_pods.Set(assumed_pods);
+  RecordQueues(c);
+}
+
+}  // namespace shoal
