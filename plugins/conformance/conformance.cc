@@ -9,7 +9,7 @@ using framework::Session;
 
 class Conformance : public framework::Plugin {
  public:
-  void OnSessionOpen(Session& s) override {
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
     auto spare_system_pods =
         [&s](const api::TaskInfo&,
              const std::vector<api::TaskIndex>& candidates) {
@@ -23,6 +23,7 @@ class Conformance : public framework::Plugin {
         };
     s.Register<framework::Preemptable>(spare_system_pods);
     s.Register<framework::Reclaimable>(spare_system_pods);
+    return nullptr;  // nothing shared between callbacks
   }
 };
 

@@ -1,6 +1,8 @@
 #include "plugins/elastic/elastic.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <queue>
 #include <string>
 #include <vector>
@@ -17,19 +19,36 @@ int32_t Placed(const api::JobInfo& job) {
   return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
 }
 
-class Elastic : public framework::Plugin {
+// What elastic remembers from one cycle to the next: when each running
+// pod was placed, so that pods placed this cycle or the last are not
+// taken back at once (no flapping). The plugin owns it; a session copies
+// what it needs when it opens and writes it back when it closes, so a
+// session that never closes (an explanation) leaves it as it was.
+struct Memory {
+  std::mutex mu;       // sessions on one policy may open side by side
+  uint64_t cycle = 0;  // sessions closed so far
+  absl::flat_hash_map<std::string, uint64_t> placed_at;  // pod uid -> cycle
+};
+
+// Each elastic job's target size, worked out when the session opens.
+class ElasticSession : public framework::PluginSession {
  public:
-  void OnSessionOpen(Session& s) override {
-    ++cycle_;
+  explicit ElasticSession(Memory& memory) : memory_(memory) {}
+
+  // Reads the memory and the snapshot, then registers the callbacks,
+  // which point into this object.
+  void Register(Session& s) {
     const api::ClusterInfo& c = s.cluster();
-    // When each running pod was placed; pods first seen running are old.
-    absl::flat_hash_map<std::string, uint64_t> placed;
-    for (const api::TaskInfo& t : c.tasks) {
-      if (!api::HoldsShare(t.status)) continue;
-      auto it = placed_at_.find(t.pod->uid);
-      placed[t.pod->uid] = it == placed_at_.end() ? 0 : it->second;
+    {
+      // When each running pod was placed; pods first seen running are old.
+      std::lock_guard<std::mutex> lock(memory_.mu);
+      cycle_ = memory_.cycle + 1;
+      for (const api::TaskInfo& t : c.tasks) {
+        if (!api::HoldsShare(t.status)) continue;
+        auto it = memory_.placed_at.find(t.pod->uid);
+        placed_at_[t.pod->uid] = it == memory_.placed_at.end() ? 0 : it->second;
+      }
     }
-    placed_at_ = std::move(placed);
     ComputeTargets(s);
 
     // Between two running elastic jobs, the smaller share grows first.
@@ -51,7 +70,7 @@ class Elastic : public framework::Plugin {
     s.Register<framework::JobStarving>([this, &s](const api::JobInfo& job) {
       if (!job.elastic() || Placed(job) < job.min_member)
         return false;  // gang's call
-      return job.PendingCount() > 0 && Placed(job) < target_[Index(s, job)];
+      return job.PendingCount() > 0 && Placed(job) < target_[job.index];
     });
     // A job short of its minimum (a gang, a lone pod) may take any elastic
     // job's pods: elastic pods only ever borrow room no minimum wants.
@@ -85,18 +104,19 @@ class Elastic : public framework::Plugin {
                        nullptr});
   }
 
+  // Publishes the targets, and remembers this cycle's placements for the
+  // next.
   void OnSessionClose(Session& s) override {
     for (api::JobIndex j = 0;
          j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
       s.job(j).elastic_target = target_[j];
     }
+    std::lock_guard<std::mutex> lock(memory_.mu);
+    memory_.cycle = cycle_;
+    memory_.placed_at = std::move(placed_at_);
   }
 
  private:
-  static api::JobIndex Index(const Session& s, const api::JobInfo& j) {
-    return static_cast<api::JobIndex>(&j - s.cluster().jobs.data());
-  }
-
   double Share(const Session& s, const api::JobInfo& job) const {
     return s.cluster().Held(job).DominantShare(s.cluster().total_allocatable);
   }
@@ -189,11 +209,22 @@ class Elastic : public framework::Plugin {
     }
   }
 
-  // Across sessions.
-  uint64_t cycle_ = 0;
+  Memory& memory_;      // the plugin's, read at open and written at close
+  uint64_t cycle_ = 0;  // this session's number
   absl::flat_hash_map<std::string, uint64_t> placed_at_;  // pod uid -> cycle
-  // This session.
   std::vector<int32_t> target_;  // by job; 0 when not elastic
+};
+
+class Elastic : public framework::Plugin {
+ public:
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
+    auto state = std::make_unique<ElasticSession>(memory_);
+    state->Register(s);
+    return state;
+  }
+
+ private:
+  Memory memory_;
 };
 
 }  // namespace

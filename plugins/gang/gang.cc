@@ -26,9 +26,53 @@ bool Valid(api::TaskStatus s) {
   return s != api::TaskStatus::kFailed && s != api::TaskStatus::kReleasing;
 }
 
+// Ready (placed or done) tasks, plus `extra` pipelined ones, cover the
+// job's minimum and every role's minimum.
+bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
+  if (job.ReadyCount() + extra < job.min_member) return false;
+  if (!job.RoleMinimumsApply()) return true;
+  auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
+    return api::IsReadyStatus(st) ||
+           (extra > 0 && st == api::TaskStatus::kPipelined);
+  });
+  for (const auto& [role, min] : job.min_task_member) {
+    if (ready[role] < min) return false;
+  }
+  return true;
+}
+
+// Writes each waiting gang's message when the session closes; keeps no
+// state of its own.
+class GangSession : public framework::PluginSession {
+ public:
+  void OnSessionClose(Session& s) override {
+    for (auto& job : s.cluster().jobs) {
+      if (Ready(s, job, 0)) {
+        job.message.clear();
+        continue;
+      }
+      const int32_t pipelined = job.Count(api::TaskStatus::kPipelined);
+      if (job.fit_error.empty() || job.PendingCount() + pipelined == 0)
+        continue;
+      if (job.source == api::GroupSource::kSinglePod) {
+        job.message = job.fit_error;
+      } else {
+        job.message =
+            absl::StrCat(job.PendingCount() + pipelined, "/", job.tasks.size(),
+                         " tasks in gang unschedulable: ", job.fit_error);
+      }
+      // Said, not hidden: a pod waiting on evictions is still waiting.
+      if (pipelined > 0) {
+        absl::StrAppend(&job.message, " (", pipelined,
+                        " pod(s) wait for room that evictions are freeing)");
+      }
+    }
+  }
+};
+
 class Gang : public framework::Plugin {
  public:
-  void OnSessionOpen(Session& s) override {
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
     s.Register<framework::JobValid>([&s](const api::JobInfo& job,
                                          std::string* why) {
       if (job.ValidCount() < job.min_member) {
@@ -64,46 +108,7 @@ class Gang : public framework::Plugin {
           bool ra = Ready(s, a, 0), rb = Ready(s, b, 0);
           return ra == rb ? 0 : (ra ? 1 : -1);
         });
-  }
-
-  void OnSessionClose(Session& s) override {
-    for (auto& job : s.cluster().jobs) {
-      if (Ready(s, job, 0)) {
-        job.message.clear();
-        continue;
-      }
-      const int32_t pipelined = job.Count(api::TaskStatus::kPipelined);
-      if (job.fit_error.empty() || job.PendingCount() + pipelined == 0)
-        continue;
-      if (job.source == api::GroupSource::kSinglePod) {
-        job.message = job.fit_error;
-      } else {
-        job.message =
-            absl::StrCat(job.PendingCount() + pipelined, "/", job.tasks.size(),
-                         " tasks in gang unschedulable: ", job.fit_error);
-      }
-      // Said, not hidden: a pod waiting on evictions is still waiting.
-      if (pipelined > 0) {
-        absl::StrAppend(&job.message, " (", pipelined,
-                        " pod(s) wait for room that evictions are freeing)");
-      }
-    }
-  }
-
- private:
-  // Ready (placed or done) tasks, plus `extra` pipelined ones, cover the
-  // job's minimum and every role's minimum.
-  static bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
-    if (job.ReadyCount() + extra < job.min_member) return false;
-    if (!job.RoleMinimumsApply()) return true;
-    auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
-      return api::IsReadyStatus(st) ||
-             (extra > 0 && st == api::TaskStatus::kPipelined);
-    });
-    for (const auto& [role, min] : job.min_task_member) {
-      if (ready[role] < min) return false;
-    }
-    return true;
+    return std::make_unique<GangSession>();
   }
 };
 

@@ -126,43 +126,47 @@ class NodeOrder : public framework::Plugin {
  public:
   explicit NodeOrder(Weights w) : w_(std::move(w)) {}
 
-  void OnSessionOpen(Session& s) override {
-    s.Register<framework::NodeOrder>([this, &s](const api::TaskInfo& t,
-                                                const api::NodeInfo& n) {
+  // Only the configured weights are read, and they never change: the
+  // callbacks point at them rather than copy them per session.
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
+    const Weights& w = w_;
+    s.Register<framework::NodeOrder>([&w, &s](const api::TaskInfo& t,
+                                              const api::NodeInfo& n) {
       double score = 0;
-      if (w_.least_requested != 0) {
-        score += w_.least_requested * LeastOrMost(w_, t, n, true);
+      if (w.least_requested != 0) {
+        score += w.least_requested * LeastOrMost(w, t, n, true);
       }
-      if (w_.most_requested != 0) {
-        score += w_.most_requested * LeastOrMost(w_, t, n, false);
+      if (w.most_requested != 0) {
+        score += w.most_requested * LeastOrMost(w, t, n, false);
       }
-      if (w_.balanced != 0) score += w_.balanced * Balanced(t, n);
-      if (w_.node_affinity != 0) {
-        score += w_.node_affinity * NodeAffinity(t, n);
+      if (w.balanced != 0) score += w.balanced * Balanced(t, n);
+      if (w.node_affinity != 0) {
+        score += w.node_affinity * NodeAffinity(t, n);
       }
-      if (w_.taint_toleration != 0) {
-        score += w_.taint_toleration * TaintToleration(t, n);
+      if (w.taint_toleration != 0) {
+        score += w.taint_toleration * TaintToleration(t, n);
       }
-      if (w_.binpack != 0) score += w_.binpack * Binpack(w_, t, n);
+      if (w.binpack != 0) score += w.binpack * Binpack(w, t, n);
       if (t.topology_class != 0) {
-        score += w_.pod_affinity *
+        score += w.pod_affinity *
                      PodAffinity(s, t, n, framework::TopologyScope::kNode) +
-                 w_.spread * Spread(s, t, n, framework::TopologyScope::kNode);
+                 w.spread * Spread(s, t, n, framework::TopologyScope::kNode);
       }
       return score;
     });
-    if (w_.pod_affinity == 0 && w_.spread == 0) return;
+    if (w.pod_affinity == 0 && w.spread == 0) return nullptr;
     s.Register<framework::DomainOrder>(
-        [this, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
+        [&w, &s](const api::TaskInfo& t, const api::NodeInfo& n) {
           if (t.topology_class == 0) return 0.0;
-          return w_.pod_affinity *
+          return w.pod_affinity *
                      PodAffinity(s, t, n, framework::TopologyScope::kDomain) +
-                 w_.spread * Spread(s, t, n, framework::TopologyScope::kDomain);
+                 w.spread * Spread(s, t, n, framework::TopologyScope::kDomain);
         });
+    return nullptr;  // nothing shared between callbacks
   }
 
  private:
-  Weights w_;
+  const Weights w_;
 };
 
 // Reads `key` into *out; returns the error, if any, through `status`.

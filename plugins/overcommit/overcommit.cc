@@ -12,52 +12,69 @@ using framework::Session;
 
 constexpr double kDefaultFactor = 1.2;
 
-class Overcommit : public framework::Plugin {
+// What admission may still promise this session.
+class OvercommitSession : public framework::PluginSession {
  public:
-  explicit Overcommit(double factor) : factor_(factor) {}
-
-  void OnSessionOpen(Session& s) override {
-    const api::ClusterInfo& c = s.cluster();
+  // Room admission may promise: idle capacity stretched by the factor,
+  // less the gang minimums already admitted but not yet placed.
+  OvercommitSession(const api::ClusterInfo& c, double factor)
+      : factor_(factor) {
     api::Resource used;
     for (const auto& n : c.nodes) {
       if (n.spec().ready) used += n.used();
     }
-    // Room admission may promise: idle capacity stretched by the factor,
-    // less the gang minimums already admitted but not yet placed.
     room_ = c.total_allocatable.Scaled(factor_) - used;
     for (const api::JobInfo& job : c.jobs) {
       if (job.phase != api::PodGroupPhase::kInqueue) continue;
       room_ -= c.UnheldMinimum(job);
     }
-    s.Register<framework::JobEnqueueable>([this, &s](const api::JobInfo& job,
-                                                     std::string* why) {
-      // What it already holds is in `used`; only the rest is promised.
-      api::Resource minimum = s.cluster().UnheldMinimum(job);
-      if (!minimum.LessEqualWhere(room_, minimum)) {
-        std::vector<std::string> short_of;
-        minimum.ForEachShortage(room_, [&](api::ResourceId id) {
-          api::QuantityScale scale = api::ScaleOf(id);
-          short_of.push_back(absl::StrCat(
-              api::ResourceName(id), " needs ",
-              api::FormatQuantity(minimum.Get(id), scale), ", ",
-              api::FormatQuantity(std::max<int64_t>(room_.Get(id), 0), scale),
-              " left"));
-        });
-        *why = absl::StrFormat(
-            "the gang's minimum does not fit what the cluster can still "
-            "promise "
-            "(%s; idle x overcommit-factor %g, less gangs already admitted)",
-            absl::StrJoin(short_of, ", "), factor_);
-        return -1;
-      }
-      room_ -= minimum;
-      return 1;
-    });
+  }
+
+  int Enqueueable(const Session& s, const api::JobInfo& job, std::string* why) {
+    // What it already holds is in `used`; only the rest is promised.
+    api::Resource minimum = s.cluster().UnheldMinimum(job);
+    if (!minimum.LessEqualWhere(room_, minimum)) {
+      std::vector<std::string> short_of;
+      minimum.ForEachShortage(room_, [&](api::ResourceId id) {
+        api::QuantityScale scale = api::ScaleOf(id);
+        short_of.push_back(absl::StrCat(
+            api::ResourceName(id), " needs ",
+            api::FormatQuantity(minimum.Get(id), scale), ", ",
+            api::FormatQuantity(std::max<int64_t>(room_.Get(id), 0), scale),
+            " left"));
+      });
+      *why = absl::StrFormat(
+          "the gang's minimum does not fit what the cluster can still "
+          "promise "
+          "(%s; idle x overcommit-factor %g, less gangs already admitted)",
+          absl::StrJoin(short_of, ", "), factor_);
+      return -1;
+    }
+    room_ -= minimum;
+    return 1;
   }
 
  private:
-  double factor_;
+  const double factor_;
   api::Resource room_;
+};
+
+class Overcommit : public framework::Plugin {
+ public:
+  explicit Overcommit(double factor) : factor_(factor) {}
+
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
+    auto state = std::make_unique<OvercommitSession>(s.cluster(), factor_);
+    OvercommitSession* o = state.get();
+    s.Register<framework::JobEnqueueable>(
+        [o, &s](const api::JobInfo& job, std::string* why) {
+          return o->Enqueueable(s, job, why);
+        });
+    return state;
+  }
+
+ private:
+  const double factor_;
 };
 
 }  // namespace

@@ -52,11 +52,12 @@ bool StaticFilter(const api::PlacementConstraints& c, const api::NodeInfo& n,
 
 class Predicates : public framework::Plugin {
  public:
-  void OnSessionOpen(Session& s) override {
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
     // Resource fit and host ports are the session's own mechanism
     // (Session::Fits), not a plugin's: no policy may book a node past its
     // allocatable or bind a port twice.
     s.Register<framework::Predicate>(StaticFilter);
+    return nullptr;  // stateless
   }
 };
 

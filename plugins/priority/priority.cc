@@ -11,7 +11,7 @@ int Compare(int32_t a, int32_t b) { return a > b ? -1 : (a < b ? 1 : 0); }
 
 class Priority : public framework::Plugin {
  public:
-  void OnSessionOpen(Session& s) override {
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
     s.Register<framework::JobOrder>(
         [](const api::JobInfo& a, const api::JobInfo& b) {
           return Compare(a.priority, b.priority);
@@ -36,6 +36,7 @@ class Priority : public framework::Plugin {
           }
           return framework::Victims(std::move(victims));
         });
+    return nullptr;  // nothing shared between callbacks
   }
 };
 

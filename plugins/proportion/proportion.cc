@@ -25,9 +25,12 @@ struct QueueShare {
   bool satisfied = false;  // water-filling is done with it
 };
 
-class Proportion : public framework::Plugin {
+// Each queue's deserved share, worked out when the session opens, and
+// what it holds, kept current as the session's statements move tasks.
+class ProportionSession : public framework::PluginSession {
  public:
-  void OnSessionOpen(Session& s) override {
+  // Registers the callbacks, which point into this object.
+  void Register(Session& s) {
     const api::ClusterInfo& c = s.cluster();
     shares_.assign(c.queues.size(), QueueShare{});
     Measure(c);
@@ -35,10 +38,10 @@ class Proportion : public framework::Plugin {
     for (size_t q = 0; q < shares_.size(); ++q) UpdateShare(q);
 
     s.Register<framework::QueueOrder>(
-        [this, &s](const api::QueueInfo& a, const api::QueueInfo& b) {
+        [this](const api::QueueInfo& a, const api::QueueInfo& b) {
           // spec.priority first, as Volcano orders queues; then least share.
           if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
-          double sa = Of(s, a).share, sb = Of(s, b).share;
+          double sa = Of(a).share, sb = Of(b).share;
           return sa < sb ? -1 : (sa > sb ? 1 : 0);
         });
     // Above its deserved share in its dominant resource. (Volcano asks for
@@ -46,10 +49,10 @@ class Proportion : public framework::Plugin {
     // more cpu than it deserves stop counting as overused as soon as it
     // dips below its deserved memory.)
     s.Register<framework::Overused>(
-        [this, &s](const api::QueueInfo& q) { return Of(s, q).share > 1; });
+        [this](const api::QueueInfo& q) { return Of(q).share > 1; });
     s.Register<framework::Allocatable>(
-        [this, &s](const api::QueueInfo& q, const api::TaskInfo& t) {
-          const QueueShare& qs = Of(s, q);
+        [this](const api::QueueInfo& q, const api::TaskInfo& t) {
+          const QueueShare& qs = Of(q);
           return (qs.allocated + t.request())
               .LessEqualWhere(qs.deserved, t.request());
         });
@@ -121,9 +124,7 @@ class Proportion : public framework::Plugin {
   }
 
  private:
-  QueueShare& Of(const Session& s, const api::QueueInfo& q) {
-    return shares_[&q - s.cluster().queues.data()];
-  }
+  QueueShare& Of(const api::QueueInfo& q) { return shares_[q.index]; }
 
   // "cpu would reach 12 of 10, memory would reach ..." for the resources
   // the job asks for that `after` takes past `limit`.
@@ -263,7 +264,16 @@ class Proportion : public framework::Plugin {
     }
   }
 
-  std::vector<QueueShare> shares_;
+  std::vector<QueueShare> shares_;  // by queue
+};
+
+class Proportion : public framework::Plugin {
+ public:
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
+    auto state = std::make_unique<ProportionSession>();
+    state->Register(s);
+    return state;
+  }
 };
 
 }  // namespace

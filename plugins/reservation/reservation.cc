@@ -1,6 +1,8 @@
 #include "plugins/reservation/reservation.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,11 +16,29 @@ namespace {
 
 using framework::Session;
 
-class Reservation : public framework::Plugin {
- public:
-  explicit Reservation(absl::Duration wait_limit) : wait_limit_(wait_limit) {}
+// What reservation remembers from one cycle to the next: whom nodes are
+// held for, and which. The plugin owns it; a session copies it when it
+// opens and writes it back when it closes, so a session that never closes
+// (an explanation) leaves it as it was.
+struct Memory {
+  std::mutex mu;       // sessions on one policy may open side by side
+  std::string target;  // the gang's ns/name; empty when none
+  std::vector<std::string> nodes;
+};
 
-  void OnSessionOpen(Session& s) override {
+// The nodes held this session, and for which job.
+class ReservationSession : public framework::PluginSession {
+ public:
+  ReservationSession(Memory& memory, absl::Duration wait_limit)
+      : memory_(memory), wait_limit_(wait_limit) {
+    std::lock_guard<std::mutex> lock(memory_.mu);
+    target_ = memory_.target;
+    nodes_ = memory_.nodes;
+  }
+
+  // Keeps the held gang (or elects a new one), then registers the
+  // callbacks, which point into this object.
+  void Register(Session& s) {
     api::JobIndex target = Find(s, target_);
     if (target == api::kNone || Started(s.job(target))) {
       target_.clear();
@@ -45,15 +65,19 @@ class Reservation : public framework::Plugin {
           return -1;
         });
     s.Register<framework::Fit>(
-        [this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
-                           const api::Resource&, framework::Reasons* why) {
-          api::NodeIndex i =
-              static_cast<api::NodeIndex>(&n - s.cluster().nodes.data());
-          if (!reserved_[i] || t.job == target) return true;
+        [this, target](const api::TaskInfo& t, const api::NodeInfo& n,
+                       const api::Resource&, framework::Reasons* why) {
+          if (!reserved_[n.index()] || t.job == target) return true;
           if (why != nullptr)
             why->push_back("node(s) were reserved for a gang waiting too long");
           return false;
         });
+  }
+
+  void OnSessionClose(Session&) override {
+    std::lock_guard<std::mutex> lock(memory_.mu);
+    memory_.target = std::move(target_);
+    memory_.nodes = std::move(nodes_);
   }
 
  private:
@@ -127,11 +151,27 @@ class Reservation : public framework::Plugin {
     return oldest;
   }
 
+  Memory& memory_;  // the plugin's, read at open and written at close
   const absl::Duration wait_limit_;
-  // Kept across sessions: whom the nodes are held for.
+  // Whom the nodes are held for, from the memory or elected now.
   std::string target_;
   std::vector<std::string> nodes_;
-  std::vector<bool> reserved_;  // by node index, this session
+  std::vector<bool> reserved_;  // by node index
+};
+
+class Reservation : public framework::Plugin {
+ public:
+  explicit Reservation(absl::Duration wait_limit) : wait_limit_(wait_limit) {}
+
+  std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
+    auto state = std::make_unique<ReservationSession>(memory_, wait_limit_);
+    state->Register(s);
+    return state;
+  }
+
+ private:
+  const absl::Duration wait_limit_;
+  Memory memory_;
 };
 
 }  // namespace

@@ -81,10 +81,8 @@ class Allocate : public framework::Action {
       cursors.erase(j);
     }
     if (growing.empty()) return;
-    PendingJobs growers(s, [&](api::JobInfo& job) {
-      return growing.count(static_cast<api::JobIndex>(
-                 &job - s.cluster().jobs.data())) > 0;
-    });
+    PendingJobs growers(
+        s, [&](api::JobInfo& job) { return growing.count(job.index) > 0; });
     for (api::JobIndex j = growers.Next(); j != api::kNone;
          j = growers.Next()) {
       if (PlaceSome(s, j, CursorFor(s, j, cursors))) growers.Push(j);

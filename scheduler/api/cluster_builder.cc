@@ -7,26 +7,28 @@ void ClusterBuilder::SetNow(absl::Time now) { cluster_.now = now; }
 NodeIndex ClusterBuilder::AddNode(std::shared_ptr<const NodeSpec> spec) {
   NodeIndex i = static_cast<NodeIndex>(cluster_.nodes.size());
   cluster_.node_by_name[spec->name] = i;
-  cluster_.nodes.emplace_back(std::move(spec));
+  cluster_.nodes.emplace_back(std::move(spec), i);
   return i;
 }
 
 void ClusterBuilder::AddQueue(QueueInfo queue) {
   auto it = cluster_.queue_by_name.find(queue.name);
   if (it != cluster_.queue_by_name.end()) {
+    queue.index = it->second;
     cluster_.queues[it->second] = std::move(queue);
     return;
   }
-  cluster_.queue_by_name[queue.name] =
-      static_cast<int32_t>(cluster_.queues.size());
+  queue.index = static_cast<int32_t>(cluster_.queues.size());
+  cluster_.queue_by_name[queue.name] = queue.index;
   cluster_.queues.push_back(std::move(queue));
 }
 
 JobIndex ClusterBuilder::AddJob(JobInfo job) {
   job.tasks.clear();
   job.count_by_status = {};
+  job.index = static_cast<JobIndex>(cluster_.jobs.size());
   cluster_.jobs.push_back(std::move(job));
-  return static_cast<JobIndex>(cluster_.jobs.size() - 1);
+  return cluster_.jobs.back().index;
 }
 
 TaskIndex ClusterBuilder::AddTask(std::shared_ptr<const PodInfo> pod,

@@ -33,4 +33,17 @@ Resource ClusterInfo::Held(const JobInfo& job) const {
   return held;
 }
 
+bool IndexesMatchPositions(const ClusterInfo& c) {
+  for (size_t i = 0; i < c.jobs.size(); ++i) {
+    if (c.jobs[i].index != static_cast<JobIndex>(i)) return false;
+  }
+  for (size_t i = 0; i < c.queues.size(); ++i) {
+    if (c.queues[i].index != static_cast<int32_t>(i)) return false;
+  }
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    if (c.nodes[i].index() != static_cast<NodeIndex>(i)) return false;
+  }
+  return true;
+}
+
 }  // namespace shoal::api

@@ -59,6 +59,11 @@ struct ClusterInfo {
   }
 };
 
+// Every job, queue and node carries its own position in `c` (what
+// ClusterBuilder sets): the invariant code relies on when it goes from an
+// object back to its index.
+bool IndexesMatchPositions(const ClusterInfo& c);
+
 }  // namespace shoal::api
 
 #endif  // SHOAL_SCHEDULER_API_CLUSTER_INFO_H_

@@ -30,6 +30,9 @@ struct JobInfo {
   std::string name;  // PodGroup name, or the pod's name for a job of one
   std::string uid;
   GroupSource source = GroupSource::kVolcano;
+  // Position in ClusterInfo::jobs, set once when the snapshot is built
+  // (ClusterBuilder::AddJob); kNone outside a cluster.
+  JobIndex index = kNone;
   std::string queue = "default";
   // Index of `queue` in ClusterInfo.queues, or kNone when it does not
   // exist; resolved once when the snapshot is built.

@@ -4,8 +4,8 @@
 
 namespace shoal::api {
 
-NodeInfo::NodeInfo(std::shared_ptr<const NodeSpec> spec)
-    : spec_(std::move(spec)), idle_(spec_->allocatable) {}
+NodeInfo::NodeInfo(std::shared_ptr<const NodeSpec> spec, NodeIndex index)
+    : spec_(std::move(spec)), index_(index), idle_(spec_->allocatable) {}
 
 void NodeInfo::Add(const Resource& request, TaskStatus status,
                    const std::vector<HostPort>& ports,

@@ -26,8 +26,14 @@ struct NodeSpec {
 
 class NodeInfo {
  public:
-  explicit NodeInfo(std::shared_ptr<const NodeSpec> spec);
+  // `index`: the node's position in ClusterInfo::nodes (ClusterBuilder
+  // sets it); kNone for a node outside any cluster.
+  explicit NodeInfo(std::shared_ptr<const NodeSpec> spec,
+                    NodeIndex index = kNone);
 
+  // Position in ClusterInfo::nodes, so that code handed a node need not
+  // recover it from the vector's address.
+  NodeIndex index() const { return index_; }
   const NodeSpec& spec() const { return *spec_; }
   const std::string& name() const { return spec_->name; }
   const Resource& allocatable() const { return spec_->allocatable; }
@@ -87,6 +93,7 @@ class NodeInfo {
 
  private:
   std::shared_ptr<const NodeSpec> spec_;
+  NodeIndex index_ = kNone;
   Resource used_;
   Resource idle_;
   Resource releasing_;

@@ -7,11 +7,15 @@
 #include <string>
 
 #include "scheduler/api/resource.h"
+#include "scheduler/api/task_info.h"
 
 namespace shoal::api {
 
 struct QueueInfo {
   std::string name;
+  // Position in ClusterInfo::queues, set once when the snapshot is built
+  // (ClusterBuilder::AddQueue); kNone outside a cluster.
+  int32_t index = kNone;
   int32_t weight = 1;
   // spec.priority: a higher-priority queue goes first, and reclaim takes
   // from lower-priority queues first.

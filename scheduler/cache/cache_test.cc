@@ -115,6 +115,20 @@ TEST(CacheTest, ExportHoldsWhatWasFedWithAssumedBindsAndKeptDecisions) {
   cache.AssumeBound("ml/w-0", "n1");
   cache.KeepDecisions(Decided(cache, PodGroupPhase::kInqueue, 4));
 
+  // A lone pod of the default queue joins the group, and a queue.
+  auto lone = std::make_shared<api::PodInfo>(*pod);
+  lone->name = "lone";
+  lone->group.clear();
+  cache.UpsertPod(lone, true);
+  api::QueueInfo q;
+  q.name = "gpu";
+  cache.UpsertQueue(q);
+  const api::ClusterInfo snapshot = cache.Snapshot();
+  EXPECT_EQ(snapshot.jobs.size(), 2u);
+  EXPECT_EQ(snapshot.queues.size(), 2u);  // gpu and the implicit default
+  EXPECT_TRUE(api::IndexesMatchPositions(snapshot));
+  cache.DeletePod("ml/lone");
+
   CacheContents out = cache.Export();
   EXPECT_EQ(out.scheduler_name, "shoal");
   ASSERT_EQ(out.nodes.size(), 1u);

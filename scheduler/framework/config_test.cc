@@ -93,7 +93,9 @@ TEST(ConfigTest, TypoInSwitchIsRefusedWithValidNames) {
 }
 
 class Nothing : public Plugin {
-  void OnSessionOpen(Session&) override {}
+  std::unique_ptr<PluginSession> OnSessionOpen(Session&) override {
+    return nullptr;
+  }
 };
 class Idle : public Action {
   void Execute(Session&) override {}

@@ -14,8 +14,9 @@ CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
   }
   ReleasePartialGangs(session, settings.partial_gang_release_cycles);
   session.Close();
-  return CycleOutcome{std::move(session.cluster()), std::move(session.binds()),
-                      std::move(session.evictions())};
+  Decisions decisions = session.TakeDecisions();
+  return CycleOutcome{std::move(session.cluster()), std::move(decisions.binds),
+                      std::move(decisions.evictions)};
 }
 
 }  // namespace shoal::framework

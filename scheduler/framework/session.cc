@@ -1,6 +1,7 @@
 #include "scheduler/framework/session.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +12,7 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
     : cluster_(std::move(cluster)),
       policy_(policy),
       topology_(std::make_unique<PodTopology>(cluster_)) {
+  assert(api::IndexesMatchPositions(cluster_));
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
   }
@@ -28,17 +30,19 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
       }
     }
   }
+  plugin_sessions_.reserve(policy_.plugins.size());
   for (auto& p : policy_.plugins) {
     Registering reg{p.config, p.tier};
     current_ = &reg;
-    p.plugin->OnSessionOpen(*this);
+    plugin_sessions_.push_back(p.plugin->OnSessionOpen(*this));
   }
   current_ = nullptr;
 }
 
 void Session::Close() {
-  for (auto it = policy_.plugins.rbegin(); it != policy_.plugins.rend(); ++it) {
-    it->plugin->OnSessionClose(*this);
+  for (auto it = plugin_sessions_.rbegin(); it != plugin_sessions_.rend();
+       ++it) {
+    if (*it != nullptr) (*it)->OnSessionClose(*this);
   }
   for (auto& job : cluster_.jobs) {
     int32_t total = static_cast<int32_t>(job.tasks.size());

@@ -2,6 +2,12 @@
 // on it when it opens; actions read it, change it only through Statements,
 // and ask it for orderings, filters and scores; what was committed is
 // handed back to the caller as bind and evict decisions.
+//
+// The session owns everything that lasts one cycle: its copy of the
+// snapshot, the callbacks, and each plugin's PluginSession (the state
+// those callbacks share). All of it is destroyed with the session, so
+// nothing computed in one cycle leaks into the next, and two sessions on
+// one Policy share nothing but the plugins' configuration.
 #ifndef SHOAL_SCHEDULER_FRAMEWORK_SESSION_H_
 #define SHOAL_SCHEDULER_FRAMEWORK_SESSION_H_
 
@@ -13,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/framework/callbacks.h"
+#include "scheduler/framework/plugin.h"
 #include "scheduler/framework/pod_topology.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/framework/tier_walk.h"
@@ -30,6 +37,12 @@ struct EvictDecision {
   std::string preemptor;  // ns/name of the pod the room is for
 };
 
+// What a session decided, handed to the caller once it is over.
+struct Decisions {
+  std::vector<BindDecision> binds;
+  std::vector<EvictDecision> evictions;
+};
+
 // Nodes that pass every predicate for one set of placement constraints,
 // and why the others did not.
 struct FeasibleNodes {
@@ -39,12 +52,15 @@ struct FeasibleNodes {
 
 class Session {
  public:
-  // Opens the session: every plugin of `policy` registers its callbacks.
+  // Opens the session: every plugin of `policy` registers its callbacks
+  // and hands over the state they share (Plugin::OnSessionOpen).
   Session(api::ClusterInfo cluster, Policy& policy);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // Lets plugins write their status, then settles each job's phase.
+  // Lets plugins write their status (PluginSession::OnSessionClose, last
+  // opened first, so the first tier's word stands), then settles each
+  // job's phase.
   void Close();
 
   api::ClusterInfo& cluster() { return cluster_; }
@@ -149,21 +165,29 @@ class Session {
   // Pods counted per topology domain, kept current by MoveTask.
   const PodTopology& topology() const { return *topology_; }
 
-  // --- State changes. Only Statement calls this: moves a task to a new
-  // status and node, keeping node accounting, job counts and the plugins'
-  // event handlers current.
-  void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
-
-  // Counts undone placements (Statement::Discard): room may have come back
-  // on nodes that caches built earlier thought full.
+  // Undone placements so far (Statement::Discard): room may have come
+  // back on nodes that caches built earlier thought full.
   uint64_t discards() const { return discards_; }
-  void CountDiscard() { ++discards_; }
 
-  std::vector<BindDecision>& binds() { return binds_; }
-  std::vector<EvictDecision>& evictions() { return evictions_; }
+  // What Statements committed so far.
+  const std::vector<BindDecision>& binds() const { return binds_; }
+  const std::vector<EvictDecision>& evictions() const { return evictions_; }
+  // Moves the decisions out, once the session is closed (RunCycle).
+  Decisions TakeDecisions() {
+    return Decisions{std::move(binds_), std::move(evictions_)};
+  }
   bool any_releasing() const { return releasing_count_ > 0; }
 
  private:
+  // State changes happen only through a Statement, which records each so
+  // that a discard undoes it: nothing else may move tasks or decide.
+  friend class Statement;
+
+  // Moves a task to a new status and node, keeping node accounting, job
+  // counts, pod topology and the plugins' event handlers current.
+  void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
+  void CountDiscard() { ++discards_; }
+
   struct Registering {
     const PluginConfig& config;
     int tier;
@@ -173,6 +197,11 @@ class Session {
   Policy& policy_;
   std::unique_ptr<PodTopology> topology_;
   const Registering* current_ = nullptr;
+  // One per plugin, in the policy's order (null for a plugin that shares
+  // nothing), destroyed with the session. Declared before the callbacks
+  // so that those are destroyed first and never outlive the state they
+  // point into.
+  std::vector<std::unique_ptr<PluginSession>> plugin_sessions_;
   std::tuple<CallbackTable<QueueOrder>, CallbackTable<JobOrder>,
              CallbackTable<TaskOrder>, CallbackTable<JobValid>,
              CallbackTable<JobReady>, CallbackTable<JobPipelined>,

@@ -1,6 +1,10 @@
 #include "scheduler/framework/session.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/framework/statement.h"
 #include "scheduler/framework/testing.h"
 
 namespace shoal::framework {
@@ -12,10 +16,11 @@ using testing::Node;
 class Picky : public Plugin {
  public:
   explicit Picky(int* predicate_calls) : calls_(predicate_calls) {}
-  void OnSessionOpen(Session& s) override {
-    s.Register<Predicate>([this](const api::PlacementConstraints&,
-                                 const api::NodeInfo& n, Reasons* why) {
-      ++*calls_;
+  std::unique_ptr<PluginSession> OnSessionOpen(Session& s) override {
+    int* calls = calls_;
+    s.Register<Predicate>([calls](const api::PlacementConstraints&,
+                                  const api::NodeInfo& n, Reasons* why) {
+      ++*calls;
       if (n.name().size() > 4 &&
           n.name().substr(n.name().size() - 4) == "-bad") {
         if (why) why->push_back("node(s) were bad");
@@ -36,10 +41,47 @@ class Picky : public Plugin {
       }
       return false;
     });
+    return nullptr;
   }
 
  private:
   int* calls_;
+};
+
+// Logs its sessions' lifetime; each session counts the events of its own
+// statements in state of its own.
+class Tracer : public Plugin {
+ public:
+  Tracer(std::string name, std::vector<std::string>* log)
+      : name_(std::move(name)), log_(log) {}
+
+  class State : public PluginSession {
+   public:
+    State(std::string name, std::vector<std::string>* log)
+        : name_(std::move(name)), log_(log) {}
+    ~State() override { log_->push_back(name_ + " destroyed"); }
+    void OnSessionClose(Session&) override {
+      log_->push_back(absl::StrCat(name_, " closed after ", allocated, " +"));
+    }
+    int allocated = 0;
+
+   private:
+    std::string name_;
+    std::vector<std::string>* log_;
+  };
+
+  std::unique_ptr<PluginSession> OnSessionOpen(Session& s) override {
+    log_->push_back(name_ + " opened");
+    auto state = std::make_unique<State>(name_, log_);
+    State* st = state.get();
+    s.AddEventHandler({[st](const api::TaskInfo&) { ++st->allocated; },
+                       [st](const api::TaskInfo&) { --st->allocated; }});
+    return state;
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* log_;
 };
 
 class SessionTest : public ::testing::Test {
@@ -123,6 +165,75 @@ TEST_F(SessionTest, MissingOrClosedQueueIsExplained) {
   s.job(0).queue_index = s.cluster().FindQueue("default");
   EXPECT_TRUE(s.JobSchedulable(s.job(0), &why));
   EXPECT_FALSE(s.JobAdmitted(s.job(0)));  // enqueue is configured
+}
+
+TEST_F(SessionTest, PluginStateLivesExactlyAsLongAsItsSession) {
+  std::vector<std::string> log;
+  for (const char* name : {"first", "second"}) {
+    registry_.Add(
+        name,
+        [name,
+         &log](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+          return std::make_unique<Tracer>(name, &log);
+        });
+  }
+  Policy p = testing::MustPolicy(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: first\n- plugins:\n"
+      "  - name: second\n",
+      registry_, actions_);
+  {
+    Session one(Cluster(), p);
+    {
+      // A second session on the same policy shares no state with the
+      // first: its statements count only in its own.
+      Session two(Cluster(), p);
+      Statement stmt(two);
+      stmt.Allocate(2, 0);
+      stmt.Commit();
+      two.Close();
+    }
+    // Two's state is gone with it; one's is still there.
+    EXPECT_EQ(log.size(), 8u);
+    one.Close();
+  }
+  // Closed last opened first, so the first tier's words stand.
+  const std::vector<std::string> opened_closed = {"first opened",
+                                                  "second opened",  // one
+                                                  "first opened",
+                                                  "second opened",  // two
+                                                  "second closed after 1 +",
+                                                  "first closed after 1 +"};
+  ASSERT_EQ(log.size(), 12u);
+  EXPECT_EQ(std::vector<std::string>(log.begin(), log.begin() + 6),
+            opened_closed);
+  const std::vector<std::string> destroyed = {"first destroyed",
+                                              "second destroyed"};
+  EXPECT_TRUE(
+      std::is_permutation(log.begin() + 6, log.begin() + 8, destroyed.begin()));
+  EXPECT_EQ(log[8], "second closed after 0 +");
+  EXPECT_EQ(log[9], "first closed after 0 +");
+  EXPECT_TRUE(
+      std::is_permutation(log.begin() + 10, log.end(), destroyed.begin()));
+}
+
+TEST(ClusterIndexTest, JobsQueuesAndNodesKnowTheirPositions) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("a", {{"cpu", "1"}}));
+  b.AddNode(Node("b", {{"cpu", "1"}}));
+  api::QueueInfo q;
+  q.name = "q";
+  b.AddQueue(q);
+  b.AddQueue(q);  // replaced in place, keeping its index
+  testing::AddGang(b, "x", 1, 1, {{"cpu", "1"}});
+  testing::AddGang(b, "y", 1, 1, {{"cpu", "1"}});
+  api::ClusterInfo c = std::move(b).Build();  // adds the default queue
+  ASSERT_EQ(c.queues.size(), 2u);
+  EXPECT_EQ(c.queues[1].index, 1);
+  EXPECT_EQ(c.nodes[1].index(), 1);
+  EXPECT_EQ(c.jobs[1].index, 1);
+  EXPECT_TRUE(api::IndexesMatchPositions(c));
+  c.jobs.erase(c.jobs.begin());
+  EXPECT_FALSE(api::IndexesMatchPositions(c));
 }
 
 TEST(FormatUnavailableTest, SortsReasonsAndCountsAvailable) {

@@ -35,11 +35,11 @@ void Statement::Commit() {
       case Kind::kAllocate: {
         api::NodeIndex node = session_.task(op.task).node;
         session_.MoveTask(op.task, api::TaskStatus::kBinding, node);
-        session_.binds().push_back({op.task, node});
+        session_.binds_.push_back({op.task, node});
         break;
       }
       case Kind::kEvict:
-        session_.evictions().push_back({op.task, op.reason, op.preemptor});
+        session_.evictions_.push_back({op.task, op.reason, op.preemptor});
         break;
       case Kind::kPipeline:
         break;  // placed for real once the victims are gone

@@ -15,9 +15,11 @@ using testing::Res;
 class Counter : public Plugin {
  public:
   explicit Counter(int* balance) : balance_(balance) {}
-  void OnSessionOpen(Session& s) override {
-    s.AddEventHandler({[this](const api::TaskInfo&) { ++*balance_; },
-                       [this](const api::TaskInfo&) { --*balance_; }});
+  std::unique_ptr<PluginSession> OnSessionOpen(Session& s) override {
+    int* balance = balance_;
+    s.AddEventHandler({[balance](const api::TaskInfo&) { ++*balance; },
+                       [balance](const api::TaskInfo&) { --*balance; }});
+    return nullptr;
   }
 
  private:
