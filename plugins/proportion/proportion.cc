@@ -123,6 +123,20 @@ class ProportionSession : public framework::PluginSession {
          [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});
   }
 
+  // What the queues stand at when the cycle ends, for the admin service
+  // and the metrics (QueueInfo's session-written fields).
+  void OnSessionClose(Session& s) override {
+    for (api::QueueInfo& q : s.cluster().queues) {
+      const QueueShare& qs = Of(q);
+      q.standing_known = true;
+      q.deserved_now = qs.deserved;
+      q.allocated = qs.allocated;
+      q.request = qs.request;
+      q.share = qs.share;
+      q.overused = qs.share > 1;
+    }
+  }
+
  private:
   QueueShare& Of(const api::QueueInfo& q) { return shares_[q.index]; }
 

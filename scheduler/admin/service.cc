@@ -12,7 +12,6 @@
 #include "absl/strings/str_join.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
-#include "scheduler/admin/queue_shares.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/explain.h"
 #include "scheduler/framework/cycle.h"
@@ -412,10 +411,21 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
 absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
   std::optional<api::ClusterInfo> last = backend.LastCycle();
   v1::QueuesResponse out;
-  out.set_source(last.has_value() ? "last cycle" : "current snapshot");
-  const api::ClusterInfo c =
-      last.has_value() ? std::move(*last) : backend.Snapshot();
-  std::vector<QueueShare> shares = ComputeQueueShares(c);
+  api::ClusterInfo c;
+  if (last.has_value()) {
+    out.set_source("last cycle");
+    c = std::move(*last);
+  } else {
+    // No cycle yet: a session of our own opened and closed on the
+    // snapshot has the queue plugin state each queue's standing, the same
+    // numbers a cycle would, with nothing decided.
+    auto policy = OwnPolicy(backend.config());
+    if (!policy.ok()) return policy.status();
+    framework::Session session(backend.Snapshot(), *policy);
+    session.Close();
+    c = std::move(session.cluster());
+    out.set_source("current snapshot");
+  }
   for (size_t q = 0; q < c.queues.size(); ++q) {
     const api::QueueInfo& queue = c.queues[q];
     v1::QueueStatus* s = out.add_queues();
@@ -425,13 +435,16 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
     s->set_open(queue.open);
     s->set_reclaimable(queue.reclaimable);
     s->set_implicit(queue.implicit);
-    s->set_deserved(shares[q].deserved.ToString());
-    s->set_allocated(shares[q].allocated.ToString());
-    s->set_request(shares[q].request.ToString());
+    // Stated by the queue plugin (proportion); unknown without one.
+    if (queue.standing_known) {
+      s->set_deserved(queue.deserved_now.ToString());
+      s->set_allocated(queue.allocated.ToString());
+      s->set_request(queue.request.ToString());
+      s->set_share(queue.share);
+    }
     s->set_capability(queue.capability.has_value() ? Limited(*queue.capability)
                                                    : "");
     s->set_guarantee(queue.guarantee.ToString());
-    s->set_share(shares[q].share);
   }
   for (const api::JobInfo& job : c.jobs) {
     if (job.queue_index == api::kNone) continue;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
 
@@ -34,15 +35,19 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
   for (auto& p : policy_.plugins) {
     Registering reg{p.config, p.tier};
     current_ = &reg;
+    metrics::ScopedTimer timed(
+        metrics::Shoal().PluginLatency(p.config.name, metrics::kOnSessionOpen));
     plugin_sessions_.push_back(p.plugin->OnSessionOpen(*this));
   }
   current_ = nullptr;
 }
 
 void Session::Close() {
-  for (auto it = plugin_sessions_.rbegin(); it != plugin_sessions_.rend();
-       ++it) {
-    if (*it != nullptr) (*it)->OnSessionClose(*this);
+  for (size_t i = plugin_sessions_.size(); i-- > 0;) {
+    if (plugin_sessions_[i] == nullptr) continue;
+    metrics::ScopedTimer timed(metrics::Shoal().PluginLatency(
+        policy_.plugins[i].config.name, metrics::kOnSessionClose));
+    plugin_sessions_[i]->OnSessionClose(*this);
   }
   for (auto& job : cluster_.jobs) {
     int32_t total = static_cast<int32_t>(job.tasks.size());
