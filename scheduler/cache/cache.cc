@@ -8,6 +8,26 @@
 #include "scheduler/api/cluster_builder.h"
 
 namespace shoal::cache {
+namespace {
+
+// A Queue's capability and deserved leave every resource they do not name
+// unlimited. When the Queue was decoded that was spelled out for the
+// resource names known then; a name first seen later (the first GPU node
+// listed after the Queue) is one it cannot have named, so it is unlimited
+// too, not 0.
+api::QueueInfo WithNamesSeenSince(const api::QueueInfo& queue) {
+  api::QueueInfo q = queue;
+  for (std::optional<api::Resource>* limit : {&q.capability, &q.deserved}) {
+    if (!limit->has_value()) continue;
+    for (auto id = static_cast<api::ResourceId>((*limit)->size());
+         id < api::ResourceNameCount(); ++id) {
+      (*limit)->Set(id, api::kUnlimited);
+    }
+  }
+  return q;
+}
+
+}  // namespace
 
 Cache::Cache(std::string scheduler_name, std::function<absl::Time()> clock)
     : scheduler_name_(std::move(scheduler_name)), clock_(std::move(clock)) {}
@@ -366,7 +386,8 @@ CacheContents Cache::Export() const {
     }
     out.pod_groups.push_back(std::move(job));
   }
-  for (const auto& [name, queue] : queues_) out.queues.push_back(queue);
+  for (const auto& [name, queue] : queues_)
+    out.queues.push_back(WithNamesSeenSince(queue));
   for (const auto& [name, labels] : namespaces_)
     out.namespaces.emplace_back(name, labels);
   for (const auto& [name, pc] : priority_classes_)
@@ -386,7 +407,8 @@ api::ClusterInfo Cache::Snapshot() const {
   b.SetNow(clock_());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, limits] : csi_nodes_) b.SetVolumeLimits(name, limits);
-  for (const auto& [name, queue] : queues_) b.AddQueue(queue);
+  for (const auto& [name, queue] : queues_)
+    b.AddQueue(WithNamesSeenSince(queue));
   for (const auto& [name, labels] : namespaces_)
     b.SetNamespaceLabels(name, labels);
 

@@ -3,6 +3,7 @@
 #include "scheduler/cache/cache.h"
 
 #include "gtest/gtest.h"
+#include "scheduler/api/resource_name.h"
 
 namespace shoal::cache {
 namespace {
@@ -384,6 +385,28 @@ TEST(CacheTest, CyclesAPodGroupEndedPartlyBoundAreCounted) {
   EXPECT_EQ(ended(1), 1);
   cache.UpsertPodGroup(Group("u2", PodGroupPhase::kRunning));  // recreated
   EXPECT_EQ(cache.Snapshot().jobs.at(0).cycles_below_minimum, 0);
+}
+
+// A Queue decoded before a resource name was first seen (its GPU nodes
+// listed after it) leaves that resource unlimited, as it leaves every
+// resource it does not name; it is not read as 0 (none allowed).
+TEST(CacheTest, AQueueLeavesResourcesNamedAfterItUnlimited) {
+  api::QueueInfo q;
+  q.name = "capped";
+  api::Resource cap;  // as the decoder spells it: every known name, cpu set
+  for (int id = 0; id < api::ResourceNameCount(); ++id)
+    cap.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
+  cap.Set(api::kCpu, 4000);
+  q.capability = cap;
+  q.deserved = cap;
+  Cache cache("shoal");
+  cache.UpsertQueue(q);
+  api::ResourceId later =
+      *api::InternResourceName("example.com/seen-after-the-queue");
+  const api::QueueInfo& snap = cache.Snapshot().queues.at(0);
+  EXPECT_EQ(snap.capability->Get(later), api::kUnlimited);
+  EXPECT_EQ(snap.deserved->Get(later), api::kUnlimited);
+  EXPECT_EQ(snap.capability->Get(api::kCpu), 4000);
 }
 
 }  // namespace
