@@ -1,6 +1,5 @@
 #include "scheduler/cycle_metrics.h"
 
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,7 +32,9 @@ bool Unschedulable(const api::JobInfo& job) {
   return job.PendingCount() > 0 && job.ReadyCount() < job.min_member;
 }
 
-void RecordQueues(const api::ClusterInfo& c) {
+// `held`: each job's ClusterInfo::Held, worked out once.
+void RecordQueues(const api::ClusterInfo& c,
+                  const std::vector<api::Resource>& held) {
   std::vector<metrics::QueueSample> samples(c.queues.size());
   for (size_t q = 0; q < c.queues.size(); ++q) {
     const api::QueueInfo& queue = c.queues[q];
@@ -52,7 +53,7 @@ void RecordQueues(const api::ClusterInfo& c) {
   for (const api::JobInfo& job : c.jobs) {
     if (job.queue_index == api::kNone) continue;
     metrics::QueueSample& s = samples[job.queue_index];
-    allocated[job.queue_index] += c.Held(job);
+    allocated[job.queue_index] += held[job.index];
     switch (job.phase) {
       case api::PodGroupPhase::kPending:
         ++s.pending;
@@ -90,22 +91,23 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   m.cycles.Inc();
   m.e2e_scheduling_latency.Observe(absl::ToDoubleMilliseconds(cycle.took));
 
-  std::map<std::string, const api::TaskInfo*> tasks;
-  for (const auto& t : c.tasks) tasks[t.pod->Key()] = &t;
-  std::set<api::JobIndex> placed_jobs;
+  // Looked up once: tens of thousands of binds may come in one cycle.
+  metrics::Counter& bound = m.binds.With({metrics::kSuccess});
+  int failed = 0;
+  std::vector<bool> placed_jobs(c.jobs.size(), false);
   for (const auto& b : cycle.binds) {
     m.bind_latency.Observe(absl::ToDoubleMilliseconds(b.took));
     if (!b.outcome.ok()) {
-      m.binds.With({metrics::kFailure}).Inc();
+      ++failed;
       continue;
     }
-    m.binds.With({metrics::kSuccess}).Inc();
-    auto task = tasks.find(b.pod);
-    if (task == tasks.end()) continue;
-    placed_jobs.insert(task->second->job);
+    bound.Inc();
+    const api::TaskInfo& task = c.tasks[b.task];
+    placed_jobs[task.job] = true;
     m.task_scheduling_latency.Observe(
-        absl::ToDoubleMilliseconds(now - task->second->pod->created));
+        absl::ToDoubleMilliseconds(now - task.pod->created));
   }
+  if (failed > 0) m.binds.With({metrics::kFailure}).Inc(failed);
   std::set<std::string> preemptors;
   int victims = 0;
   for (const auto& e : cycle.evictions) {
@@ -125,29 +127,35 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   std::vector<std::pair<metrics::LabelValues, double>> waiting_tasks;
   std::vector<std::pair<metrics::LabelValues, double>> targets;
   std::vector<std::pair<metrics::LabelValues, double>> shares;
+  std::vector<api::Resource> held(c.jobs.size());
+  int scheduled = 0;
   for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
        ++j) {
     const api::JobInfo& job = c.jobs[j];
+    held[j] = c.Held(job);
     if (Unschedulable(job)) {
       ++unschedulable;
-      m.schedule_attempts.With({metrics::kUnschedulable}).Inc();
       waiting_tasks.push_back({{job.Key()}, double(job.PendingCount())});
-    } else if (placed_jobs.count(j) > 0) {
-      m.schedule_attempts.With({metrics::kScheduled}).Inc();
+    } else if (placed_jobs[j]) {
+      ++scheduled;
     }
     if (job.source != api::GroupSource::kSinglePod) {
       shares.push_back(
-          {{job.ns, job.name}, c.Held(job).DominantShare(c.total_allocatable)});
+          {{job.ns, job.name}, held[j].DominantShare(c.total_allocatable)});
     }
     if (job.elastic() && job.elastic_target > 0)
       targets.push_back({{job.ns, job.name}, double(job.elastic_target)});
   }
+  if (scheduled > 0)
+    m.schedule_attempts.With({metrics::kScheduled}).Inc(scheduled);
+  if (unschedulable > 0)
+    m.schedule_attempts.With({metrics::kUnschedulable}).Inc(unschedulable);
   m.unschedule_job_count.Set(unschedulable);
   m.unschedule_task_count.Replace(waiting_tasks);
   m.elastic_target.Replace(targets);
   m.job_share.Replace(shares);
   m.assumed_pods.Set(assumed_pods);
-  RecordQueues(c);
+  RecordQueues(c, held);
 }
 
 }  // namespace shoal

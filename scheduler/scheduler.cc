@@ -30,7 +30,7 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
   for (size_t i = 0; i < out.binds.size(); ++i) {
     const auto& pod = cluster.tasks[out.binds[i].task].pod;
     const std::string& node = cluster.nodes[out.binds[i].node].name();
-    applied->binds[i] = {pod->Key(), node, absl::OkStatus()};
+    applied->binds[i] = {out.binds[i].task, pod->Key(), node, absl::OkStatus()};
     // Assumed before the request leaves: nothing may book this room again.
     cache_.AssumeBound(pod->Key(), node);
     decisions_.Bind(
@@ -47,7 +47,7 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
   for (size_t i = 0; i < out.evictions.size(); ++i) {
     const framework::EvictDecision& e = out.evictions[i];
     const auto& pod = cluster.tasks[e.task].pod;
-    applied->evictions[i] = {pod->Key(), e.reason, e.preemptor,
+    applied->evictions[i] = {e.task, pod->Key(), e.reason, e.preemptor,
                              absl::OkStatus()};
     decisions_.Evict(pod, e.reason, e.preemptor,
                      [&slot = applied->evictions[i]](absl::Status s) {

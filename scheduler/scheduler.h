@@ -30,12 +30,14 @@ namespace shoal {
 // What one cycle did, once its requests have come back.
 struct AppliedCycle {
   struct Bind {
-    std::string pod;  // ns/name
+    api::TaskIndex task;  // in `cluster`
+    std::string pod;      // ns/name
     std::string node;
     absl::Status outcome;
     absl::Duration took;  // the request, sent to answered
   };
   struct Eviction {
+    api::TaskIndex task;
     std::string pod;
     std::string reason;
     std::string preemptor;
