@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export KUBE_EMULATOR="${KUBE_EMULATOR:+$OLDPWD/$KUBE_EMULATOR}"
 export SHOAL_SCHEDULER="${SHOAL_SCHEDULER:+$OLDPWD/$SHOAL_SCHEDULER}"
+export SHOALCTL="${SHOALCTL:+$OLDPWD/$SHOALCTL}"
 exec /usr/bin/python3 -m pytest -v "$@" .

@@ -1,8 +1,10 @@
 """Runs the real shoal-scheduler binary against the test cluster."""
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 
@@ -19,8 +21,11 @@ class Scheduler:
         conf_path = pathlib.Path(conf)
         if not conf_path.is_absolute():
             conf_path = cluster_mod.REPO / conf
-        # Its own admin socket, so that several schedulers run side by side.
-        self.admin_address = f"unix://{self.workdir}/admin-{n}.sock"
+        # Its own admin socket, so that several schedulers run side by side;
+        # in a short directory of its own (a socket path has at most 107
+        # bytes, and test directories are named after the tests).
+        self.socket_dir = tempfile.mkdtemp(prefix="shoal-")
+        self.admin_address = f"unix://{self.socket_dir}/admin.sock"
         args = [cluster_mod.binary("SHOAL_SCHEDULER", "scheduler/shoal-scheduler"),
                 f"--kubeconfig={kubeconfig}", f"--scheduler-conf={conf_path}",
                 "--scheduler-name=shoal", f"--schedule-period={period}",
@@ -73,6 +78,7 @@ class Scheduler:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=10)
         self.log.close()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def stop(self, timeout=20):
         """SIGTERM; returns the exit code."""
@@ -85,6 +91,7 @@ class Scheduler:
                 self.proc.wait()
                 raise AssertionError(f"shoal-scheduler did not stop within {timeout}s of SIGTERM")
         self.log.close()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
         return self.proc.returncode
 
     def running(self):
