@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "scheduler/api/resource_name.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
@@ -73,7 +72,7 @@ void RecordQueues(const api::ClusterInfo& c,
     if (job.source == api::GroupSource::kSinglePod) continue;
     if (job.ReadyCount() >= job.min_member) {
       ++s.running_gangs;
-    } else if (job.PendingCount() > 0) {
+    } else if (Unschedulable(job)) {
       ++s.pending_gangs;
     }
   }
