@@ -198,6 +198,13 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   metrics::HealthOptions health_options;
   health_options.period = options.period;
   metrics::Health health(health_options);
+  // Named before the first probe can ask: /readyz lists what is unlisted.
+  std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
+  std::vector<std::string> required;
+  for (const auto& kind : kinds) {
+    if (!kind.optional) required.push_back(kind.name);
+  }
+  health.SetUnsynced(required);
   metrics::HttpEndpoint endpoint(metrics::DefaultRegistry(), health);
   if (!options.metrics_address.empty()) {
     if (absl::Status s = endpoint.Start(options.metrics_address); !s.ok()) {
@@ -241,12 +248,6 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
     }
   }
 
-  std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
-  std::vector<std::string> required;
-  for (const auto& kind : kinds) {
-    if (!kind.optional) required.push_back(kind.name);
-  }
-  health.SetUnsynced(required);
   // One HTTP client per thread: libcurl handles are not shared.
   std::vector<std::unique_ptr<kube::HttpClient>> clients;
   std::vector<std::unique_ptr<kube::Informer>> informers;
