@@ -8,6 +8,7 @@ packages=(
   g++ pkg-config
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev libgoogle-glog-dev libgflags-dev nlohmann-json3-dev
+  rapidjson-dev                    # streaming JSON: snapshot files, lists, watches
   libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib       # the simulator's plots

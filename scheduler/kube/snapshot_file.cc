@@ -1,11 +1,14 @@
 #include "scheduler/kube/snapshot_file.h"
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/kube/json_stream.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/volumes.h"
 #include "scheduler/kube/yaml_json.h"
@@ -36,14 +39,148 @@ std::string Describe(const json& obj) {
                       name);
 }
 
-}  // namespace
+// Decodes the objects of one snapshot as they are read, and loads them
+// into the cache only once every one has decoded: a bad object loads
+// nothing.
+class SnapshotObjects {
+ public:
+  SnapshotObjects(absl::string_view file, std::vector<std::string>* warnings)
+      : file_(file), warnings_(warnings) {}
 
-absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
-                          cache::Cache& cache,
-                          std::vector<std::string>* warnings) {
+  absl::Status Add(const json& object, int line);
+  void LoadInto(cache::Cache& cache) {
+    for (auto& f : apply_) f(cache);
+  }
+
+ private:
+  absl::Status Fail(int line, const absl::Status& s) const {
+    return absl::Status(s.code(),
+                        absl::StrCat(file_, ":", line, ": ", s.message()));
+  }
+
+  std::string file_;
+  std::vector<std::string>* warnings_;
+  std::vector<std::function<void(cache::Cache&)>> apply_;
+};
+
+absl::Status SnapshotObjects::Add(const json& object, int line) {
+  if (!object.is_object() || !object.contains("kind")) {
+    return Fail(line, absl::InvalidArgumentError(
+                          "not a Kubernetes object: it has no \"kind\""));
+  }
+  if (!object["kind"].is_string()) {
+    return Fail(line,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "not a Kubernetes object: kind: must be a string, got ",
+                    object["kind"].dump())));
+  }
+  const std::string kind = object["kind"].get<std::string>();
+  if (const json* api_version =
+          object.contains("apiVersion") ? &object["apiVersion"] : nullptr;
+      api_version != nullptr && !api_version->is_string()) {
+    return Fail(line,
+                absl::InvalidArgumentError(absl::StrCat(
+                    Describe(object), ": apiVersion: must be a string, got ",
+                    api_version->dump())));
+  }
+  if (kind == "Node") {
+    auto node = DecodeNode(object);
+    if (!node.ok()) return Fail(line, node.status());
+    apply_.push_back([n = *node](cache::Cache& cache) { cache.UpsertNode(n); });
+  } else if (kind == "Pod") {
+    auto pod = DecodePod(object);
+    if (!pod.ok()) return Fail(line, pod.status());
+    apply_.push_back([p = *pod](cache::Cache& cache) {
+      cache.UpsertPod(p.pod, p.has_priority);
+    });
+  } else if (IsVolcanoPodGroup(object) || IsSchedulerPluginsPodGroup(object)) {
+    auto group = DecodePodGroup(object);
+    if (!group.ok()) return Fail(line, group.status());
+    apply_.push_back(
+        [g = *group](cache::Cache& cache) { cache.UpsertPodGroup(g); });
+  } else if (kind == "Queue" &&
+             absl::StartsWith(StringMember(object, "apiVersion"),
+                              "scheduling.volcano.sh/")) {
+    auto queue = DecodeQueue(object);
+    if (!queue.ok()) return Fail(line, queue.status());
+    apply_.push_back(
+        [q = *queue](cache::Cache& cache) { cache.UpsertQueue(q); });
+  } else if (kind == "Namespace") {
+    auto ns = DecodeNamespace(object);
+    if (!ns.ok()) return Fail(line, ns.status());
+    apply_.push_back([n = *ns](cache::Cache& cache) {
+      cache.UpsertNamespace(n.name, n.labels);
+    });
+  } else if (kind == "PriorityClass") {
+    auto pc = DecodePriorityClass(object);
+    if (!pc.ok()) return Fail(line, pc.status());
+    apply_.push_back(
+        [p = *pc](cache::Cache& cache) { cache.UpsertPriorityClass(p); });
+  } else if (kind == "PersistentVolumeClaim") {
+    auto claim = DecodePersistentVolumeClaim(object);
+    if (!claim.ok()) return Fail(line, claim.status());
+    apply_.push_back([c = *claim](cache::Cache& cache) {
+      cache.UpsertPersistentVolumeClaim(c);
+    });
+  } else if (kind == "PersistentVolume") {
+    auto pv = DecodePersistentVolume(object);
+    if (!pv.ok()) return Fail(line, pv.status());
+    apply_.push_back(
+        [v = *pv](cache::Cache& cache) { cache.UpsertPersistentVolume(v); });
+  } else if (kind == "StorageClass" &&
+             absl::StartsWith(StringMember(object, "apiVersion"),
+                              "storage.k8s.io/")) {
+    auto sc = DecodeStorageClass(object);
+    if (!sc.ok()) return Fail(line, sc.status());
+    apply_.push_back(
+        [c = *sc](cache::Cache& cache) { cache.UpsertStorageClass(c); });
+  } else if (kind == "CSINode" &&
+             absl::StartsWith(StringMember(object, "apiVersion"),
+                              "storage.k8s.io/")) {
+    auto node = DecodeCsiNode(object);
+    if (!node.ok()) return Fail(line, node.status());
+    apply_.push_back(
+        [n = *node](cache::Cache& cache) { cache.UpsertCsiNode(n); });
+  } else {
+    warnings_->push_back(
+        absl::StrCat(file_, ":", line, ": skipping ", Describe(object),
+                     ": Shoal reads Node, Pod, PodGroup, Queue, "
+                     "PriorityClass, Namespace, PersistentVolume, "
+                     "PersistentVolumeClaim, StorageClass and "
+                     "CSINode"));
+  }
+  return absl::OkStatus();
+}
+
+// A JSON snapshot is read as a stream: only one object's tree at a time.
+absl::Status LoadJson(JsonSource& source, absl::string_view file,
+                      cache::Cache& cache, std::vector<std::string>* warnings) {
+  SnapshotObjects objects(file, warnings);
+  auto read = ReadJsonObjects(source, [&objects](json object, int line) {
+    return objects.Add(object, line);
+  });
+  if (!read.ok()) {
+    if (absl::StartsWith(read.status().message(), file)) return read.status();
+    return absl::Status(read.status().code(),
+                        absl::StrCat(file, ":", read.status().message()));
+  }
+  if (read->had_items) {
+    std::string kind = StringMember(read->fields, "kind");
+    if (!absl::EndsWith(kind, "List")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ":1: ", kind.empty() ? "an object without a kind" : kind,
+          " has items: only a List (kind: List, PodList, ...) lists objects"));
+    }
+  }
+  objects.LoadInto(cache);
+  return absl::OkStatus();
+}
+
+absl::Status LoadYaml(absl::string_view text, absl::string_view file,
+                      cache::Cache& cache, std::vector<std::string>* warnings) {
   auto docs = ParseYamlDocuments(text, file);
   if (!docs.ok()) return docs.status();
-  std::vector<Located> objects;
+  SnapshotObjects objects(file, warnings);
   for (const auto& doc : *docs) {
     const json& v = doc.value;
     if (StringMember(v, "kind") == "List" && v.contains("items")) {
@@ -53,110 +190,45 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
       }
       for (size_t i = 0; i < v["items"].size(); ++i) {
         int line = i < doc.item_lines.size() ? doc.item_lines[i] : doc.line;
-        objects.push_back({&v["items"][i], line});
+        if (absl::Status s = objects.Add(v["items"][i], line); !s.ok())
+          return s;
       }
-    } else {
-      objects.push_back({&v, doc.line});
+    } else if (absl::Status s = objects.Add(v, doc.line); !s.ok()) {
+      return s;
     }
   }
-  // Decode everything first: a bad object loads nothing.
-  std::vector<std::function<void()>> apply;
-  auto fail = [&](int line, const absl::Status& s) {
-    return absl::Status(s.code(),
-                        absl::StrCat(file, ":", line, ": ", s.message()));
-  };
-  for (const auto& [obj, line] : objects) {
-    if (!obj->is_object() || !obj->contains("kind")) {
-      return fail(line, absl::InvalidArgumentError(
-                            "not a Kubernetes object: it has no \"kind\""));
-    }
-    if (!(*obj)["kind"].is_string()) {
-      return fail(line,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "not a Kubernetes object: kind: must be a string, got ",
-                      (*obj)["kind"].dump())));
-    }
-    const std::string kind = (*obj)["kind"].get<std::string>();
-    if (const json* api_version =
-            obj->contains("apiVersion") ? &(*obj)["apiVersion"] : nullptr;
-        api_version != nullptr && !api_version->is_string()) {
-      return fail(line,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      Describe(*obj), ": apiVersion: must be a string, got ",
-                      api_version->dump())));
-    }
-    if (kind == "Node") {
-      auto node = DecodeNode(*obj);
-      if (!node.ok()) return fail(line, node.status());
-      apply.push_back([&cache, n = *node] { cache.UpsertNode(n); });
-    } else if (kind == "Pod") {
-      auto pod = DecodePod(*obj);
-      if (!pod.ok()) return fail(line, pod.status());
-      apply.push_back(
-          [&cache, p = *pod] { cache.UpsertPod(p.pod, p.has_priority); });
-    } else if (IsVolcanoPodGroup(*obj) || IsSchedulerPluginsPodGroup(*obj)) {
-      auto group = DecodePodGroup(*obj);
-      if (!group.ok()) return fail(line, group.status());
-      apply.push_back([&cache, g = *group] { cache.UpsertPodGroup(g); });
-    } else if (kind == "Queue" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"),
-                                "scheduling.volcano.sh/")) {
-      auto queue = DecodeQueue(*obj);
-      if (!queue.ok()) return fail(line, queue.status());
-      apply.push_back([&cache, q = *queue] { cache.UpsertQueue(q); });
-    } else if (kind == "Namespace") {
-      auto ns = DecodeNamespace(*obj);
-      if (!ns.ok()) return fail(line, ns.status());
-      apply.push_back(
-          [&cache, n = *ns] { cache.UpsertNamespace(n.name, n.labels); });
-    } else if (kind == "PriorityClass") {
-      auto pc = DecodePriorityClass(*obj);
-      if (!pc.ok()) return fail(line, pc.status());
-      apply.push_back([&cache, p = *pc] { cache.UpsertPriorityClass(p); });
-    } else if (kind == "PersistentVolumeClaim") {
-      auto claim = DecodePersistentVolumeClaim(*obj);
-      if (!claim.ok()) return fail(line, claim.status());
-      apply.push_back(
-          [&cache, c = *claim] { cache.UpsertPersistentVolumeClaim(c); });
-    } else if (kind == "PersistentVolume") {
-      auto pv = DecodePersistentVolume(*obj);
-      if (!pv.ok()) return fail(line, pv.status());
-      apply.push_back([&cache, v = *pv] { cache.UpsertPersistentVolume(v); });
-    } else if (kind == "StorageClass" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"),
-                                "storage.k8s.io/")) {
-      auto sc = DecodeStorageClass(*obj);
-      if (!sc.ok()) return fail(line, sc.status());
-      apply.push_back([&cache, c = *sc] { cache.UpsertStorageClass(c); });
-    } else if (kind == "CSINode" &&
-               absl::StartsWith(StringMember(*obj, "apiVersion"),
-                                "storage.k8s.io/")) {
-      auto node = DecodeCsiNode(*obj);
-      if (!node.ok()) return fail(line, node.status());
-      apply.push_back([&cache, n = *node] { cache.UpsertCsiNode(n); });
-    } else {
-      warnings->push_back(
-          absl::StrCat(file, ":", line, ": skipping ", Describe(*obj),
-                       ": Shoal reads Node, Pod, PodGroup, Queue, "
-                       "PriorityClass, Namespace, PersistentVolume, "
-                       "PersistentVolumeClaim, StorageClass and "
-                       "CSINode"));
-    }
-  }
-  for (auto& f : apply) f();
+  objects.LoadInto(cache);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
+                          cache::Cache& cache,
+                          std::vector<std::string>* warnings) {
+  JsonSource source = JsonSource::Text(text);
+  if (source.FirstNonBlank() == '{') {
+    return LoadJson(source, file, cache, warnings);
+  }
+  return LoadYaml(text, file, cache, warnings);
 }
 
 absl::Status LoadSnapshotFile(const std::string& path, cache::Cache& cache,
                               std::vector<std::string>* warnings) {
-  std::ifstream in(path);
-  if (!in) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
+      std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (file == nullptr) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot read the snapshot file"));
   }
+  JsonSource source = JsonSource::File(file.get());
+  if (source.FirstNonBlank() == '{') {
+    return LoadJson(source, path, cache, warnings);
+  }
+  std::ifstream in(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return LoadSnapshot(buffer.str(), path, cache, warnings);
+  return LoadYaml(buffer.str(), path, cache, warnings);
 }
 
 }  // namespace shoal::kube

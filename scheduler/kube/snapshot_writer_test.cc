@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -321,6 +323,59 @@ TEST(SnapshotWriterTest, EveryTestClusterRoundTripsAndDecidesTheSame) {
   EXPECT_GT(counts.kept, 0);
   EXPECT_GT(counts.binds, 0);
   EXPECT_GT(counts.evictions, 0);
+}
+
+// The streaming JSON reader and the YAML reader agree: every test
+// cluster, as one JSON List of its objects, loads the same cluster
+// through both, or is refused by both for the same reason. (A leading
+// document marker sends JSON text to the YAML reader: JSON is YAML.)
+TEST(SnapshotWriterTest, JsonAndYamlReadersLoadEveryTestClusterTheSame) {
+  auto reason = [](const absl::Status& s) {
+    // "file:line: why" -> "why": the readers count lines differently.
+    std::string m(s.message());
+    size_t colon = m.find(": ");
+    return colon == std::string::npos ? m : m.substr(colon + 2);
+  };
+  std::vector<Dump> dumps = TestData();
+  for (Dump& d : dumps) {
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(d.text), "{"))
+      continue;
+    auto docs = ParseYamlDocuments(d.text, d.where);
+    ASSERT_TRUE(docs.ok()) << docs.status();
+    json items = json::array();
+    for (const auto& doc : *docs) {
+      if (StringMember(doc.value, "kind") == "List" &&
+          doc.value.contains("items") && doc.value["items"].is_array()) {
+        for (const json& item : doc.value["items"]) items.push_back(item);
+      } else {
+        items.push_back(doc.value);
+      }
+    }
+    d.text =
+        json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump(2);
+  }
+  int compared = 0, refused = 0;
+  for (const Dump& d : dumps) {
+    SCOPED_TRACE(d.where);
+    cache::Cache streamed(d.scheduler_name), parsed(d.scheduler_name);
+    std::vector<std::string> streamed_warnings, parsed_warnings;
+    absl::Status a =
+        LoadSnapshot(d.text, "c.json", streamed, &streamed_warnings);
+    absl::Status b =
+        LoadSnapshot("---\n" + d.text, "c.json", parsed, &parsed_warnings);
+    ASSERT_EQ(a.ok(), b.ok()) << a << " / " << b;
+    EXPECT_EQ(streamed_warnings.size(), parsed_warnings.size());
+    if (!a.ok()) {
+      EXPECT_EQ(reason(a), reason(b));
+      ++refused;
+      continue;
+    }
+    EXPECT_EQ(WriteSnapshotList(streamed), WriteSnapshotList(parsed));
+    ++compared;
+  }
+  EXPECT_GT(compared, 200);
+  std::cout << compared << " clusters loaded the same, " << refused
+            << " refused the same\n";
 }
 
 // Fields the repository's test data does not use.
