@@ -37,6 +37,26 @@ def test_scheduler_killed_while_binding_a_gang(objects, kubelet, schedulers, pro
     assert "already assigned" not in second.text()
 
 
+def test_a_restarted_scheduler_counts_bound_pods_before_its_first_cycle(objects, kubelet,
+                                                                         schedulers):
+    for i in range(4):
+        objects.node(f"n{i}", cpu="4")
+    first = schedulers()
+    objects.gang("early", 10, cpu="1")
+    wait_for("the first gang bound", lambda: len(objects.bound("early-")) == 10)
+    assert first.stop() == 0
+    # Room for 6 of these 10: the new scheduler's very first cycle must
+    # see the 10 bound pods, or it would overbook the nodes.
+    for i in range(10):
+        objects.pod(f"late-{i}", cpu="1")
+    second = schedulers()
+    wait_for("the pods that fit bound", lambda: len(objects.bound("late-")) == 6)
+    time.sleep(2)  # several more cycles
+    assert len(objects.bound("late-")) == 6
+    no_node_overbooked(objects, 4)
+    assert "already assigned" not in second.text()
+
+
 def test_a_gang_that_cannot_be_completed_releases_its_bound_pods(objects, kubelet, schedulers):
     node = objects.node("n0", cpu="4")
     objects.gang("stuck", 6, cpu="1")
