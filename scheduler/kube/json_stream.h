@@ -1,14 +1,8 @@
 // Reads Kubernetes objects out of JSON one object at a time, without a
 // tree of the whole document: a snapshot file of 50,000 pods, a LIST page
 // or a watch event is tokenized by RapidJSON's SAX reader (README, "Why
-// RapidJSON") and only the object being read exists as a tree, handed on
-// as soon as it is complete and then dropped.
-//
-// The trees leave out what no decoder reads and what makes real objects
-// large: managedFields, the last-applied-configuration annotation,
-// containers' env, command, probes and mounts, and status' container
-// statuses and node images (kKeptOut in the .cc lists them). Everything
-// else stays, so a field Shoal refuses is still seen and refused by name.
+// RapidJSON") into an ObjectTree (object_tree.h), which hands each object
+// on as soon as it is complete, without the bulk no decoder reads.
 #ifndef SHOAL_SCHEDULER_KUBE_JSON_STREAM_H_
 #define SHOAL_SCHEDULER_KUBE_JSON_STREAM_H_
 
@@ -19,12 +13,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/kube/object_tree.h"
 
 namespace shoal::kube {
-
-// One object read: its tree and the line (1-based) where it began.
-using ObjectHandler =
-    std::function<absl::Status(nlohmann::json object, int line)>;
 
 // Where the bytes come from: a file read in blocks, or text in memory.
 class JsonSource {

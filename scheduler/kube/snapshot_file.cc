@@ -11,7 +11,7 @@
 #include "scheduler/kube/json_stream.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/volumes.h"
-#include "scheduler/kube/yaml_json.h"
+#include "scheduler/kube/yaml_stream.h"
 
 namespace shoal::kube {
 namespace {
@@ -75,6 +75,10 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
                     object["kind"].dump())));
   }
   const std::string kind = object["kind"].get<std::string>();
+  if (kind == "List") {
+    return Fail(line,
+                absl::InvalidArgumentError("List: items: must be a list"));
+  }
   if (const json* api_version =
           object.contains("apiVersion") ? &object["apiVersion"] : nullptr;
       api_version != nullptr && !api_version->is_string()) {
@@ -152,7 +156,26 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
   return absl::OkStatus();
 }
 
-// A JSON snapshot is read as a stream: only one object's tree at a time.
+// A List's items were handed on; anything else with items is refused.
+absl::Status CheckList(const JsonEnvelope& envelope, absl::string_view file,
+                       int line, SnapshotObjects& objects) {
+  if (!envelope.had_items) return absl::OkStatus();
+  const json& fields = envelope.fields;
+  auto kind = fields.find("kind");
+  if (kind == fields.end() || !kind->is_string()) {
+    return objects.Add(fields, line);  // says what is wrong with its kind
+  }
+  if (absl::EndsWith(kind->get<std::string>(), "List")) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      file, ":", line, ": ", kind->get<std::string>(),
+      " has items: only a List (kind: List, PodList, ...) lists objects"));
+}
+
+absl::Status WithFile(const absl::Status& s, absl::string_view file) {
+  return absl::Status(s.code(), absl::StrCat(file, ":", s.message()));
+}
+
+// Both readers stream: only one object's tree exists at a time.
 absl::Status LoadJson(JsonSource& source, absl::string_view file,
                       cache::Cache& cache, std::vector<std::string>* warnings) {
   SnapshotObjects objects(file, warnings);
@@ -160,42 +183,28 @@ absl::Status LoadJson(JsonSource& source, absl::string_view file,
     return objects.Add(object, line);
   });
   if (!read.ok()) {
+    // The objects' own errors name the file already.
     if (absl::StartsWith(read.status().message(), file)) return read.status();
-    return absl::Status(read.status().code(),
-                        absl::StrCat(file, ":", read.status().message()));
+    return WithFile(read.status(), file);
   }
-  if (read->had_items) {
-    std::string kind = StringMember(read->fields, "kind");
-    if (!absl::EndsWith(kind, "List")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file, ":1: ", kind.empty() ? "an object without a kind" : kind,
-          " has items: only a List (kind: List, PodList, ...) lists objects"));
-    }
-  }
+  if (absl::Status s = CheckList(*read, file, 1, objects); !s.ok()) return s;
   objects.LoadInto(cache);
   return absl::OkStatus();
 }
 
-absl::Status LoadYaml(absl::string_view text, absl::string_view file,
+absl::Status LoadYaml(std::istream& in, absl::string_view file,
                       cache::Cache& cache, std::vector<std::string>* warnings) {
-  auto docs = ParseYamlDocuments(text, file);
-  if (!docs.ok()) return docs.status();
   SnapshotObjects objects(file, warnings);
-  for (const auto& doc : *docs) {
-    const json& v = doc.value;
-    if (StringMember(v, "kind") == "List" && v.contains("items")) {
-      if (!v["items"].is_array()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(file, ":", doc.line, ": List: items: must be a list"));
-      }
-      for (size_t i = 0; i < v["items"].size(); ++i) {
-        int line = i < doc.item_lines.size() ? doc.item_lines[i] : doc.line;
-        if (absl::Status s = objects.Add(v["items"][i], line); !s.ok())
-          return s;
-      }
-    } else if (absl::Status s = objects.Add(v, doc.line); !s.ok()) {
+  auto read = ReadYamlObjects(in, [&objects](json object, int line) {
+    return objects.Add(object, line);
+  });
+  if (!read.ok()) {
+    if (absl::StartsWith(read.status().message(), file)) return read.status();
+    return WithFile(read.status(), file);
+  }
+  for (const YamlDocumentEnvelope& d : *read) {
+    if (absl::Status s = CheckList(d.envelope, file, d.line, objects); !s.ok())
       return s;
-    }
   }
   objects.LoadInto(cache);
   return absl::OkStatus();
@@ -210,7 +219,8 @@ absl::Status LoadSnapshot(absl::string_view text, absl::string_view file,
   if (source.FirstNonBlank() == '{') {
     return LoadJson(source, file, cache, warnings);
   }
-  return LoadYaml(text, file, cache, warnings);
+  std::istringstream in{std::string(text)};
+  return LoadYaml(in, file, cache, warnings);
 }
 
 absl::Status LoadSnapshotFile(const std::string& path, cache::Cache& cache,
@@ -226,9 +236,7 @@ absl::Status LoadSnapshotFile(const std::string& path, cache::Cache& cache,
     return LoadJson(source, path, cache, warnings);
   }
   std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return LoadYaml(buffer.str(), path, cache, warnings);
+  return LoadYaml(in, path, cache, warnings);
 }
 
 }  // namespace shoal::kube
