@@ -20,7 +20,7 @@ using framework::Statement;
 // A job's pending tasks in task order, and the node heaps for them; kept
 // while the job comes back for more after its gang is placed.
 struct JobCursor {
-  explicit JobCursor(Session& s) : picker(s) {}
+  JobCursor(Session& s, NodePicker::Spares& spares) : picker(s, &spares) {}
   NodePicker picker;
   std::vector<api::TaskIndex> tasks;
   size_t next = 0;
@@ -60,10 +60,13 @@ class Allocate : public framework::Action {
     // share comes last in queue order anyway).
     // First every job's gang minimum, then growth: pods beyond a job's
     // minimum only get the room no minimum wanted.
+    // Declared first, so that the cursors' pickers give their heaps' storage
+    // back before it goes.
+    NodePicker::Spares spares;
     std::map<api::JobIndex, JobCursor> cursors;
     std::set<api::JobIndex> growing;
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
-      JobCursor& cursor = CursorFor(s, j, cursors);
+      JobCursor& cursor = CursorFor(s, j, spares, cursors);
       if (PlaceSome(s, j, cursor)) {
         growing.insert(j);
         continue;
@@ -85,16 +88,17 @@ class Allocate : public framework::Action {
         s, [&](api::JobInfo& job) { return growing.count(job.index) > 0; });
     for (api::JobIndex j = growers.Next(); j != api::kNone;
          j = growers.Next()) {
-      if (PlaceSome(s, j, CursorFor(s, j, cursors))) growers.Push(j);
+      if (PlaceSome(s, j, CursorFor(s, j, spares, cursors))) growers.Push(j);
     }
   }
 
  private:
   static JobCursor& CursorFor(Session& s, api::JobIndex j,
+                              NodePicker::Spares& spares,
                               std::map<api::JobIndex, JobCursor>& cursors) {
     auto it = cursors.find(j);
     if (it == cursors.end()) {
-      it = cursors.emplace(j, JobCursor(s)).first;
+      it = cursors.try_emplace(j, s, spares).first;
       it->second.tasks = TasksToPlace(s, s.job(j));
     }
     return it->second;

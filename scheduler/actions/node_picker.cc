@@ -18,6 +18,29 @@ bool Worse(double score_a, api::NodeIndex a, double score_b, api::NodeIndex b) {
 
 }  // namespace
 
+NodePicker::~NodePicker() {
+  for (Heap& h : heaps_) GiveBack(h);
+}
+
+std::vector<NodePicker::Candidate> NodePicker::TakeStorage(size_t size) {
+  std::vector<Candidate> storage;
+  if (spares_ != nullptr && !spares_->empty()) {
+    storage = std::move(spares_->back());
+    spares_->pop_back();
+    storage.clear();
+  }
+  storage.reserve(size);
+  return storage;
+}
+
+void NodePicker::GiveBack(Heap& h) {
+  if (spares_ == nullptr) return;
+  for (Partition& p : h.partitions) {
+    if (p.candidates.capacity() > 0)
+      spares_->push_back(std::move(p.candidates));
+  }
+}
+
 bool NodePicker::CandidateWorse(const Candidate& a, const Candidate& b) {
   return Worse(a.score, a.node, b.score, b.node);
 }
@@ -35,6 +58,7 @@ void NodePicker::Fill(Heap& h) {
   const api::TaskInfo& task = *h.exemplar;
   const framework::PodTopology& topology = s_.topology();
   const std::vector<std::string>& keys = topology.DomainKeys(task);
+  GiveBack(h);
   h.partitions.clear();
   h.built_at_discards = s_.discards();
   h.built_at_stamp = topology.NodeRulesStamp(task);
@@ -42,8 +66,8 @@ void NodePicker::Fill(Heap& h) {
       s_.Feasible(task.placement()).nodes;
   if (keys.empty()) {
     // No domain rules: one heap of every node (the common case).
-    Partition all{"", feasible.empty() ? api::kNone : feasible.front(), {}};
-    all.candidates.reserve(feasible.size());
+    Partition all{"", feasible.empty() ? api::kNone : feasible.front(),
+                  TakeStorage(feasible.size())};
     for (api::NodeIndex n : feasible) {
       const api::NodeInfo& node = s_.node(n);
       if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))

@@ -24,7 +24,20 @@ namespace shoal::actions {
 
 class NodePicker {
  public:
-  explicit NodePicker(framework::Session& s) : s_(s) {}
+  struct Candidate {
+    double score;
+    api::NodeIndex node;
+    uint64_t generation;
+  };
+  // Heap storage handed from one picker to the next: an action that makes
+  // a picker per job would otherwise allocate (and fault in) a heap of
+  // every node per job.
+  using Spares = std::vector<std::vector<Candidate>>;
+
+  explicit NodePicker(framework::Session& s, Spares* spares = nullptr)
+      : s_(s), spares_(spares) {}
+  ~NodePicker();
+  NodePicker(NodePicker&&) = default;
 
   // The feasible node with room for `task` now and the highest score (ties
   // go to the earlier node), or kNone. Valid while only this picker's
@@ -56,11 +69,6 @@ class NodePicker {
   api::NodeIndex FirstFit(const api::TaskInfo& task);
 
  private:
-  struct Candidate {
-    double score;
-    api::NodeIndex node;
-    uint64_t generation;
-  };
   // The nodes of one domain (all of them when the task has no domain rules).
   struct Partition {
     std::string domain;  // the values of the task's domain keys
@@ -76,12 +84,15 @@ class NodePicker {
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
   void Fill(Heap& h);
+  std::vector<Candidate> TakeStorage(size_t size);
+  void GiveBack(Heap& h);
   // Best() over the heap as it stands.
   api::NodeIndex BestInHeap(const api::TaskInfo& task, Heap& h);
   // The best still-valid candidate of a partition, or nullptr.
   const Candidate* Top(const api::TaskInfo& task, Partition& p);
 
   framework::Session& s_;
+  Spares* spares_;
   std::vector<Heap> heaps_;
   std::optional<std::string> only_domain_;
 };

@@ -4,6 +4,13 @@ namespace shoal::api {
 
 void ClusterBuilder::SetNow(absl::Time now) { cluster_.now = now; }
 
+void ClusterBuilder::Reserve(size_t nodes, size_t jobs, size_t tasks) {
+  cluster_.nodes.reserve(nodes);
+  cluster_.node_by_name.reserve(nodes);
+  cluster_.jobs.reserve(jobs);
+  cluster_.tasks.reserve(tasks);
+}
+
 NodeIndex ClusterBuilder::AddNode(std::shared_ptr<const NodeSpec> spec) {
   NodeIndex i = static_cast<NodeIndex>(cluster_.nodes.size());
   cluster_.node_by_name[spec->name] = i;

@@ -15,6 +15,8 @@ namespace shoal::api {
 class ClusterBuilder {
  public:
   void SetNow(absl::Time now);
+  // Room for what is coming, so the vectors are allocated once.
+  void Reserve(size_t nodes, size_t jobs, size_t tasks);
   NodeIndex AddNode(std::shared_ptr<const NodeSpec> spec);
   // Adds or replaces a queue by name.
   void AddQueue(QueueInfo queue);

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/cluster_builder.h"
 
@@ -405,6 +406,8 @@ api::ClusterInfo Cache::Snapshot() const {
   absl::MutexLock lock(&mu_);
   api::ClusterBuilder b;
   b.SetNow(clock_());
+  // At most a job per group and per pod (jobs of one), a task per pod.
+  b.Reserve(nodes_.size(), groups_.size() + pods_.size(), pods_.size());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
   for (const auto& [name, limits] : csi_nodes_) b.SetVolumeLimits(name, limits);
   for (const auto& [name, queue] : queues_)
@@ -432,7 +435,8 @@ api::ClusterInfo Cache::Snapshot() const {
       if (theirs.count(group_key) > 0) ours.insert(std::move(group_key));
     }
   }
-  std::map<std::string, api::JobIndex> job_of_group;
+  absl::flat_hash_map<std::string, api::JobIndex> job_of_group;
+  job_of_group.reserve(groups_.size());
   for (const auto& [key, group] : groups_) {
     if (theirs.count(key) > 0 && ours.count(key) == 0) continue;
     api::JobInfo job = group;
@@ -451,9 +455,12 @@ api::ClusterInfo Cache::Snapshot() const {
   std::vector<std::pair<api::JobIndex, int32_t>> pod_priorities;
   std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>>
       tasks;
+  tasks.reserve(pods_.size());
+  pod_priorities.reserve(pods_.size());
+  std::string group_key;  // reused: no allocation per pod
   for (const auto& [key, entry] : pods_) {
     std::shared_ptr<const api::PodInfo> pod = entry.pod;
-    auto assumed = assumed_.find(key);
+    auto assumed = assumed_.empty() ? assumed_.end() : assumed_.find(key);
     const api::PriorityClass* pc =
         pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
     bool inherit_never =
@@ -505,7 +512,7 @@ api::ClusterInfo Cache::Snapshot() const {
                                             : api::PodGroupPhase::kRunning;
       job = b.AddJob(std::move(single));
     } else {
-      std::string group_key = pod->ns + "/" + pod->group;
+      group_key.assign(pod->ns).append("/").append(pod->group);
       auto it = job_of_group.find(group_key);
       if (it == job_of_group.end()) {
         api::JobInfo missing;
