@@ -33,6 +33,15 @@ class Events : public YAML::EventHandler {
 
   // A fresh tree for each document.
   void OnDocumentStart(const YAML::Mark& mark) override {
+    // yaml-cpp 0.7 yields empty documents forever on text it cannot
+    // place after a document ("{}," : a JSON file's trailing comma)
+    // without moving on: each document must start further on.
+    if (mark.pos <= last_start_) {
+      Fail(absl::StrCat(mark.line + 1, ":", mark.column + 1,
+                        ": malformed YAML: unexpected text after the end of a "
+                        "document"));
+    }
+    last_start_ = mark.pos;
     line_ = mark.line + 1;
     tree_ = std::make_unique<ObjectTree>(ObjectTree::Root::kDocument,
                                          &on_object_, [this] { return line_; });
@@ -190,6 +199,7 @@ class Events : public YAML::EventHandler {
   std::map<YAML::anchor_t, std::vector<Event>> anchors_;
   int line_ = 1;
   int document_line_ = 1;
+  int last_start_ = -1;
   bool empty_ = true;
   absl::Status failure_;
 };

@@ -128,6 +128,14 @@ TEST(YamlStreamTest, RefusalsSayWhere) {
   }
 }
 
+// yaml-cpp 0.7 yields empty documents forever after a stray ",".
+TEST(YamlStreamTest, TextAfterTheLastDocumentIsRefusedNotAHang) {
+  EXPECT_EQ(ReadAll("kind: List\nitems: []\n---\n,\n").status.message(),
+            "4:1: malformed YAML: unexpected text after the end of a document");
+  EXPECT_EQ(ReadAll("{},\n").status.message(),
+            "1:3: malformed YAML: unexpected text after the end of a document");
+}
+
 TEST(YamlStreamTest, AHandlersErrorStopsTheReading) {
   std::istringstream in("items:\n- {n: 1}\n- {n: 2}\n- {n: 3}\n");
   int seen = 0;
