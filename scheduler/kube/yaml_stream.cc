@@ -1,8 +1,8 @@
 #include "scheduler/kube/yaml_stream.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
-#include <regex>
 #include <string>
 #include <utility>
 
@@ -177,6 +177,15 @@ class Events : public YAML::EventHandler {
     if (!levels_.empty() && levels_.back().map) levels_.back().want_key = true;
   }
 
+  // [-+]?[0-9]+, without std::regex: it recurses per character and
+  // overflows the stack on a long enough number.
+  static bool IsInteger(absl::string_view s) {
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+  }
+
   // As yaml_json.cc types scalars.
   static bool Scalar(ObjectTree& tree, const Event& e) {
     const std::string& s = e.value;
@@ -185,10 +194,8 @@ class Events : public YAML::EventHandler {
       return tree.Null();
     if (s == "true" || s == "True" || s == "TRUE") return tree.Bool(true);
     if (s == "false" || s == "False" || s == "FALSE") return tree.Bool(false);
-    static const std::regex kInt("[-+]?[0-9]+");
     int64_t i;
-    if (std::regex_match(s, kInt) && absl::SimpleAtoi(s, &i))
-      return tree.Integer(i);
+    if (IsInteger(s) && absl::SimpleAtoi(s, &i)) return tree.Integer(i);
     return tree.String(s);
   }
 

@@ -75,6 +75,12 @@ text: plain words
   EXPECT_TRUE(r.objects[0]["empty"].is_null());
 }
 
+TEST(YamlStreamTest, AVeryLongNumberIsTextNotAStackOverflow) {
+  Read r = ReadAll("kind: X\nn: " + std::string(100000, '7') + "\n");
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(r.objects[0]["n"], std::string(100000, '7'));
+}
+
 TEST(YamlStreamTest, AliasesReplayWhatTheirAnchorHeld) {
   const std::string text = R"(kind: X
 base: &res {cpu: "1", memory: 2Gi, nested: [a, {b: c}]}
