@@ -28,6 +28,10 @@ namespace shoal::emulator {
 struct ApiServerOptions {
   // How many changes a watch can resume from before it is told 410.
   size_t history = 100000;
+  // > 0: a LIST's continue token is answered 410 Expired once the store
+  // is more than this many revisions past the token's first page, as if
+  // etcd had compacted that revision (see ObjectStore).
+  uint64_t continue_expiry_revisions = 0;
   // How often a watch that asked for bookmarks gets one.
   absl::Duration bookmark_interval = absl::Seconds(5);
   // API groups not served, as when their CRDs are not installed.
