@@ -202,12 +202,17 @@ void ApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
   // non-watch answers only). cpp-httplib, built with zlib, would otherwise
   // gzip every answer to a client offering gzip, watches included, and
   // its deflate holds a watch's events back until ~32 KiB accumulate: a
-  // quiet watch would deliver nothing. It looks at the request's
-  // Accept-Encoding after this handler, so the header is taken out here.
-  // (The request is the server's own non-const object, handed over
-  // const.)
-  bool gzip = AcceptsGzip(req.get_header_value("Accept-Encoding"));
+  // quiet watch would deliver nothing. It reads the request's
+  // Accept-Encoding after this handler returns, so the header is taken
+  // out here. (The request is the server's own non-const object, handed
+  // over const.)
+  Answer(req, res, AcceptsGzip(req.get_header_value("Accept-Encoding")));
+  if (options_.observe) options_.observe(req, res);
   const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+}
+
+void ApiServer::Answer(const httplib::Request& req, httplib::Response& res,
+                       bool gzip) {
   Reply reply;
   Target t;
   if (req.path == "/healthz" || req.path == "/readyz" || req.path == "/livez") {

@@ -6,6 +6,7 @@
 #define SHOAL_E2E_EMULATOR_API_SERVER_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ struct ApiServerOptions {
   // serving a custom resource only once its CRD is created.
   bool custom_kinds = true;
   size_t threads = 64;
+  // For tests: sees every request with the answer about to be sent (a
+  // watch's before its stream starts), from the serving thread.
+  std::function<void(const httplib::Request&, const httplib::Response&)>
+      observe;
 };
 
 class ApiServer {
@@ -60,6 +65,8 @@ class ApiServer {
   struct Target;  // a parsed request path
   bool Parse(const std::string& path, Target* target) const;
   void Handle(const httplib::Request& req, httplib::Response& res);
+  // Handle's work; `gzip`: the client offered gzip.
+  void Answer(const httplib::Request& req, httplib::Response& res, bool gzip);
   Reply Dispatch(const httplib::Request& req, const Target& t);
   void Watch(const httplib::Request& req, httplib::Response& res,
              const Target& t);
