@@ -169,8 +169,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.reply(502, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
                              "message": f"proxy: {e}", "code": 502})
             return
+        # The bytes are relayed as they came, compressed or not, with their
+        # Content-Encoding: urllib3 would otherwise inflate a gzipped answer
+        # and the client, told it is gzip, would fail to inflate it again.
         if not watch:
-            data = upstream.read()
+            data = upstream.read(decode_content=False)
             upstream.release_conn()
             self.send_response(upstream.status)
             for k, v in upstream.headers.items():
@@ -192,9 +195,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_response(upstream.status)
                 self.send_header("Content-Type",
                                  upstream.headers.get("Content-Type", "application/json"))
+                if upstream.headers.get("Content-Encoding"):
+                    self.send_header("Content-Encoding", upstream.headers["Content-Encoding"])
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-            chunks = upstream.read_chunked() if upstream.chunked else upstream.stream(4096)
+            chunks = (upstream.read_chunked(decode_content=False) if upstream.chunked
+                      else upstream.stream(4096, decode_content=False))
             for chunk in chunks:
                 with self.write_lock:
                     if self.cut_flag:
