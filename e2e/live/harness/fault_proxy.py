@@ -39,6 +39,9 @@ class FaultProxy:
         self.delay_seconds = 0.0
         self.delay_only = None
         self.watches = set()
+        # (method, path, Accept-Encoding asked, status, Content-Encoding
+        # answered) of every request relayed, for tests to read.
+        self.seen = []
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
@@ -172,6 +175,9 @@ class _Handler(BaseHTTPRequestHandler):
         # The bytes are relayed as they came, compressed or not, with their
         # Content-Encoding: urllib3 would otherwise inflate a gzipped answer
         # and the client, told it is gzip, would fail to inflate it again.
+        with proxy.lock:
+            proxy.seen.append((self.command, self.path, self.headers.get("Accept-Encoding", ""),
+                               upstream.status, upstream.headers.get("Content-Encoding", "")))
         if not watch:
             data = upstream.read(decode_content=False)
             upstream.release_conn()
