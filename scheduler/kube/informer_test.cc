@@ -217,6 +217,28 @@ TEST_F(InformerTest, ServerErrorsAreRetried) {
   EXPECT_EQ(Have().count("n"), 1u);
 }
 
+TEST(DecodeListPageTest, ItemsInOrderThenVersionAndContinue) {
+  std::vector<std::string> names;
+  auto page = DecodeListPage(
+      R"({"metadata":{"resourceVersion":"42","continue":"abc",)"
+      R"("remainingItemCount":7},"items":[{"metadata":{"name":"a"}},)"
+      R"({"metadata":{"name":"b"}}]})",
+      [&](const json& item) { names.push_back(item["metadata"]["name"]); });
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(page->resource_version, "42");
+  EXPECT_EQ(page->continue_token, "abc");
+  auto last =
+      DecodeListPage(R"({"metadata":{"resourceVersion":"42"},"items":[]})",
+                     [](const json&) {});
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->continue_token, "");
+  EXPECT_EQ(DecodeListPage(R"({"kind":"Status"})", [](const json&) {})
+                .status()
+                .message(),
+            "not a list (no items array)");
+}
+
 // The informer against the in-tree API server emulator: paging, expired
 // continue tokens and gzip as kube-apiserver does them.
 class EmulatorInformerTest : public ::testing::Test {
