@@ -1,10 +1,12 @@
 #include "e2e/emulator/api_server.h"
 
 #include <httplib.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -64,13 +66,46 @@ std::optional<Selector> QuerySelector(const httplib::Request& req,
                 : Selector::ParseFields(text, error);
 }
 
+// kube-apiserver compresses an answer only past this size: below it gzip
+// costs more CPU than the bytes it saves (responsewriters/writers.go,
+// defaultGzipThresholdBytes).
+constexpr size_t kGzipThresholdBytes = 128 * 1024;
+
+// Whether Accept-Encoding offers gzip: one of its comma-separated codings,
+// parameters (";q=...") ignored, as the API server reads it.
+bool AcceptsGzip(const std::string& accept_encoding) {
+  for (absl::string_view coding : absl::StrSplit(accept_encoding, ',')) {
+    coding = coding.substr(0, coding.find(';'));
+    if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(coding), "gzip"))
+      return true;
+  }
+  return false;
+}
+
+// `data` as one gzip member (deflate with the gzip wrapper).
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  // 15 + 16: the largest window, with a gzip header and trailer.
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+               Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
 }  // namespace
 
 ApiServer::ApiServer(ApiServerOptions options)
     : options_(std::move(options)),
       resources_(
           DefaultResources(options_.without_groups, options_.custom_kinds)),
-      store_(options_.history),
+      store_(options_.history, options_.continue_expiry_revisions),
       http_(std::make_unique<httplib::Server>()) {
   pod_resources_ = {
       Find(resources_, "", "v1", "pods"),
@@ -163,6 +198,21 @@ bool ApiServer::Parse(const std::string& path, Target* t) const {
 }
 
 void ApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
+  // The emulator decides what to compress, as kube-apiserver does (large
+  // non-watch answers only). cpp-httplib, built with zlib, would otherwise
+  // gzip every answer to a client offering gzip, watches included, and
+  // its deflate holds a watch's events back until ~32 KiB accumulate: a
+  // quiet watch would deliver nothing. It reads the request's
+  // Accept-Encoding after this handler returns, so the header is taken
+  // out here. (The request is the server's own non-const object, handed
+  // over const.)
+  Answer(req, res, AcceptsGzip(req.get_header_value("Accept-Encoding")));
+  if (options_.observe) options_.observe(req, res);
+  const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+}
+
+void ApiServer::Answer(const httplib::Request& req, httplib::Response& res,
+                       bool gzip) {
   Reply reply;
   Target t;
   if (req.path == "/healthz" || req.path == "/readyz" || req.path == "/livez") {
@@ -187,7 +237,13 @@ void ApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
     reply = Dispatch(req, t);
   }
   res.status = reply.code;
-  res.set_content(reply.body.dump(), "application/json");
+  std::string body = reply.body.dump();
+  if (gzip && body.size() > kGzipThresholdBytes) {
+    res.set_header("Content-Encoding", "gzip");
+    res.set_header("Vary", "Accept-Encoding");
+    body = Gzip(body);
+  }
+  res.set_content(std::move(body), "application/json");
 }
 
 Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
@@ -206,7 +262,15 @@ Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
       auto labels = QuerySelector(req, "labelSelector", true, &error);
       auto fields = QuerySelector(req, "fieldSelector", false, &error);
       if (!labels || !fields) return Reply::Error(BadRequest(error));
-      return store_.List(*t.type, t.ns, *labels, *fields);
+      ListPage page;
+      if (req.has_param("limit") &&
+          !absl::SimpleAtoi(req.get_param_value("limit"), &page.limit)) {
+        return Reply::Error(BadRequest("invalid limit \"" +
+                                       req.get_param_value("limit") + "\""));
+      }
+      page.continue_from =
+          req.has_param("continue") ? req.get_param_value("continue") : "";
+      return store_.List(*t.type, t.ns, *labels, *fields, page);
     }
     if (m == "POST" && t.type->resource == "bindings" &&
         t.type->group.empty()) {

@@ -6,6 +6,7 @@
 #define SHOAL_E2E_EMULATOR_API_SERVER_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ namespace shoal::emulator {
 struct ApiServerOptions {
   // How many changes a watch can resume from before it is told 410.
   size_t history = 100000;
+  // > 0: a LIST's continue token is answered 410 Expired once the store
+  // is more than this many revisions past the token's first page, as if
+  // etcd had compacted that revision (see ObjectStore).
+  uint64_t continue_expiry_revisions = 0;
   // How often a watch that asked for bookmarks gets one.
   absl::Duration bookmark_interval = absl::Seconds(5);
   // API groups not served, as when their CRDs are not installed.
@@ -37,6 +42,10 @@ struct ApiServerOptions {
   // serving a custom resource only once its CRD is created.
   bool custom_kinds = true;
   size_t threads = 64;
+  // For tests: sees every request with the answer about to be sent (a
+  // watch's before its stream starts), from the serving thread.
+  std::function<void(const httplib::Request&, const httplib::Response&)>
+      observe;
 };
 
 class ApiServer {
@@ -56,6 +65,8 @@ class ApiServer {
   struct Target;  // a parsed request path
   bool Parse(const std::string& path, Target* target) const;
   void Handle(const httplib::Request& req, httplib::Response& res);
+  // Handle's work; `gzip`: the client offered gzip.
+  void Answer(const httplib::Request& req, httplib::Response& res, bool gzip);
   Reply Dispatch(const httplib::Request& req, const Target& t);
   void Watch(const httplib::Request& req, httplib::Response& res,
              const Target& t);

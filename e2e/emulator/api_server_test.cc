@@ -22,9 +22,9 @@ class ApiServerTest : public ::testing::Test {
   void Start(ApiServerOptions options) {
     options.bookmark_interval = absl::Milliseconds(200);
     server_ = std::make_unique<ApiServer>(options);
-    int port = server_->Start("127.0.0.1", 0);
-    ASSERT_GT(port, 0);
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
+    port_ = server_->Start("127.0.0.1", 0);
+    ASSERT_GT(port_, 0);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
   }
   void Shutdown() {
     client_.reset();
@@ -70,6 +70,7 @@ class ApiServerTest : public ::testing::Test {
 
   std::unique_ptr<ApiServer> server_;
   std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;
 };
 
 TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {
@@ -403,6 +404,145 @@ TEST_F(ApiServerTest,
                   {"metadata", {{"name", "x"}}},
                   {"spec", {{"free", {{"deep", 1}}}, {"known", {{"a", 1}}}}},
                   {"list", {{{"b", "1"}}}}}));
+}
+
+// Names of a list answer's items, in order.
+std::vector<std::string> Names(const json& list) {
+  std::vector<std::string> names;
+  for (const json& item : list["items"])
+    names.push_back(item["metadata"]["name"]);
+  return names;
+}
+
+TEST_F(ApiServerTest, PagedListsKeepTheFirstPagesSnapshotInKeyOrder) {
+  for (const char* name : {"p5", "p1", "p7", "p3", "p2", "p6", "p4"}) {
+    Call("POST", "/api/v1/namespaces/default/pods", NewPod(name));
+  }
+  json first = Call("GET", "/api/v1/pods?limit=3");
+  EXPECT_EQ(Names(first), (std::vector<std::string>{"p1", "p2", "p3"}));
+  EXPECT_EQ(first["metadata"]["remainingItemCount"], 4);
+  std::string version = first["metadata"]["resourceVersion"];
+  std::string token = first["metadata"]["continue"];
+  // Changes after the first page are not seen by the rest of the list.
+  Call("DELETE", "/api/v1/namespaces/default/pods/p7?gracePeriodSeconds=0");
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("p8"));
+  json p5 = Call("GET", "/api/v1/namespaces/default/pods/p5");
+  p5["metadata"]["labels"] = {{"changed", "yes"}};
+  Call("PUT", "/api/v1/namespaces/default/pods/p5", p5);
+  json second = Call("GET", "/api/v1/pods?limit=3&continue=" + token);
+  EXPECT_EQ(Names(second), (std::vector<std::string>{"p4", "p5", "p6"}));
+  EXPECT_FALSE(second["items"][1]["metadata"].contains("labels"));
+  EXPECT_EQ(second["metadata"]["resourceVersion"], version);
+  EXPECT_EQ(second["metadata"]["remainingItemCount"], 1);
+  json third =
+      Call("GET", "/api/v1/pods?limit=3&continue=" +
+                      second["metadata"]["continue"].get<std::string>());
+  EXPECT_EQ(Names(third), (std::vector<std::string>{"p7"}));
+  EXPECT_EQ(third["metadata"]["resourceVersion"], version);
+  EXPECT_FALSE(third["metadata"].contains("continue"));
+  EXPECT_FALSE(third["metadata"].contains("remainingItemCount"));
+  // A new list sees the changes; a selector hides how many remain.
+  EXPECT_EQ(
+      Names(Call("GET", "/api/v1/namespaces/default/pods")),
+      (std::vector<std::string>{"p1", "p2", "p3", "p4", "p5", "p6", "p8"}));
+  json selected =
+      Call("GET", "/api/v1/pods?limit=1&labelSelector=changed%21%3Dyes");
+  EXPECT_EQ(Names(selected), (std::vector<std::string>{"p1"}));
+  EXPECT_TRUE(selected["metadata"].contains("continue"));
+  EXPECT_FALSE(selected["metadata"].contains("remainingItemCount"));
+}
+
+TEST_F(ApiServerTest, ContinueTokensExpireAsAfterACompaction) {
+  Shutdown();
+  ApiServerOptions options;
+  options.continue_expiry_revisions = 2;
+  Start(options);
+  for (const char* name : {"a", "b", "c"}) {
+    Call("POST", "/api/v1/namespaces/default/pods", NewPod(name));
+  }
+  json first = Call("GET", "/api/v1/pods?limit=1");
+  std::string token = first["metadata"]["continue"];
+  long code;
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("d"));
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("e"));
+  // Two revisions on: still readable.
+  EXPECT_EQ(Names(Call("GET", "/api/v1/pods?limit=1&continue=" + token, nullptr,
+                       &code)),
+            (std::vector<std::string>{"b"}));
+  EXPECT_EQ(code, 200);
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("f"));
+  json expired =
+      Call("GET", "/api/v1/pods?limit=1&continue=" + token, nullptr, &code);
+  EXPECT_EQ(code, 410);
+  EXPECT_EQ(expired["reason"], "Expired");
+  EXPECT_NE(expired["message"].get<std::string>().find(
+                "The provided continue parameter is too old"),
+            std::string::npos);
+  // The answer offers an inconsistent remainder from the newest version.
+  json rest = Call("GET",
+                   "/api/v1/pods?continue=" +
+                       expired["metadata"]["continue"].get<std::string>(),
+                   nullptr, &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(Names(rest), (std::vector<std::string>{"b", "c", "d", "e", "f"}));
+  json bad = Call("GET", "/api/v1/pods?limit=1&continue=xyz", nullptr, &code);
+  EXPECT_EQ(code, 400);
+  EXPECT_EQ(
+      bad["message"].get<std::string>().rfind("invalid continue token: ", 0),
+      0u);
+}
+
+TEST_F(ApiServerTest, GzipOnlyForLargeListsNeverForWatches) {
+  std::string filler(1000, 'x');
+  for (int i = 0; i < 200; ++i) {
+    json pod = NewPod("big-" + std::to_string(i));
+    pod["metadata"]["annotations"] = {{"filler", filler}};
+    Call("POST", "/api/v1/namespaces/default/pods", pod);
+  }
+  client_->set_decompress(false);  // to see the bytes on the wire
+  httplib::Headers gzip = {{"Accept-Encoding", "gzip"}};
+  auto large = client_->Get("/api/v1/pods", gzip);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(large->get_header_value("Vary"), "Accept-Encoding");
+  ASSERT_GE(large->body.size(), 2u);
+  EXPECT_EQ(large->body.substr(0, 2), "\x1f\x8b");  // the gzip magic
+  EXPECT_LT(large->body.size(), 100u * 1024);
+  auto plain = client_->Get("/api/v1/pods");  // not offered: not compressed
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->get_header_value("Content-Encoding"), "");
+  EXPECT_GT(plain->body.size(), 200u * 1000);
+  auto small = client_->Get("/api/v1/pods?limit=5", gzip);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->get_header_value("Content-Encoding"), "");
+  EXPECT_EQ(json::parse(small->body)["items"].size(), 5u);
+  // A watch is a stream of small events: never compressed, each event
+  // arrives as it happens.
+  std::string version = json::parse(small->body)["metadata"]["resourceVersion"];
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    httplib::Client other("127.0.0.1", port_);
+    other.Post("/api/v1/namespaces/default/pods", NewPod("late").dump(),
+               "application/json");
+  });
+  std::string encoding = "unset", received;
+  client_->set_read_timeout(5, 0);
+  client_->Get(("/api/v1/pods?watch=1&resourceVersion=" + version).c_str(),
+               gzip,
+               [&](const httplib::Response& r) {
+                 encoding = r.get_header_value("Content-Encoding");
+                 return true;
+               },
+               [&](const char* data, size_t size) {
+                 received.append(data, size);
+                 return received.find('\n') == std::string::npos;
+               });
+  writer.join();
+  EXPECT_EQ(encoding, "");
+  ASSERT_NE(received.find('\n'), std::string::npos);
+  EXPECT_EQ(json::parse(received.substr(
+                0, received.find('\n')))["object"]["metadata"]["name"],
+            "late");
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on.");
 ABSL_FLAG(int, port, 0, "Port to listen on (0: any free port).");
 ABSL_FLAG(int, history, 100000,
           "Changes a watch can resume from before it is told 410 Gone.");
+ABSL_FLAG(int, continue_expiry_revisions, 0,
+          "A LIST continue token is answered 410 Expired once the store is "
+          "more than this many revisions past its first page, as after an "
+          "etcd compaction (0: only when the history no longer reaches it).");
 ABSL_FLAG(int, bookmark_seconds, 5,
           "Seconds between bookmarks on watches that ask for them.");
 ABSL_FLAG(bool, custom_kinds, true,
@@ -36,6 +40,8 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   shoal::emulator::ApiServerOptions options;
   options.history = absl::GetFlag(FLAGS_history);
+  options.continue_expiry_revisions =
+      absl::GetFlag(FLAGS_continue_expiry_revisions);
   options.bookmark_interval =
       absl::Seconds(absl::GetFlag(FLAGS_bookmark_seconds));
   options.without_groups = absl::StrSplit(absl::GetFlag(FLAGS_without_groups),

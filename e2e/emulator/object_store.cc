@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -27,7 +28,55 @@ std::string RandomSuffix() {
   return s;
 }
 
+// What kube-apiserver says when a continue token's revision was compacted
+// (apiserver/pkg/storage/etcd3: a 410 Expired Status); clients match on
+// the reason, people read the message.
+constexpr char kContinueExpired[] =
+    "The provided continue parameter is too old to display a consistent list "
+    "result. You can start a new list without the continue parameter, or use "
+    "the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent "
+    "list - objects that were created, modified, or deleted between the time "
+    "the first chunk was returned and now may show up in the list.";
+
 }  // namespace
+
+std::string EncodeContinue(const std::string& start_key, int64_t version) {
+  json token = {{"v", "meta.k8s.io/v1"}, {"rv", version}, {"start", start_key}};
+  return absl::WebSafeBase64Escape(token.dump());
+}
+
+bool DecodeContinue(const std::string& token, std::string* start_key,
+                    int64_t* version, std::string* error) {
+  std::string text;
+  if (!absl::WebSafeBase64Unescape(token, &text)) {
+    *error = "continue key is not valid: not base64";
+    return false;
+  }
+  json t = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!t.is_object() || t.value("v", "") != "meta.k8s.io/v1") {
+    *error =
+        "continue key is not valid: server does not recognize this "
+        "encoded version";
+    return false;
+  }
+  if (!t.contains("rv") || !t["rv"].is_number_integer() || t["rv"] == 0) {
+    *error =
+        "continue key is not valid: incorrect encoded start "
+        "resourceVersion (version meta.k8s.io/v1)";
+    return false;
+  }
+  if (!t.contains("start") || !t["start"].is_string() ||
+      t["start"].get<std::string>().empty()) {
+    *error =
+        "continue key is not valid: encoded start key empty (version "
+        "meta.k8s.io/v1)";
+    return false;
+  }
+  *start_key = t["start"].get<std::string>();
+  *version = t["rv"].get<int64_t>();
+  return true;
+}
 
 std::string WatchLine(const std::string& type, const json& object) {
   return json{{"type", type}, {"object", object}}.dump() + "\n";
@@ -44,7 +93,9 @@ std::string NewUid() {
                          0x8000 | ((b >> 48) & 0x3fff), b & 0xffffffffffffULL);
 }
 
-ObjectStore::ObjectStore(size_t history) : history_(history) {}
+ObjectStore::ObjectStore(size_t history, uint64_t continue_expiry_revisions)
+    : history_(history),
+      continue_expiry_revisions_(continue_expiry_revisions) {}
 
 std::optional<ApiError> ObjectStore::CheckNamespace(
     const std::string& ns) const {
@@ -65,10 +116,11 @@ std::optional<ApiError> ObjectStore::CheckNamespace(
 
 void ObjectStore::Record(const ResourceType& type, const std::string& ns,
                          const std::string& kind,
-                         std::shared_ptr<const json> object) {
+                         std::shared_ptr<const json> object,
+                         std::shared_ptr<const json> previous) {
   auto line = std::make_shared<const std::string>(WatchLine(kind, *object));
-  changes_.push_back(
-      {version_, &type, ns, kind, std::move(object), std::move(line)});
+  changes_.push_back({version_, &type, ns, kind, std::move(object),
+                      std::move(previous), std::move(line)});
   while (changes_.size() > history_) {
     oldest_resumable_ = changes_.front().version;
     changes_.pop_front();
@@ -114,7 +166,7 @@ Reply ObjectStore::Create(const ResourceType& type, const std::string& ns,
   object["kind"] = type.kind;
   auto stored = std::make_shared<const json>(std::move(object));
   objects[Key(ns, name)] = stored;
-  Record(type, ns, "ADDED", stored);
+  Record(type, ns, "ADDED", stored, nullptr);
   return {201, *stored};
 }
 
@@ -129,29 +181,107 @@ Reply ObjectStore::Get(const ResourceType& type, const std::string& ns,
   return Reply::Error(NotFound(type.QualifiedName(), name));
 }
 
+ObjectStore::Objects ObjectStore::At(const std::string& qualified_name,
+                                     uint64_t version) const {
+  Objects objects;
+  auto all = objects_.find(qualified_name);
+  if (all != objects_.end()) objects = all->second;
+  for (auto e = changes_.rbegin(); e != changes_.rend() && e->version > version;
+       ++e) {
+    if (e->type->QualifiedName() != qualified_name) continue;
+    std::string key =
+        Key(e->ns, (*e->object)["metadata"].value("name", std::string()));
+    if (e->previous == nullptr) {
+      objects.erase(key);
+    } else {
+      objects[key] = e->previous;
+    }
+  }
+  return objects;
+}
+
 Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
-                        const Selector& labels, const Selector& fields) const {
-  json items = json::array();
+                        const Selector& labels, const Selector& fields,
+                        const ListPage& page) const {
+  if (page.limit < 0) {
+    return Reply::Error(BadRequest("limit must be a non-negative integer"));
+  }
   absl::ReaderMutexLock lock(&mu_);
+  uint64_t at = version_;
+  std::string start;
+  const Objects* objects = nullptr;
+  Objects snapshot;
   auto all = objects_.find(type.QualifiedName());
-  if (all != objects_.end()) {
-    for (const auto& [key, object] : all->second) {
-      if (!ns.empty() && (*object)["metadata"].value("namespace", "") != ns)
+  if (!page.continue_from.empty()) {
+    int64_t token_version;
+    std::string error;
+    if (!DecodeContinue(page.continue_from, &start, &token_version, &error)) {
+      return Reply::Error(BadRequest("invalid continue token: " + error));
+    }
+    // A negative version is the "inconsistent" token an Expired answer
+    // offers: continue from the key, at the newest version.
+    if (token_version > 0) {
+      at = static_cast<uint64_t>(token_version);
+      bool compacted = at < oldest_resumable_ ||
+                       (continue_expiry_revisions_ > 0 && version_ > at &&
+                        version_ - at > continue_expiry_revisions_);
+      if (compacted) {
+        ApiError expired{410, "Expired", kContinueExpired};
+        json status = expired.ToStatus();
+        status["metadata"]["continue"] = EncodeContinue(start, -1);
+        return {410, status};
+      }
+      if (at < version_) {
+        snapshot = At(type.QualifiedName(), at);
+        objects = &snapshot;
+      }
+    }
+  }
+  if (objects == nullptr && all != objects_.end()) objects = &all->second;
+  json items = json::array();
+  std::string next, last_key;
+  int64_t remaining = 0;
+  bool filtered = !labels.Empty() || !fields.Empty();
+  if (objects != nullptr) {
+    for (auto it = objects->lower_bound(start); it != objects->end(); ++it) {
+      const json& object = *it->second;
+      if (!ns.empty() && object["metadata"].value("namespace", "") != ns)
         continue;
-      if (!labels.Matches(*object) || !fields.Matches(*object)) continue;
-      json item = *object;
+      if (!labels.Matches(object) || !fields.Matches(object)) continue;
+      if (page.limit > 0 && static_cast<int64_t>(items.size()) == page.limit) {
+        // The next page starts just after the last key sent, as etcd's
+        // range does (the key with a zero byte appended).
+        next = EncodeContinue(last_key + std::string(1, '\0'), at);
+        // Counting what is left is cheap here; the real server only
+        // reports it when no selector filters the rest.
+        if (!filtered) {
+          for (; it != objects->end(); ++it) {
+            if (ns.empty() ||
+                (*it->second)["metadata"].value("namespace", "") == ns)
+              ++remaining;
+          }
+        }
+        break;
+      }
+      json item = object;
       // Built-in lists carry kind and apiVersion once, on the list.
       if (!type.custom) {
         item.erase("kind");
         item.erase("apiVersion");
       }
       items.push_back(std::move(item));
+      last_key = it->first;
     }
+  }
+  json meta = {{"resourceVersion", absl::StrCat(at)}};
+  if (!next.empty()) {
+    meta["continue"] = next;
+    if (!filtered) meta["remainingItemCount"] = remaining;
   }
   return {200,
           {{"kind", type.kind + "List"},
            {"apiVersion", type.ApiVersion()},
-           {"metadata", {{"resourceVersion", absl::StrCat(version_)}}},
+           {"metadata", std::move(meta)},
            {"items", std::move(items)}}};
 }
 
@@ -191,8 +321,9 @@ Reply ObjectStore::Mutate(const ResourceType& type, const std::string& ns,
   ++version_;
   object["metadata"]["resourceVersion"] = absl::StrCat(version_);
   auto stored = std::make_shared<const json>(std::move(object));
+  std::shared_ptr<const json> previous = std::move(it->second);
   it->second = stored;
-  Record(type, ns, "MODIFIED", stored);
+  Record(type, ns, "MODIFIED", stored, std::move(previous));
   return {200, *stored};
 }
 
@@ -203,12 +334,13 @@ Reply ObjectStore::Remove(const ResourceType& type, const std::string& ns,
   auto it = objects.find(Key(ns, name));
   if (it == objects.end())
     return Reply::Error(NotFound(type.QualifiedName(), name));
-  json object = *it->second;
+  std::shared_ptr<const json> previous = it->second;
+  json object = *previous;
   objects.erase(it);
   ++version_;
   object["metadata"]["resourceVersion"] = absl::StrCat(version_);
   auto gone = std::make_shared<const json>(std::move(object));
-  Record(type, ns, "DELETED", gone);
+  Record(type, ns, "DELETED", gone, std::move(previous));
   return {200, *gone};
 }
 

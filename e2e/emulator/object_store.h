@@ -37,14 +37,27 @@ struct WatchEvent {
   std::string ns;
   std::string kind;  // ADDED, MODIFIED, DELETED
   std::shared_ptr<const nlohmann::json> object;
+  // The object before this change (null for ADDED): a paged list reads
+  // the store as it was at its first page by undoing newer changes.
+  std::shared_ptr<const nlohmann::json> previous;
   // The watch line, serialized once for every watcher.
   std::shared_ptr<const std::string> line;
 };
 
+// A LIST in pages, as ?limit=N&continue=TOKEN asks.
+struct ListPage {
+  int64_t limit = 0;          // at most this many items; 0: all of them
+  std::string continue_from;  // the previous page's metadata.continue
+};
+
 class ObjectStore {
  public:
-  // `history`: how many changes watches can resume from.
-  explicit ObjectStore(size_t history);
+  // `history`: how many changes watches can resume from (and paged lists
+  // can read back to). `continue_expiry_revisions` > 0: a continue token
+  // is answered 410 Expired once the store is more than that many
+  // revisions past the token's resourceVersion, as if etcd had compacted
+  // it (tests provoke the restart a real cluster sees after ~5 minutes).
+  explicit ObjectStore(size_t history, uint64_t continue_expiry_revisions = 0);
 
   // Assigns uid, creationTimestamp and resourceVersion; a generateName
   // gets a random suffix. The namespace must exist and not be
@@ -53,9 +66,14 @@ class ObjectStore {
                nlohmann::json object);
   Reply Get(const ResourceType& type, const std::string& ns,
             const std::string& name) const;
-  // `ns` empty: across all namespaces.
+  // `ns` empty: across all namespaces. Items are ordered by their
+  // "namespace/name" key, as etcd orders them. With a limit the answer
+  // carries metadata.continue while more remain (and remainingItemCount
+  // when no selector hides how many); every page of one list shows the
+  // store at the first page's resourceVersion and carries that version.
   Reply List(const ResourceType& type, const std::string& ns,
-             const Selector& labels, const Selector& fields) const;
+             const Selector& labels, const Selector& fields,
+             const ListPage& page = {}) const;
 
   // Read-modify-write under the store's lock. `change` edits the object
   // or refuses with an error. A change that alters nothing keeps the
@@ -81,12 +99,19 @@ class ObjectStore {
   using Objects = std::map<std::string, std::shared_ptr<const nlohmann::json>>;
   void Record(const ResourceType& type, const std::string& ns,
               const std::string& kind,
-              std::shared_ptr<const nlohmann::json> object)
+              std::shared_ptr<const nlohmann::json> object,
+              std::shared_ptr<const nlohmann::json> previous)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<ApiError> CheckNamespace(const std::string& ns) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
+  // Every object of `qualified_name` as it was at `version`: the current
+  // ones with the changes after `version` undone.
+  Objects At(const std::string& qualified_name, uint64_t version) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
   const size_t history_;
+  const uint64_t continue_expiry_revisions_;
   mutable absl::Mutex mu_;
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 1;
   // Watches may resume from any version >= this: the newest change that
@@ -101,6 +126,13 @@ class ObjectStore {
 std::string WatchLine(const std::string& type, const nlohmann::json& object);
 std::string Rfc3339(absl::Time t);
 std::string NewUid();
+// The opaque continue token of a page that ends before `start_key` at
+// `version`, encoded as kube-apiserver encodes it: unpadded URL-safe
+// base64 of {"v":"meta.k8s.io/v1","rv":VERSION,"start":KEY}.
+std::string EncodeContinue(const std::string& start_key, int64_t version);
+// False (and why in `error`) for a token this server did not make.
+bool DecodeContinue(const std::string& token, std::string* start_key,
+                    int64_t* version, std::string* error);
 
 }  // namespace shoal::emulator
 

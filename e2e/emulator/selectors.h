@@ -21,6 +21,8 @@ class Selector {
                                              std::string* error);
 
   bool Matches(const nlohmann::json& object) const;
+  // Selects everything.
+  bool Empty() const { return requirements_.empty(); }
 
  private:
   enum class Op { kEquals, kNotEquals, kExists, kNotExists, kIn, kNotIn };

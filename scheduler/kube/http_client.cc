@@ -106,6 +106,10 @@ void* HttpClient::Prepare(const std::string& method, const std::string& url,
   error_buffer_.assign(CURL_ERROR_SIZE + 1, '\0');
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer_.data());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  // Offers gzip, and libcurl inflates what comes back so. kube-apiserver
+  // compresses only non-watch answers over 128 KiB (large LIST pages),
+  // which then cross the network ~10x smaller; watches stay plain.
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
   if (timeout > absl::ZeroDuration()) {
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
                      static_cast<long>(absl::ToInt64Milliseconds(timeout)));

@@ -1,8 +1,9 @@
 // HTTP(S) to the API server over libcurl: TLS verified against the
 // configured CA (or the system store), client certificates, a bearer
 // token (a token file is re-read when it changes, so rotated service
-// account tokens keep working), connection reuse, and streamed responses
-// for watches. One client per thread.
+// account tokens keep working), connection reuse, gzip (offered on every
+// request, inflated transparently), and streamed responses for watches.
+// One client per thread.
 #ifndef SHOAL_SCHEDULER_KUBE_HTTP_CLIENT_H_
 #define SHOAL_SCHEDULER_KUBE_HTTP_CLIENT_H_
 

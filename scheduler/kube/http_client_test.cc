@@ -1,6 +1,8 @@
 // Real HTTP over loopback against a cpp-httplib server.
 #include "scheduler/kube/http_client.h"
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -11,6 +13,32 @@
 
 namespace shoal::kube {
 namespace {
+
+// `data` gzipped, as a server sends a compressed answer.
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+               Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A list large enough that kube-apiserver would gzip it.
+std::string LargeList() {
+  std::string items;
+  for (int i = 0; i < 3000; ++i) {
+    if (i > 0) items += ",";
+    items += R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})";
+  }
+  return R"({"kind":"ConfigMapList","items":[)" + items + "]}";
+}
 
 // Requests observed so far with this verb and code.
 uint64_t Observed(const std::string& verb, const std::string& code) {
@@ -52,6 +80,17 @@ class HttpClientTest : public ::testing::Test {
             return true;
           });
     });
+    server_.Get("/api/v1/configmaps", [this](const httplib::Request& req,
+                                             httplib::Response& res) {
+      last_accept_encoding_ = req.get_header_value("Accept-Encoding");
+      if (last_accept_encoding_.find("gzip") == std::string::npos) {
+        res.set_content(LargeList(), "application/json");
+        return;
+      }
+      res.set_header("Content-Encoding", "gzip");
+      // A type cpp-httplib does not compress again on its own.
+      res.set_content(Gzip(LargeList()), "application/octet-stream");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running())
@@ -70,8 +109,17 @@ class HttpClientTest : public ::testing::Test {
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
-  std::string last_auth_, last_body_, last_type_;
+  std::string last_auth_, last_body_, last_type_, last_accept_encoding_;
 };
+
+TEST_F(HttpClientTest, OffersGzipAndInflatesWhatComesBackCompressed) {
+  HttpClient client(Config());
+  auto list = client.Request("GET", "/api/v1/configmaps");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(last_accept_encoding_, "gzip");
+  EXPECT_EQ(list->status, 200);
+  EXPECT_EQ(list->body, LargeList());
+}
 
 TEST_F(HttpClientTest, GetPostAndKubernetesErrorsAsResponses) {
   ConnectionConfig c = Config();

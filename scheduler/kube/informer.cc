@@ -1,5 +1,6 @@
 #include "scheduler/kube/informer.h"
 
+#include <cctype>
 #include <random>
 #include <thread>
 
@@ -14,7 +15,47 @@ namespace {
 
 using nlohmann::json;
 
+// A list whose continue token keeps expiring (the server compacts faster
+// than the pages arrive) is given up after this many fresh starts and
+// retried with backoff, not spun on.
+constexpr int kMaxListRestarts = 5;
+
+// `token` safe inside a query string. A token is opaque: kube-apiserver
+// makes URL-safe base64, but nothing promises it stays so.
+std::string QueryEscape(const std::string& token) {
+  std::string out;
+  for (unsigned char c : token) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(c, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<ListPageInfo> DecodeListPage(
+    const std::string& body,
+    const std::function<void(const nlohmann::json& item)>& on_item) {
+  json list = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!list.is_object() || !list.contains("items") ||
+      !(list["items"].is_array() || list["items"].is_null())) {
+    return absl::InvalidArgumentError("not a list (no items array)");
+  }
+  if (list["items"].is_array()) {
+    for (const json& item : list["items"]) on_item(item);
+  }
+  ListPageInfo page;
+  page.resource_version = ResourceVersionOf(list);
+  const json& meta = list.value("metadata", json::object());
+  if (meta.is_object() && meta.contains("continue") &&
+      meta["continue"].is_string()) {
+    page.continue_token = meta["continue"].get<std::string>();
+  }
+  return page;
+}
 
 Informer::Informer(HttpClient& client, WatchedKind kind, Backoff backoff)
     : client_(client), kind_(std::move(kind)), backoff_(backoff) {}
@@ -30,32 +71,62 @@ void Informer::Apply(const json& object) {
 }
 
 absl::StatusOr<std::string> Informer::List() {
-  auto r = client_.Request("GET", kind_.list_path);
-  // Looking for a kind the server does not serve is not a relist.
-  if (!r.ok() || r->status != 404) {
-    metrics::Shoal().informer_relists.With({kind_.name}).Inc();
-  }
-  if (!r.ok()) return r.status();
-  if (r->status == 404) {
-    return absl::NotFoundError(absl::StrCat("list ", kind_.name,
-                                            ": not served by this API server (",
-                                            kind_.list_path, ")"));
-  }
-  if (r->status != 200) {
-    return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": HTTP ",
-                                               r->status, ": ",
-                                               StatusMessage(r->body)));
-  }
-  json list = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
-  if (!list.is_object() || !list.contains("items") ||
-      !list["items"].is_array()) {
-    return absl::UnavailableError(
-        absl::StrCat("list ", kind_.name, ": not a list"));
-  }
-  std::set<std::string> present;
-  for (const json& item : list["items"]) {
-    present.insert(ObjectKey(item));
-    Apply(item);
+  std::set<std::string> present;  // keys of the list being read
+  std::string continue_token, version;
+  int restarts = 0;
+  for (;;) {
+    std::string path = absl::StrCat(kind_.list_path, "?limit=", kListPageSize);
+    if (!continue_token.empty())
+      absl::StrAppend(&path, "&continue=", QueryEscape(continue_token));
+    auto r = client_.Request("GET", path);
+    bool first_page = continue_token.empty();
+    // Looking for a kind the server does not serve is not a relist; the
+    // later pages of one are part of it.
+    if (first_page && (!r.ok() || r->status != 404)) {
+      metrics::Shoal().informer_relists.With({kind_.name}).Inc();
+    }
+    if (!r.ok()) return r.status();
+    if (first_page && r->status == 404) {
+      return absl::NotFoundError(
+          absl::StrCat("list ", kind_.name, ": not served by this API server (",
+                       kind_.list_path, ")"));
+    }
+    if (!first_page && r->status == 410) {
+      // The snapshot the earlier pages came from was compacted. What they
+      // applied stays (each object was current at that snapshot, and the
+      // new list upserts over it); only the new, complete list may say
+      // what is gone, so `present` starts again with it.
+      metrics::Shoal().informer_list_expired.With({kind_.name}).Inc();
+      if (++restarts > kMaxListRestarts) {
+        return absl::UnavailableError(absl::StrCat(
+            "list ", kind_.name, ": continue token expired ", restarts,
+            " times in a row (", StatusMessage(r->body), ")"));
+      }
+      LOG(INFO) << "list " << kind_.name << ": continue token expired after "
+                << present.size() << " objects (" << StatusMessage(r->body)
+                << "); listing again from the start";
+      present.clear();
+      continue_token.clear();
+      continue;
+    }
+    if (r->status != 200) {
+      return absl::UnavailableError(absl::StrCat("list ", kind_.name, ": HTTP ",
+                                                 r->status, ": ",
+                                                 StatusMessage(r->body)));
+    }
+    auto page = DecodeListPage(r->body, [&](const json& item) {
+      present.insert(ObjectKey(item));
+      Apply(item);
+    });
+    if (!page.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("list ", kind_.name, ": ", page.status().message()));
+    }
+    // Every page of one list carries the first page's resourceVersion;
+    // the last page's is taken, which is that one.
+    version = page->resource_version;
+    if (page->continue_token.empty()) break;
+    continue_token = page->continue_token;
   }
   // What the new list lacks was deleted while we were not watching.
   for (auto it = known_.begin(); it != known_.end();) {
@@ -67,7 +138,7 @@ absl::StatusOr<std::string> Informer::List() {
     }
   }
   synced_ = true;
-  return ResourceVersionOf(list);
+  return version;
 }
 
 absl::StatusOr<std::string> Informer::Watch(const std::string& version,

@@ -1,12 +1,18 @@
 // Keeps one kind of object in step with the API server: list, then watch
-// from the list's resourceVersion; bookmarks move the resourceVersion on;
+// from the list's resourceVersion; bookmarks move the resourceVersion on.
+// The list comes in pages of kListPageSize, each applied as it arrives;
+// a continue token the server has compacted (410 Expired) restarts the
+// list from its first page, and deletions are inferred only from a
+// complete list;
 // 410 Gone (the server no longer has that version) means list again, and
 // objects the new list lacks are removed; a failed connection is retried
 // with jittered exponential backoff. A kind whose CRD is not installed
 // (404 on list) is reported once and retried slowly, never fatal.
 // Metrics: each LIST sent counts in shoal_informer_relists_total{kind}
 // (not the 404s of a missing kind), each watch that ends in an error
-// (410 Gone included) in shoal_informer_watch_restarts_total{kind}.
+// (410 Gone included) in shoal_informer_watch_restarts_total{kind}, each
+// list restarted after an expired continue token in
+// shoal_informer_list_expired_total{kind}.
 #ifndef SHOAL_SCHEDULER_KUBE_INFORMER_H_
 #define SHOAL_SCHEDULER_KUBE_INFORMER_H_
 
@@ -33,6 +39,25 @@ struct WatchedKind {
   std::function<void(const std::string& key)> remove;
 };
 
+// Items per LIST page. client-go's reflector pages its initial list with
+// this same size: an answer of 500 pods is a few hundred KiB, so neither
+// the API server nor Shoal holds a whole large cluster in one document,
+// while 10,000 pods still take only 20 round trips.
+inline constexpr int kListPageSize = 500;
+
+// One page of a LIST answer, its items already handed on.
+struct ListPageInfo {
+  std::string resource_version;  // metadata.resourceVersion
+  std::string continue_token;    // metadata.continue; empty on the last page
+};
+
+// Decodes one LIST answer, handing each item of `items` to `on_item` in
+// order. The only place that parses a list's JSON, so that a streaming
+// parser can replace it without touching the paging around it.
+absl::StatusOr<ListPageInfo> DecodeListPage(
+    const std::string& body,
+    const std::function<void(const nlohmann::json& item)>& on_item);
+
 struct Backoff {
   absl::Duration initial = absl::Milliseconds(500);
   absl::Duration max = absl::Seconds(30);
@@ -42,8 +67,11 @@ class Informer {
  public:
   Informer(HttpClient& client, WatchedKind kind, Backoff backoff = {});
 
-  // Lists everything and applies it; returns the list's resourceVersion.
-  // NotFound when the kind does not exist on the server.
+  // Lists everything, page by page, applying each page as it arrives;
+  // returns the list's resourceVersion (the snapshot every page of it
+  // shows, so the watch from it misses nothing). Objects it has applied
+  // and the complete list lacks are removed. NotFound when the kind does
+  // not exist on the server.
   absl::StatusOr<std::string> List();
 
   // One watch connection from `version` until the server ends it or `stop`

@@ -4,9 +4,12 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "e2e/emulator/api_server.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "scheduler/metrics/scheduler_metrics.h"
@@ -212,6 +215,320 @@ TEST_F(InformerTest, ServerErrorsAreRetried) {
   EXPECT_EQ(Relists("nodes"), relists + 3);  // two failed lists, then one
   EXPECT_EQ(WatchRestarts("nodes"), restarts);
   EXPECT_EQ(Have().count("n"), 1u);
+}
+
+TEST(DecodeListPageTest, ItemsInOrderThenVersionAndContinue) {
+  std::vector<std::string> names;
+  auto page = DecodeListPage(
+      R"({"metadata":{"resourceVersion":"42","continue":"abc",)"
+      R"("remainingItemCount":7},"items":[{"metadata":{"name":"a"}},)"
+      R"({"metadata":{"name":"b"}}]})",
+      [&](const json& item) { names.push_back(item["metadata"]["name"]); });
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(page->resource_version, "42");
+  EXPECT_EQ(page->continue_token, "abc");
+  auto last =
+      DecodeListPage(R"({"metadata":{"resourceVersion":"42"},"items":[]})",
+                     [](const json&) {});
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->continue_token, "");
+  EXPECT_EQ(DecodeListPage(R"({"kind":"Status"})", [](const json&) {})
+                .status()
+                .message(),
+            "not a list (no items array)");
+}
+
+// The informer against the in-tree API server emulator: paging, expired
+// continue tokens and gzip as kube-apiserver does them.
+class EmulatorInformerTest : public ::testing::Test {
+ protected:
+  struct Seen {
+    std::string target;            // path and query
+    std::string accept_encoding;   // what the client offered
+    std::string content_encoding;  // what the emulator answered with
+    int status;
+  };
+
+  void Start(emulator::ApiServerOptions options = {}) {
+    options.observe = [this](const httplib::Request& req,
+                             const httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen_.push_back({req.target, req.get_header_value("Accept-Encoding"),
+                       res.get_header_value("Content-Encoding"), res.status});
+    };
+    server_ = std::make_unique<emulator::ApiServer>(std::move(options));
+    ConnectionConfig c;
+    c.server =
+        "http://127.0.0.1:" + std::to_string(server_->Start("127.0.0.1", 0));
+    client_ = std::make_unique<HttpClient>(c);
+    admin_ = std::make_unique<HttpClient>(c);
+  }
+  void TearDown() override {
+    client_.reset();
+    admin_.reset();
+    if (server_) server_->Stop();
+  }
+
+  static std::string PodName(int i) { return absl::StrFormat("pod-%04d", i); }
+  // `count` pods of ~370 bytes each: a page of 500 is past the 128 KiB the
+  // API server gzips from, one of 234 is not.
+  void CreatePods(int count) {
+    for (int i = 0; i < count; ++i) CreatePod(PodName(i));
+  }
+  void CreatePod(const std::string& name) {
+    json pod = {{"metadata", {{"name", name}}},
+                {"spec",
+                 {{"schedulerName", "shoal"},
+                  {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}};
+    auto r =
+        admin_->Request("POST", "/api/v1/namespaces/default/pods", pod.dump());
+    ASSERT_TRUE(r.ok() && r->status == 201)
+        << name << ": " << (r.ok() ? r->body : r.status().ToString());
+  }
+  void DeletePod(const std::string& name) {
+    auto r = admin_->Request("DELETE", "/api/v1/namespaces/default/pods/" +
+                                           name + "?gracePeriodSeconds=0");
+    ASSERT_TRUE(r.ok() && r->status == 200)
+        << name << ": " << (r.ok() ? r->body : r.status().ToString());
+  }
+  // Every pod the emulator holds, by "namespace/name".
+  std::set<std::string> StoredPods() {
+    auto r = admin_->Request("GET", "/api/v1/pods");
+    std::set<std::string> keys;
+    EXPECT_TRUE(r.ok() && r->status == 200)
+        << (r.ok() ? r->body.substr(0, 300) : r.status().ToString());
+    if (!r.ok()) return keys;
+    json list = json::parse(r->body);
+    for (const json& item : list["items"]) {
+      keys.insert(item["metadata"]["namespace"].get<std::string>() + "/" +
+                  item["metadata"]["name"].get<std::string>());
+    }
+    return keys;
+  }
+
+  WatchedKind Pods() {
+    WatchedKind kind;
+    kind.name = "pods";
+    kind.list_path = "/api/v1/pods";
+    kind.upsert = [this](const json& o) {
+      std::string key = o["metadata"]["namespace"].get<std::string>() + "/" +
+                        o["metadata"]["name"].get<std::string>();
+      std::function<void()> hook;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        have_.insert(key);
+        ++upserts_;
+        std::swap(hook, on_upsert_);  // runs once
+      }
+      if (hook) hook();
+      return absl::OkStatus();
+    };
+    kind.remove = [this](const std::string& key) {
+      std::lock_guard<std::mutex> lock(mu_);
+      have_.erase(key);
+      removed_.insert(key);
+      if (stop_when_removed_.count(key) > 0) {
+        stop_when_removed_.erase(key);
+        if (stop_when_removed_.empty()) stop_ = true;
+      }
+    };
+    return kind;
+  }
+  std::set<std::string> Have() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return have_;
+  }
+  // The LIST requests for pods the emulator answered, in order.
+  std::vector<Seen> PodLists() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Seen> lists;
+    for (const Seen& s : seen_) {
+      if (s.target.rfind("/api/v1/pods?limit=", 0) == 0) lists.push_back(s);
+    }
+    return lists;
+  }
+  void ForgetRequests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.clear();
+  }
+
+  std::unique_ptr<emulator::ApiServer> server_;
+  std::unique_ptr<HttpClient> client_;  // the informer's
+  std::unique_ptr<HttpClient> admin_;   // the test's own writes
+  std::mutex mu_;
+  std::vector<Seen> seen_;
+  std::set<std::string> have_, removed_;
+  int upserts_ = 0;
+  std::function<void()> on_upsert_;  // once, at the next upsert
+  std::set<std::string> stop_when_removed_;
+  std::atomic<bool> stop_{false};
+};
+
+TEST_F(EmulatorInformerTest, ALargeListArrivesInGzippedPagesOf500) {
+  Start();
+  CreatePods(1234);
+  uint64_t version = server_->store().version();
+  double relists = Relists("pods");
+  ForgetRequests();
+  Informer informer(*client_, Pods());
+  auto listed = informer.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  // The watch resumes from the snapshot the pages showed.
+  EXPECT_EQ(*listed, std::to_string(version));
+  EXPECT_EQ(Have().size(), 1234u);
+  EXPECT_EQ(Relists("pods"), relists + 1);  // one list, three pages
+  std::vector<Seen> lists = PodLists();
+  ASSERT_EQ(lists.size(), 3u);
+  EXPECT_EQ(lists[0].target, "/api/v1/pods?limit=500");
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(lists[i].target.rfind("/api/v1/pods?limit=500&continue=", 0), 0u)
+        << lists[i].target;
+  }
+  for (const Seen& page : lists) {
+    EXPECT_EQ(page.accept_encoding, "gzip") << page.target;
+    EXPECT_EQ(page.status, 200) << page.target;
+  }
+  // 500 pods are past 128 KiB and were sent compressed; the last 234 not.
+  EXPECT_EQ(lists[0].content_encoding, "gzip");
+  EXPECT_EQ(lists[1].content_encoding, "gzip");
+  EXPECT_EQ(lists[2].content_encoding, "");
+}
+
+TEST_F(EmulatorInformerTest, AnExpiredContinueTokenRestartsTheList) {
+  emulator::ApiServerOptions options;
+  options.continue_expiry_revisions = 1;
+  Start(options);
+  CreatePods(1234);
+  double relists = Relists("pods");
+  double expired =
+      metrics::Shoal().informer_list_expired.With({"pods"}).Value();
+  // While the first page is applied, two writes move the store two
+  // revisions on: the token for the second page has expired. One pod of
+  // that first page is gone, one pod is new.
+  on_upsert_ = [this] {
+    DeletePod(PodName(1));
+    CreatePod("pod-late");
+  };
+  ForgetRequests();
+  Informer informer(*client_, Pods());
+  auto listed = informer.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(informer.synced());
+  std::vector<Seen> lists = PodLists();
+  ASSERT_EQ(lists.size(), 5u);  // 1, 2 (410), then 1, 2, 3 again
+  EXPECT_EQ(lists[1].status, 410);
+  EXPECT_EQ(lists[2].target, "/api/v1/pods?limit=500");
+  EXPECT_EQ(metrics::Shoal().informer_list_expired.With({"pods"}).Value(),
+            expired + 1);
+  EXPECT_EQ(Relists("pods"), relists + 2);  // the list and its restart
+  // Synced with every object: the pod the aborted attempt applied and the
+  // complete list lacks is removed, the new one is there.
+  EXPECT_EQ(Have(), StoredPods());
+  EXPECT_EQ(Have().count("default/" + PodName(1)), 0u);
+  EXPECT_EQ(Have().count("default/pod-late"), 1u);
+  EXPECT_EQ(Have().size(), 1234u);
+  EXPECT_EQ(*listed, std::to_string(server_->store().version()));
+}
+
+TEST_F(EmulatorInformerTest, ContinueTokensThatNeverStopExpiringAreAnError) {
+  emulator::ApiServerOptions options;
+  options.continue_expiry_revisions = 1;
+  Start(options);
+  CreatePods(600);
+  // Every first page is followed by two writes.
+  int created = 0;
+  std::function<void()> churn = [&] {
+    CreatePod("churn-" + std::to_string(created++));
+    CreatePod("churn-" + std::to_string(created++));
+    std::lock_guard<std::mutex> lock(mu_);
+    on_upsert_ = churn;
+  };
+  on_upsert_ = churn;
+  Informer informer(*client_, Pods());
+  auto listed = informer.List();
+  EXPECT_EQ(listed.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(listed.status().message().find("continue token expired 6 times"),
+            std::string::npos)
+      << listed.status();
+  EXPECT_FALSE(informer.synced());
+  on_upsert_ = nullptr;
+}
+
+TEST_F(EmulatorInformerTest, DeletionsAroundAPagedRelistAreNoticed) {
+  Start();
+  CreatePods(1234);
+  Informer informer(*client_, Pods());
+  ASSERT_TRUE(informer.List().ok());
+  // Deleted while not watching, from the first and the last page: the
+  // relist must notice both.
+  DeletePod(PodName(3));
+  DeletePod(PodName(1200));
+  // Deleted while the relist reads its first page, from that page and
+  // from a later one: the pages still show both (one snapshot), and the
+  // watch from the list's version reports their deletion.
+  on_upsert_ = [this] {
+    DeletePod(PodName(5));
+    DeletePod(PodName(1100));
+  };
+  ForgetRequests();
+  auto listed = informer.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(PodLists().size(), 3u);
+  EXPECT_EQ(removed_, (std::set<std::string>{"default/" + PodName(3),
+                                             "default/" + PodName(1200)}));
+  EXPECT_EQ(Have().count("default/" + PodName(5)), 1u);
+  EXPECT_EQ(Have().count("default/" + PodName(1100)), 1u);
+  // The watch (gzip offered, as on every request) replays the two
+  // deletions and then a new pod arrives on it.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_when_removed_ = {"default/" + PodName(5), "default/" + PodName(1100)};
+  }
+  auto watched = informer.Watch(*listed, stop_);
+  EXPECT_TRUE(watched.ok()) << watched.status();
+  EXPECT_EQ(Have(), StoredPods());
+  EXPECT_EQ(Have().size(), 1230u);
+  std::vector<Seen> watches;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Seen& s : seen_) {
+      if (s.target.find("watch=1") != std::string::npos) watches.push_back(s);
+    }
+  }
+  ASSERT_EQ(watches.size(), 1u);
+  EXPECT_EQ(watches[0].accept_encoding, "gzip");
+  EXPECT_EQ(watches[0].content_encoding, "");  // watches are never gzipped
+}
+
+TEST_F(EmulatorInformerTest, AWatchWithGzipOfferedDeliversEachEventAtOnce) {
+  Start();
+  CreatePods(3);
+  Informer informer(*client_, Pods());
+  auto listed = informer.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::thread writer([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CreatePod("late");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_when_removed_ = {"default/late"};
+    }
+    DeletePod("late");
+    // Events held back would never end the watch: give up after 3 s.
+    for (int i = 0; i < 30 && !stop_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop_ = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto watched = informer.Watch(*listed, stop_);
+  writer.join();
+  EXPECT_TRUE(watched.ok()) << watched.status();
+  // One small event each, not held back by a compressor: the watch ends
+  // (on the deletion) well before any timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(removed_, std::set<std::string>{"default/late"});
 }
 
 }  // namespace

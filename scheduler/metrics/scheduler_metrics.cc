@@ -160,6 +160,11 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "shoal_informer_watch_restarts_total",
           "Watch connections of a kind that ended in an error and were "
           "reopened",
+          {"kind"})),
+      informer_list_expired(r.AddCounterFamily(
+          "shoal_informer_list_expired_total",
+          "Paged LISTs of a kind restarted from the first page because the "
+          "API server had compacted their continue token (410 Expired)",
           {"kind"})) {}
 
 namespace {

@@ -113,6 +113,7 @@ class ShoalMetrics {
   Family<Histogram>& api_request_duration;   // s {verb, code}
   Family<Counter>& informer_relists;         // {kind}
   Family<Counter>& informer_watch_restarts;  // {kind}
+  Family<Counter>& informer_list_expired;    // {kind}
 
   // Shorthands for the per-label histograms (each takes the family lock;
   // keep the reference for a fixed label).

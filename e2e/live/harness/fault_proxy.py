@@ -39,6 +39,9 @@ class FaultProxy:
         self.delay_seconds = 0.0
         self.delay_only = None
         self.watches = set()
+        # (method, path, Accept-Encoding asked, status, Content-Encoding
+        # answered) of every request relayed, for tests to read.
+        self.seen = []
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
@@ -169,8 +172,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.reply(502, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
                              "message": f"proxy: {e}", "code": 502})
             return
+        # The bytes are relayed as they came, compressed or not, with their
+        # Content-Encoding: urllib3 would otherwise inflate a gzipped answer
+        # and the client, told it is gzip, would fail to inflate it again.
+        with proxy.lock:
+            proxy.seen.append((self.command, self.path, self.headers.get("Accept-Encoding", ""),
+                               upstream.status, upstream.headers.get("Content-Encoding", "")))
         if not watch:
-            data = upstream.read()
+            data = upstream.read(decode_content=False)
             upstream.release_conn()
             self.send_response(upstream.status)
             for k, v in upstream.headers.items():
@@ -192,9 +201,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_response(upstream.status)
                 self.send_header("Content-Type",
                                  upstream.headers.get("Content-Type", "application/json"))
+                if upstream.headers.get("Content-Encoding"):
+                    self.send_header("Content-Encoding", upstream.headers["Content-Encoding"])
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-            chunks = upstream.read_chunked() if upstream.chunked else upstream.stream(4096)
+            chunks = (upstream.read_chunked(decode_content=False) if upstream.chunked
+                      else upstream.stream(4096, decode_content=False))
             for chunk in chunks:
                 with self.write_lock:
                     if self.cut_flag:
