@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "scheduler/kube/api_binder.h"
+#include "scheduler/kube/json_stream.h"
 #include "scheduler/kube/object_meta.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
@@ -39,13 +40,18 @@ std::string QueryEscape(const std::string& token) {
 absl::StatusOr<ListPageInfo> DecodeListPage(
     const std::string& body,
     const std::function<void(const nlohmann::json& item)>& on_item) {
-  json list = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!list.is_object() || !list.contains("items") ||
-      !(list["items"].is_array() || list["items"].is_null())) {
+  // Streamed: the page's items are decoded one at a time, without the
+  // fields no decoder reads (json_stream.h).
+  JsonSource source = JsonSource::Text(body);
+  auto read = ReadJsonList(source, [&on_item](json item, int) {
+    on_item(item);
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return read.status();
+  const json& list = read->fields;
+  if (!read->had_items && !(list.is_object() && list.contains("items") &&
+                            list["items"].is_null())) {
     return absl::InvalidArgumentError("not a list (no items array)");
-  }
-  if (list["items"].is_array()) {
-    for (const json& item : list["items"]) on_item(item);
   }
   ListPageInfo page;
   page.resource_version = ResourceVersionOf(list);
@@ -152,12 +158,15 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
       path,
       [&](const std::string& line) {
         if (stop.load()) return false;
-        json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (!event.is_object()) return true;  // not JSON: skip the line
-        std::string type = event.value("type", "");
-        const json& object = event.value("object", json::object());
+        // Streamed, without the fields no decoder reads (json_stream.h).
+        auto event = ReadWatchEvent(line);
+        if (!event.ok()) return true;  // not JSON: skip the line
+        const std::string& type = event->type;
+        static const json kNone = json::object();
+        const json& object = event->object.is_object() ? event->object : kNone;
         if (type == "ERROR") {
-          gone = object.value("code", 0) == 410;
+          auto code = object.find("code");
+          gone = code != object.end() && *code == 410;
           return false;
         }
         std::string v = ResourceVersionOf(object);

@@ -117,22 +117,27 @@ void JsonSource::SkipBlanks() {
   }
 }
 
-absl::StatusOr<JsonEnvelope> ReadJsonObjects(JsonSource& source,
-                                             const ObjectHandler& on_object) {
-  ObjectTree builder(ObjectTree::Root::kDocument, &on_object,
+absl::StatusOr<JsonEnvelope> ReadJsonList(JsonSource& source,
+                                          const ObjectHandler& on_item) {
+  ObjectTree builder(ObjectTree::Root::kDocument, &on_item,
                      [&source] { return source.Line(); });
-  int line = 1;
-  if (source.FirstNonBlank() != '\0') line = source.Line();
   if (absl::Status s = Parse(source, builder); !s.ok()) return s;
   JsonEnvelope envelope;
   envelope.had_items = builder.root_had_items();
-  if (!envelope.had_items) {
-    if (absl::Status s = on_object(std::move(builder.root()), line); !s.ok())
-      return s;
-    return envelope;
-  }
   envelope.fields = std::move(builder.root());
-  envelope.fields.erase("items");
+  if (envelope.had_items) envelope.fields.erase("items");
+  return envelope;
+}
+
+absl::StatusOr<JsonEnvelope> ReadJsonObjects(JsonSource& source,
+                                             const ObjectHandler& on_object) {
+  int line = 1;
+  if (source.FirstNonBlank() != '\0') line = source.Line();
+  auto envelope = ReadJsonList(source, on_object);
+  if (!envelope.ok() || envelope->had_items) return envelope;
+  if (absl::Status s = on_object(std::move(envelope->fields), line); !s.ok())
+    return s;
+  envelope->fields = nlohmann::json::object();
   return envelope;
 }
 

@@ -69,9 +69,15 @@ inline void SkipWhitespace(JsonSource& source) { source.SkipBlanks(); }
 struct JsonEnvelope {
   nlohmann::json fields = nlohmann::json::object();
   // Whether the root was an object with an `items` array, whose elements
-  // went to the handler one by one; otherwise the root itself did.
+  // went to the handler one by one.
   bool had_items = false;
 };
+
+// Reads one JSON document whose `items` array, if the root has one, goes
+// to `on_item` element by element as read; the root without them is
+// returned (a LIST page: its kind and metadata).
+absl::StatusOr<JsonEnvelope> ReadJsonList(JsonSource& source,
+                                          const ObjectHandler& on_item);
 
 // Reads one JSON document. A root object with an `items` array hands on
 // each element as soon as it is read; any other root is handed on whole.
