@@ -46,7 +46,11 @@ absl::StatusOr<std::string> Informer::List() {
                                                r->status, ": ",
                                                StatusMessage(r->body)));
   }
-  json list = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  return ApplyList(r->body);
+}
+
+absl::StatusOr<std::string> Informer::ApplyList(const std::string& body) {
+  json list = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!list.is_object() || !list.contains("items") ||
       !list["items"].is_array()) {
     return absl::UnavailableError(
@@ -81,23 +85,7 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
       path,
       [&](const std::string& line) {
         if (stop.load()) return false;
-        json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (!event.is_object()) return true;  // not JSON: skip the line
-        std::string type = event.value("type", "");
-        const json& object = event.value("object", json::object());
-        if (type == "ERROR") {
-          gone = object.value("code", 0) == 410;
-          return false;
-        }
-        std::string v = ResourceVersionOf(object);
-        if (!v.empty()) newest = v;
-        if (type == "ADDED" || type == "MODIFIED") {
-          Apply(object);
-        } else if (type == "DELETED") {
-          kind_.remove(ObjectKey(object));
-          known_.erase(ObjectKey(object));
-        }
-        return true;  // BOOKMARK only moves the version
+        return ApplyEvent(line, &newest, &gone);
       },
       absl::Minutes(5), &stop);
   if (!status.ok()) return status.status();
@@ -110,6 +98,27 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
         absl::StrCat("watch ", kind_.name, ": HTTP ", *status));
   }
   return newest;
+}
+
+bool Informer::ApplyEvent(const std::string& line, std::string* newest,
+                          bool* gone) {
+  json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!event.is_object()) return true;  // not JSON: skip the line
+  std::string type = event.value("type", "");
+  const json& object = event.value("object", json::object());
+  if (type == "ERROR") {
+    *gone = object.value("code", 0) == 410;
+    return false;
+  }
+  std::string v = ResourceVersionOf(object);
+  if (!v.empty()) *newest = v;
+  if (type == "ADDED" || type == "MODIFIED") {
+    Apply(object);
+  } else if (type == "DELETED") {
+    kind_.remove(ObjectKey(object));
+    known_.erase(ObjectKey(object));
+  }
+  return true;  // BOOKMARK only moves the version
 }
 
 void Informer::Run(const std::atomic<bool>& stop) {

@@ -13,6 +13,9 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Optional, as in libFuzzer: a target that defines it is set up by it.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
+    __attribute__((weak));
 
 namespace {
 
@@ -31,6 +34,7 @@ void Collect(const fs::path& p, std::vector<fs::path>* files) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   std::vector<fs::path> files;
   for (int i = 1; i < argc; ++i) {
     if (!fs::exists(argv[i])) {
