@@ -92,6 +92,24 @@ TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
             "/nonexistent.yaml: cannot read the snapshot file");
 }
 
+// Found by tools/fuzz (snapshot_fuzzer): on a "," after a document (a JSON
+// file with a trailing comma) yaml-cpp's LoadAll never returned, making
+// empty documents until memory ran out.
+TEST(SnapshotFileTest, TextAfterTheLastDocumentIsRefusedNotAHang) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("{\"kind\": \"List\", \"items\": []},\n", "c.json",
+                         cache, &warnings)
+                .message(),
+            "c.json:1:30: malformed YAML: unexpected text after the end of a "
+            "document");
+  EXPECT_EQ(LoadSnapshot("kind: List\nitems: []\n---\n,\n", "c.yaml", cache,
+                         &warnings)
+                .message(),
+            "c.yaml:4:1: malformed YAML: unexpected text after the end of a "
+            "document");
+}
+
 // A field of the wrong type anywhere is refused by name, never a crash
 // (issue 11 found 13 of 300 damaged files aborting the process).
 TEST(SnapshotFileTest, WrongTypesAreRefusedByName) {

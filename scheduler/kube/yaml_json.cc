@@ -1,10 +1,13 @@
 #include "scheduler/kube/yaml_json.h"
 
+#include <optional>
 #include <regex>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace shoal::kube {
@@ -48,13 +51,57 @@ json ToJson(const YAML::Node& node) {
   }
 }
 
+// yaml-cpp 0.7's LoadAll never returns on some malformed streams (a ","
+// outside any flow collection, as in "{},", a JSON file with a trailing
+// comma): the parser yields an empty document after another without
+// consuming anything, and the list of them grows until memory runs out.
+// This pass reads events only and reports where the parser stopped
+// moving; every document starts at a later token than the one before.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  YAML::Mark start = YAML::Mark::null_mark();
+};
+
+// Where the parser stops moving, or nullopt. Throws YAML::Exception on
+// malformed YAML, as LoadAll does.
+std::optional<YAML::Mark> StuckAt(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  int previous = -1;
+  while (parser.HandleNextDocument(starts)) {
+    if (starts.start.pos <= previous) return starts.start;
+    previous = starts.start.pos;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(
     absl::string_view text, absl::string_view file) {
   std::vector<YAML::Node> nodes;
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    const std::string input(text);
+    if (auto stuck = StuckAt(input)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ":", stuck->line + 1, ":", stuck->column + 1,
+          ": malformed YAML: unexpected text after the end of a document"));
+    }
+    nodes = YAML::LoadAll(input);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ":", e.mark.line + 1, ":", e.mark.column + 1,

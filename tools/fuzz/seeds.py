@@ -90,6 +90,16 @@ def harness_kubeconfig(server):
     sys.exit("seeds.py: %s has no kubeconfig_for" % path)
 
 
+def informer_kind(o):
+    """The name LiveKinds (scheduler/live_kinds.cc) gives o's kind."""
+    kind = str(o.get("kind", ""))
+    if kind == "PodGroup":
+        return "podgroups (%s)" % o.get("apiVersion", "")
+    return {"PriorityClass": "priorityclasses", "CSINode": "csinodes",
+            "StorageClass": "storageclasses"}.get(
+        kind, kind.lower() + "s")
+
+
 def conformance_cases():
     for path in sorted(glob.glob(os.path.join(ROOT, "e2e", "conformance", "*", "*.yaml"))):
         for case in yaml.safe_load(read(path)) or []:
@@ -130,16 +140,24 @@ def main():
         corpus.add("snapshot", json.dumps(as_list, indent=1))
         for o in objects:
             corpus.add("objects", json.dumps(o))
-        # The informer's input: a LIST page, then watch events.
-        lines = [json.dumps({"kind": "List", "metadata": {"resourceVersion": "100"},
-                             "items": objects}, separators=(",", ":"))]
-        for i, o in enumerate(objects[:4]):
-            o = dict(o, metadata=dict(o.get("metadata") or {}, resourceVersion=str(101 + i)))
-            lines.append(json.dumps({"type": ["ADDED", "MODIFIED", "DELETED"][i % 3],
-                                     "object": o}, separators=(",", ":")))
-        lines.append('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"200"}}}')
-        lines.append('{"type":"ERROR","object":{"kind":"Status","code":410}}')
-        corpus.add("informer", "\n".join(lines))
+        # The informer's input: the kind, a LIST page, then watch events.
+        by_kind = {}
+        for o in objects:
+            by_kind.setdefault(informer_kind(o), []).append(o)
+            if o.get("kind") == "PodGroup":  # the same as scheduler-plugins'
+                o = dict(o, apiVersion="scheduling.x-k8s.io/v1alpha1")
+                by_kind.setdefault(informer_kind(o), []).append(o)
+        for kind, items in by_kind.items():
+            lines = [kind, json.dumps({"kind": "List", "metadata": {"resourceVersion": "100"},
+                                       "items": items}, separators=(",", ":"))]
+            for i, o in enumerate(items[:3]):
+                meta = dict(o.get("metadata") or {}, resourceVersion=str(101 + i))
+                lines.append(json.dumps({"type": ["ADDED", "MODIFIED", "DELETED"][i % 3],
+                                         "object": dict(o, metadata=meta)},
+                                        separators=(",", ":")))
+            lines.append('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"200"}}}')
+            lines.append('{"type":"ERROR","object":{"kind":"Status","code":410}}')
+            corpus.add("informer", "\n".join(lines))
 
     for pattern in ("policies/*.yaml", "e2e/properties/policies/*.yaml"):
         for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
