@@ -11,7 +11,9 @@ using nlohmann::json;
 
 // List items of core kinds come without apiVersion and kind; the decoders
 // tell PodGroup APIs apart by them.
+// Anything but an object is left to the decoder to refuse.
 json Typed(json object, const char* api_version, const char* kind) {
+  if (!object.is_object()) return object;
   if (!object.contains("apiVersion")) object["apiVersion"] = api_version;
   if (!object.contains("kind")) object["kind"] = kind;
   return object;

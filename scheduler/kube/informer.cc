@@ -104,10 +104,15 @@ bool Informer::ApplyEvent(const std::string& line, std::string* newest,
                           bool* gone) {
   json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!event.is_object()) return true;  // not JSON: skip the line
-  std::string type = event.value("type", "");
+  // Whatever the line holds, the informer goes on: json::value() would
+  // throw on a member of another type than its default's.
+  std::string type;
+  if (event.contains("type") && event["type"].is_string())
+    type = event["type"].get<std::string>();
   const json& object = event.value("object", json::object());
   if (type == "ERROR") {
-    *gone = object.value("code", 0) == 410;
+    *gone = object.is_object() && object.contains("code") &&
+            object["code"].is_number_integer() && object["code"] == 410;
     return false;
   }
   std::string v = ResourceVersionOf(object);
