@@ -1,5 +1,6 @@
 #include "scheduler/kube/snapshot_file.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace shoal::kube {
@@ -108,6 +109,23 @@ TEST(SnapshotFileTest, TextAfterTheLastDocumentIsRefusedNotAHang) {
                 .message(),
             "c.yaml:4:1: malformed YAML: unexpected text after the end of a "
             "document");
+}
+
+// Found while fuzzing (a long scalar, beyond the fuzzer's input size):
+// telling numbers from text used std::regex_match, which recursed once per
+// character and overflowed the stack on some 30,000 digits.
+TEST(SnapshotFileTest, AVeryLongNumberIsReadWithoutOverflowingTheStack) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  // Too long for an int64, so it stays text, as a label value must be.
+  const std::string digits(200000, '7');
+  absl::Status s = LoadSnapshot(
+      absl::StrCat("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
+                   "  labels: {zone: ",
+                   digits, "}\n"),
+      "c.yaml", cache, &warnings);
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(cache.Snapshot().nodes.size(), 1u);
 }
 
 // A field of the wrong type anywhere is refused by name, never a crash

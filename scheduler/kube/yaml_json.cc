@@ -1,10 +1,11 @@
 #include "scheduler/kube/yaml_json.h"
 
+#include <algorithm>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "yaml-cpp/eventhandler.h"
@@ -15,6 +16,13 @@ namespace {
 
 using nlohmann::json;
 
+// [-+]?[0-9]+, checked by hand: std::regex_match recurses once per
+// character and overflowed the stack on a scalar of some 30,000 digits.
+bool IsInteger(absl::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+}
+
 json Scalar(const YAML::Node& node) {
   const std::string& s = node.Scalar();
   if (node.Tag() == "!") return s;  // quoted: always a string
@@ -23,9 +31,8 @@ json Scalar(const YAML::Node& node) {
   }
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  static const std::regex kInt("[-+]?[0-9]+");
   int64_t i;
-  if (std::regex_match(s, kInt) && absl::SimpleAtoi(s, &i)) return i;
+  if (IsInteger(s) && absl::SimpleAtoi(s, &i)) return i;
   // Everything else stays text, floats included: in Kubernetes objects they
   // are quantities ("0.5", "1e3"), parsed exactly from their text and never
   // through a double.
