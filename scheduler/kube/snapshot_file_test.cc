@@ -128,6 +128,22 @@ TEST(SnapshotFileTest, AVeryLongNumberIsReadWithoutOverflowingTheStack) {
   EXPECT_EQ(cache.Snapshot().nodes.size(), 1u);
 }
 
+// Found by tools/fuzz (snapshot_fuzzer): a string that is not UTF-8 (YAML
+// passes raw bytes through) reached a decoder, whose refusal dumps the
+// value, and nlohmann::json threw; the exception ended the process.
+TEST(SnapshotFileTest, InvalidUtf8IsRefusedWhereItIs) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata:\n  name: [\"a\xff\"]\n",
+                         "c.yaml", cache, &warnings)
+                .message(),
+            "c.yaml:3:10: malformed YAML: invalid UTF-8");
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata:\n  \xc3: n1\n", "c.yaml", cache,
+                         &warnings)
+                .message(),
+            "c.yaml:3:3: malformed YAML: invalid UTF-8");
+}
+
 // A field of the wrong type anywhere is refused by name, never a crash
 // (issue 11 found 13 of 300 damaged files aborting the process).
 TEST(SnapshotFileTest, WrongTypesAreRefusedByName) {

@@ -23,8 +23,49 @@ bool IsInteger(absl::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
 }
 
-json Scalar(const YAML::Node& node) {
+// RFC 3629 UTF-8 (no overlong forms, no surrogates), what nlohmann::json
+// accepts: it throws when dumping a string that is not, and decoders dump
+// the values they refuse. YAML passes bytes through, and escapes such as
+// "\uD800" make surrogates.
+bool IsUtf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = s[i];
+    int n;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (c < 0x80) {
+      n = 0;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (n > 0 && i + n >= s.size()) return false;  // cut short
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char b = s[i + k];
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+const std::string& Text(const YAML::Node& node) {
   const std::string& s = node.Scalar();
+  if (!IsUtf8(s)) throw YAML::ParserException(node.Mark(), "invalid UTF-8");
+  return s;
+}
+
+json Scalar(const YAML::Node& node) {
+  const std::string& s = Text(node);
   if (node.Tag() == "!") return s;  // quoted: always a string
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
     return nullptr;
@@ -43,7 +84,7 @@ json ToJson(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json obj = json::object();
-      for (const auto& kv : node) obj[kv.first.Scalar()] = ToJson(kv.second);
+      for (const auto& kv : node) obj[Text(kv.first)] = ToJson(kv.second);
       return obj;
     }
     case YAML::NodeType::Sequence: {
@@ -101,6 +142,7 @@ std::optional<YAML::Mark> StuckAt(const std::string& text) {
 absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(
     absl::string_view text, absl::string_view file) {
   std::vector<YAML::Node> nodes;
+  std::vector<YamlDocument> docs;
   try {
     const std::string input(text);
     if (auto stuck = StuckAt(input)) {
@@ -109,23 +151,22 @@ absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(
           ": malformed YAML: unexpected text after the end of a document"));
     }
     nodes = YAML::LoadAll(input);
+    for (const auto& node : nodes) {
+      if (node.IsNull()) continue;  // an empty document between ---
+      YamlDocument doc;
+      doc.value = ToJson(node);  // throws on invalid UTF-8
+      doc.line = node.Mark().line + 1;
+      if (node.IsMap() && node["items"] && node["items"].IsSequence()) {
+        for (const auto& item : node["items"]) {
+          doc.item_lines.push_back(item.Mark().line + 1);
+        }
+      }
+      docs.push_back(std::move(doc));
+    }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ":", e.mark.line + 1, ":", e.mark.column + 1,
                      ": malformed YAML: ", e.msg));
-  }
-  std::vector<YamlDocument> docs;
-  for (const auto& node : nodes) {
-    if (node.IsNull()) continue;  // an empty document between ---
-    YamlDocument doc;
-    doc.value = ToJson(node);
-    doc.line = node.Mark().line + 1;
-    if (node.IsMap() && node["items"] && node["items"].IsSequence()) {
-      for (const auto& item : node["items"]) {
-        doc.item_lines.push_back(item.Mark().line + 1);
-      }
-    }
-    docs.push_back(std::move(doc));
   }
   return docs;
 }
