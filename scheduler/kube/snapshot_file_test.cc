@@ -144,6 +144,34 @@ TEST(SnapshotFileTest, InvalidUtf8IsRefusedWhereItIs) {
             "c.yaml:3:3: malformed YAML: invalid UTF-8");
 }
 
+// Found by tools/fuzz (snapshot_fuzzer): an alias inside its own anchor
+// made an endless node graph, and converting it overflowed the stack;
+// nested aliases ("billion laughs") would take time and memory without
+// bound. Ordinary aliases, as Python's YAML dumper writes them, load.
+TEST(SnapshotFileTest, AliasesThatExpandWithoutBoundAreRefused) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata: {name: n1}\nstatus:\n"
+                         "  capacity: &a\n    cpu: '1'\n    more: *a\n",
+                         "c.yaml", cache, &warnings)
+                .message(),
+            "c.yaml:5:10: malformed YAML: nested too deeply (an alias inside "
+            "its own anchor?)");
+  std::string laughs = "kind: Node\nmetadata: {name: n1}\nl0: &l0 [x, x]\n";
+  for (int i = 1; i < 30; ++i) {
+    laughs +=
+        absl::StrCat("l", i, ": &l", i, " [*l", i - 1, ", *l", i - 1, "]\n");
+  }
+  EXPECT_EQ(LoadSnapshot(laughs, "c.yaml", cache, &warnings).message(),
+            "c.yaml:3:10: malformed YAML: aliases expand to too many nodes");
+  warnings.clear();
+  absl::Status s = LoadSnapshot(
+      "kind: Node\nmetadata: {name: n1}\nstatus:\n"
+      "  capacity: &a {cpu: '1'}\n  allocatable: *a\n",
+      "c.yaml", cache, &warnings);
+  EXPECT_TRUE(s.ok()) << s;
+}
+
 // A field of the wrong type anywhere is refused by name, never a crash
 // (issue 11 found 13 of 300 damaged files aborting the process).
 TEST(SnapshotFileTest, WrongTypesAreRefusedByName) {

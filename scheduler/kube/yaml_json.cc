@@ -80,16 +80,35 @@ json Scalar(const YAML::Node& node) {
   return s;
 }
 
-json ToJson(const YAML::Node& node) {
+// Aliases make a node graph of the text: one that refers to itself
+// ("a: &x {b: *x}") is endless, and nested ones ("billion laughs") grow
+// exponentially. Converting stops at a depth no Kubernetes object reaches,
+// and at a number of nodes no plain text of this size holds.
+struct Budget {
+  int64_t nodes_left;
+  static constexpr int kMaxDepth = 1000;
+};
+
+json ToJson(const YAML::Node& node, int depth, Budget& budget) {
+  if (depth > Budget::kMaxDepth) {
+    throw YAML::ParserException(
+        node.Mark(), "nested too deeply (an alias inside its own anchor?)");
+  }
+  if (--budget.nodes_left < 0) {
+    throw YAML::ParserException(node.Mark(),
+                                "aliases expand to too many nodes");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json obj = json::object();
-      for (const auto& kv : node) obj[Text(kv.first)] = ToJson(kv.second);
+      for (const auto& kv : node)
+        obj[Text(kv.first)] = ToJson(kv.second, depth + 1, budget);
       return obj;
     }
     case YAML::NodeType::Sequence: {
       json arr = json::array();
-      for (const auto& item : node) arr.push_back(ToJson(item));
+      for (const auto& item : node)
+        arr.push_back(ToJson(item, depth + 1, budget));
       return arr;
     }
     case YAML::NodeType::Scalar:
@@ -151,10 +170,13 @@ absl::StatusOr<std::vector<YamlDocument>> ParseYamlDocuments(
           ": malformed YAML: unexpected text after the end of a document"));
     }
     nodes = YAML::LoadAll(input);
+    // Text written out by hand or by a dumper, aliases included, has far
+    // fewer nodes than 16 per byte.
+    Budget budget{16 * static_cast<int64_t>(input.size()) + 10000};
     for (const auto& node : nodes) {
       if (node.IsNull()) continue;  // an empty document between ---
       YamlDocument doc;
-      doc.value = ToJson(node);  // throws on invalid UTF-8
+      doc.value = ToJson(node, 0, budget);  // throws on what it refuses
       doc.line = node.Mark().line + 1;
       if (node.IsMap() && node["items"] && node["items"].IsSequence()) {
         for (const auto& item : node["items"]) {
