@@ -20,7 +20,7 @@
 #include "scheduler/kube/request_pool.h"
 #include "scheduler/kube/snapshot_writer.h"
 #include "scheduler/kube/status_writer.h"
-#include "scheduler/kube/volumes.h"
+#include "scheduler/live_kinds.h"
 #include "scheduler/metrics/http_endpoint.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/scheduler.h"
@@ -29,127 +29,6 @@ namespace shoal {
 namespace {
 
 using nlohmann::json;
-
-// List items of core kinds come without apiVersion and kind; the decoders
-// tell PodGroup APIs apart by them.
-json Typed(json object, const char* api_version, const char* kind) {
-  if (!object.contains("apiVersion")) object["apiVersion"] = api_version;
-  if (!object.contains("kind")) object["kind"] = kind;
-  return object;
-}
-
-std::vector<kube::WatchedKind> Kinds(cache::Cache& cache,
-                                     kube::StatusWriter& status) {
-  std::vector<kube::WatchedKind> kinds;
-  kinds.push_back(
-      {"nodes", "/api/v1/nodes", false,
-       [&cache](const json& o) {
-         auto node = kube::DecodeNode(Typed(o, "v1", "Node"));
-         if (!node.ok()) return node.status();
-         cache.UpsertNode(*node);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteNode(key); }});
-  kinds.push_back({"pods", "/api/v1/pods", false,
-                   [&cache, &status](const json& o) {
-                     auto pod = kube::DecodePod(Typed(o, "v1", "Pod"));
-                     if (!pod.ok()) return pod.status();
-                     if (pod->pod->scheduler_name == cache.scheduler_name())
-                       status.ObservePod(o);
-                     cache.UpsertPod(pod->pod, pod->has_priority);
-                     return absl::OkStatus();
-                   },
-                   [&cache, &status](const std::string& key) {
-                     cache.DeletePod(key);
-                     status.ForgetPod(key);
-                   }});
-  for (const char* api_version :
-       {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
-    kinds.push_back({absl::StrCat("podgroups (", api_version, ")"),
-                     absl::StrCat("/apis/", api_version, "/podgroups"), true,
-                     [&cache, &status, api_version](const json& o) {
-                       json typed = Typed(o, api_version, "PodGroup");
-                       auto group = kube::DecodePodGroup(typed);
-                       if (!group.ok()) return group.status();
-                       status.ObservePodGroup(typed);
-                       cache.UpsertPodGroup(*group);
-                       return absl::OkStatus();
-                     },
-                     [&cache, &status, api_version](const std::string& key) {
-                       cache.DeletePodGroup(key);
-                       status.ForgetPodGroup(api_version, key);
-                     }});
-  }
-  kinds.push_back(
-      {"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
-       [&cache](const json& o) {
-         auto queue = kube::DecodeQueue(o);
-         if (!queue.ok()) return queue.status();
-         cache.UpsertQueue(*queue);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteQueue(key); }});
-  kinds.push_back(
-      {"namespaces", "/api/v1/namespaces", false,
-       [&cache](const json& o) {
-         auto ns = kube::DecodeNamespace(o);
-         if (!ns.ok()) return ns.status();
-         cache.UpsertNamespace(ns->name, ns->labels);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteNamespace(key); }});
-  kinds.push_back(
-      {"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", false,
-       [&cache](const json& o) {
-         auto pc = kube::DecodePriorityClass(o);
-         if (!pc.ok()) return pc.status();
-         cache.UpsertPriorityClass(*pc);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeletePriorityClass(key); }});
-  // What kube-scheduler's VolumeBinding and VolumeZone read.
-  kinds.push_back({"persistentvolumeclaims", "/api/v1/persistentvolumeclaims",
-                   false,
-                   [&cache](const json& o) {
-                     auto claim = kube::DecodePersistentVolumeClaim(o);
-                     if (!claim.ok()) return claim.status();
-                     cache.UpsertPersistentVolumeClaim(*claim);
-                     return absl::OkStatus();
-                   },
-                   [&cache](const std::string& key) {
-                     cache.DeletePersistentVolumeClaim(key);
-                   }});
-  kinds.push_back({"persistentvolumes", "/api/v1/persistentvolumes", false,
-                   [&cache](const json& o) {
-                     auto pv = kube::DecodePersistentVolume(o);
-                     if (!pv.ok()) return pv.status();
-                     cache.UpsertPersistentVolume(*pv);
-                     return absl::OkStatus();
-                   },
-                   [&cache](const std::string& key) {
-                     cache.DeletePersistentVolume(key);
-                   }});
-  kinds.push_back(
-      {"storageclasses", "/apis/storage.k8s.io/v1/storageclasses", false,
-       [&cache](const json& o) {
-         auto sc = kube::DecodeStorageClass(o);
-         if (!sc.ok()) return sc.status();
-         cache.UpsertStorageClass(*sc);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteStorageClass(key); }});
-  // What kube-scheduler's NodeVolumeLimits reads: attach limits per CSI driver.
-  kinds.push_back(
-      {"csinodes", "/apis/storage.k8s.io/v1/csinodes", false,
-       [&cache](const json& o) {
-         auto node = kube::DecodeCsiNode(o);
-         if (!node.ok()) return node.status();
-         cache.UpsertCsiNode(*node);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteCsiNode(key); }});
-  return kinds;
-}
 
 std::string HostName() {
   char name[256] = {0};
@@ -199,7 +78,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   health_options.period = options.period;
   metrics::Health health(health_options);
   // Named before the first probe can ask: /readyz lists what is unlisted.
-  std::vector<kube::WatchedKind> kinds = Kinds(cache, status);
+  std::vector<kube::WatchedKind> kinds = LiveKinds(cache, status);
   std::vector<std::string> required;
   for (const auto& kind : kinds) {
     if (!kind.optional) required.push_back(kind.name);

@@ -15,6 +15,7 @@ packages=(
   python3-kubernetes python3-pytest openssl  # the end-to-end suite (openssl: TLS test certificates)
   python3-yaml                     # Volcano conformance cases (e2e/conformance)
   clang-format                     # tools/check-format.sh: CI fails on drift
+  clang libclang-rt-14-dev         # tools/fuzz: clang 14; libFuzzer and the sanitizer runtimes
   umoci skopeo ca-certificates     # tools/image: the container image, no container engine
 )
 

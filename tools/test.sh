@@ -15,4 +15,12 @@ set -e
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
 failed=$(grep -cE '^//[^ ]+ +(FAILED|FAILED TO BUILD|TIMEOUT|NO STATUS|INCOMPLETE)' "$log" || true)
 echo "tests: $passed passed, $failed failed"
-exit "$rc"
+# Every decoder of outside input fuzzed for a bounded time (README,
+# "Fuzzing"): SHOAL_FUZZ_SECONDS per target, 15 by default; 0 skips it.
+fuzz_seconds=${SHOAL_FUZZ_SECONDS:-15}
+fuzz_rc=0
+if [ "$fuzz_seconds" != 0 ]; then
+  bash tools/fuzz/run.sh "$fuzz_seconds" || fuzz_rc=$?
+fi
+if [ "$rc" -ne 0 ]; then exit "$rc"; fi
+exit "$fuzz_rc"

@@ -48,6 +48,16 @@ class Parser {
         absl::StrCat(At(node).Describe(), ": ", path, ": ", what));
   }
 
+  // A map key as text; yaml-cpp throws when asked for a list or a map
+  // (`? [a, b]: c`) as a string, so those are refused here, naming where.
+  absl::StatusOr<std::string> Key(const YAML::Node& key,
+                                  absl::string_view path) const {
+    if (!key.IsScalar()) {
+      return Error(key, path, "keys must be plain words, not lists or maps");
+    }
+    return key.Scalar();
+  }
+
   // Scalars and nested maps become dotted keys; lists of scalars are
   // joined with ", ".
   absl::Status Flatten(const YAML::Node& node, const std::string& prefix,
@@ -74,7 +84,10 @@ class Parser {
       return absl::OkStatus();
     }
     for (const auto& kv : node) {
-      std::string key = kv.first.as<std::string>();
+      auto k = Key(kv.first, prefix.empty() ? std::string(path)
+                                            : absl::StrCat(path, ".", prefix));
+      if (!k.ok()) return k.status();
+      const std::string& key = *k;
       std::string full = prefix.empty() ? key : absl::StrCat(prefix, ".", key);
       if (auto s = Flatten(kv.second, full, path, out); !s.ok()) return s;
     }
@@ -102,7 +115,9 @@ class Parser {
     plugin.location = At(node);
     const auto& switches = KnownSwitches();
     for (const auto& kv : node) {
-      std::string key = kv.first.as<std::string>();
+      auto k = Key(kv.first, path);
+      if (!k.ok()) return k.status();
+      const std::string& key = *k;
       const YAML::Node& value = kv.second;
       if (key == "name") {
         if (!value.IsScalar() || value.Scalar().empty()) {
@@ -159,7 +174,9 @@ class Parser {
     YAML::Node configurations;
     bool has_actions = false;
     for (const auto& kv : root) {
-      std::string key = kv.first.as<std::string>();
+      auto k = Key(kv.first, "(top)");
+      if (!k.ok()) return k.status();
+      const std::string& key = *k;
       const YAML::Node& value = kv.second;
       if (key == "actions") {
         if (!value.IsScalar()) {
@@ -187,11 +204,12 @@ class Parser {
             return Error(tier, tpath, "must be a map with a list \"plugins\"");
           }
           for (const auto& tkv : tier) {
-            if (tkv.first.as<std::string>() != "plugins") {
+            auto k = Key(tkv.first, tpath);
+            if (!k.ok()) return k.status();
+            if (*k != "plugins") {
               return Error(
                   tkv.first, tpath,
-                  absl::StrCat("unknown field \"", tkv.first.as<std::string>(),
-                               "\" (valid: plugins)"));
+                  absl::StrCat("unknown field \"", *k, "\" (valid: plugins)"));
             }
           }
           TierConfig tier_config;

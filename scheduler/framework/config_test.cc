@@ -80,6 +80,24 @@ TEST(ConfigTest, WrongShapesAreNamed) {
             "\"preempt\", which \"actions\" does not list");
 }
 
+// Found by tools/fuzz (policy_fuzzer): yaml-cpp throws when a list or map
+// key is read as a string, and the exception ended the scheduler.
+TEST(ConfigTest, KeysThatAreListsOrMapsAreRefusedNamingWhere) {
+  EXPECT_EQ(Error("? [actions]\n: allocate\n"),
+            "conf.yaml:1: (top): keys must be plain words, not lists or maps");
+  EXPECT_EQ(Error("actions: allocate\ntiers:\n- {plugins: [], [x]: y}\n"),
+            "conf.yaml:3: tiers[0]: keys must be plain words, not lists or "
+            "maps");
+  EXPECT_EQ(Error("actions: allocate\ntiers:\n- plugins:\n  - name: gang\n"
+                  "    {a: b}: c\n"),
+            "conf.yaml:5: tiers[0].plugins[0]: keys must be plain words, not "
+            "lists or maps");
+  EXPECT_EQ(Error("actions: allocate\ntiers:\n- plugins:\n  - name: gang\n"
+                  "    arguments: {x: {[1]: 2}}\n"),
+            "conf.yaml:5: tiers[0].plugins[0].arguments.x: keys must be plain "
+            "words, not lists or maps");
+}
+
 TEST(ConfigTest, TypoInSwitchIsRefusedWithValidNames) {
   std::string e = Error(
       "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    "

@@ -26,11 +26,20 @@ absl::StatusOr<std::string> ReadFile(const std::string& path,
   return text.str();
 }
 
-// Finds the entry named `name` in a kubeconfig list such as `clusters:`.
+// map[key] when `map` is a map, else an undefined node: yaml-cpp throws
+// when a scalar is indexed, and a kubeconfig may hold a scalar anywhere.
+YAML::Node Field(const YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  return map[key];
+}
+
+// Finds the entry named `name` in a kubeconfig list such as `clusters:`;
+// entries that are not maps have no name.
 YAML::Node Named(const YAML::Node& list, const std::string& name) {
   if (!list || !list.IsSequence()) return YAML::Node();
   for (const auto& entry : list) {
-    if (entry["name"] && entry["name"].Scalar() == name) return entry;
+    YAML::Node n = Field(entry, "name");
+    if (n && n.IsScalar() && n.Scalar() == name) return entry;
   }
   return YAML::Node();
 }
@@ -39,7 +48,8 @@ std::vector<std::string> Names(const YAML::Node& list) {
   std::vector<std::string> names;
   if (list && list.IsSequence()) {
     for (const auto& entry : list) {
-      if (entry["name"]) names.push_back(entry["name"].Scalar());
+      YAML::Node n = Field(entry, "name");
+      if (n && n.IsScalar()) names.push_back(n.Scalar());
     }
   }
   return names;
@@ -115,14 +125,22 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
         absl::StrCat("no such context (have: ",
                      absl::StrJoin(Names(root["contexts"]), ", "), ")"));
   }
-  std::string cluster_name =
-      ctx["context"]["cluster"] ? ctx["context"]["cluster"].Scalar() : "";
-  std::string user_name =
-      ctx["context"]["user"] ? ctx["context"]["user"].Scalar() : "";
+  if (!ctx["context"].IsMap()) {
+    return r.Error(absl::StrCat("contexts[", name, "].context"),
+                   "must be a map with a cluster and a user");
+  }
+  YAML::Node cluster_field = ctx["context"]["cluster"];
+  YAML::Node user_field = ctx["context"]["user"];
+  std::string cluster_name = cluster_field ? cluster_field.Scalar() : "";
+  std::string user_name = user_field ? user_field.Scalar() : "";
   YAML::Node cluster = Named(root["clusters"], cluster_name);
   if (!cluster || !cluster["cluster"]) {
     return r.Error(absl::StrCat("clusters[", cluster_name, "]"),
                    absl::StrCat("no such cluster, named by context ", name));
+  }
+  if (!cluster["cluster"].IsMap()) {
+    return r.Error(absl::StrCat("clusters[", cluster_name, "].cluster"),
+                   "must be a map with a server");
   }
   ConnectionConfig c;
   c.context = name;
@@ -146,6 +164,10 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(const std::string& yaml,
     if (!user || !user["user"]) {
       return r.Error(absl::StrCat("users[", user_name, "]"),
                      absl::StrCat("no such user, named by context ", name));
+    }
+    if (!user["user"].IsMap()) {
+      return r.Error(absl::StrCat("users[", user_name, "].user"),
+                     "must be a map of credentials");
     }
     const YAML::Node& u = user["user"];
     std::string ufield = absl::StrCat("users[", user_name, "]");

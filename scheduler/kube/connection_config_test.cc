@@ -99,6 +99,29 @@ TEST(KubeconfigTest, RefusalsNameFileAndField) {
             "kubeconfig: cannot read /nonexistent/config");
 }
 
+// Found by tools/fuzz (kubeconfig_fuzzer): yaml-cpp throws when a scalar
+// is indexed, and a list entry or a context, cluster or user that was a
+// plain word ended the scheduler instead of being refused.
+TEST(KubeconfigTest, ScalarsWhereMapsBelongAreRefused) {
+  auto err = [](const std::string& yaml) {
+    return std::string(ParseKubeconfig(yaml, "kc", "").status().message());
+  };
+  EXPECT_EQ(err("current-context: dev\ncontexts:\n- dev\n"),
+            "kubeconfig kc: contexts[dev]: no such context (have: )");
+  EXPECT_EQ(err("current-context: dev\ncontexts:\n- name: dev\n  context: x\n"),
+            "kubeconfig kc: contexts[dev].context: must be a map with a "
+            "cluster and a user");
+  EXPECT_EQ(err("current-context: dev\ncontexts:\n- name: dev\n"
+                "  context: {cluster: c}\nclusters:\n- c\n- name: c\n"
+                "  cluster: https://x\n"),
+            "kubeconfig kc: clusters[c].cluster: must be a map with a server");
+  EXPECT_EQ(err("current-context: dev\ncontexts:\n- name: dev\n"
+                "  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
+                "  cluster: {server: https://x}\nusers:\n- name: u\n"
+                "  user: t0k3n\n"),
+            "kubeconfig kc: users[u].user: must be a map of credentials");
+}
+
 TEST(InClusterTest, NeedsTheServiceEnvironment) {
   unsetenv("KUBERNETES_SERVICE_HOST");
   EXPECT_EQ(InClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")

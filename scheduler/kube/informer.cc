@@ -134,6 +134,25 @@ absl::StatusOr<std::string> Informer::List() {
     if (page->continue_token.empty()) break;
     continue_token = page->continue_token;
   }
+  Complete(present);
+  return version;
+}
+
+absl::StatusOr<std::string> Informer::ApplyList(const std::string& body) {
+  std::set<std::string> present;
+  auto page = DecodeListPage(body, [&](const json& item) {
+    present.insert(ObjectKey(item));
+    Apply(item);
+  });
+  if (!page.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("list ", kind_.name, ": ", page.status().message()));
+  }
+  Complete(present);
+  return page->resource_version;
+}
+
+void Informer::Complete(const std::set<std::string>& present) {
   // What the new list lacks was deleted while we were not watching.
   for (auto it = known_.begin(); it != known_.end();) {
     if (present.count(*it) == 0) {
@@ -144,7 +163,6 @@ absl::StatusOr<std::string> Informer::List() {
     }
   }
   synced_ = true;
-  return version;
 }
 
 absl::StatusOr<std::string> Informer::Watch(const std::string& version,
@@ -158,26 +176,7 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
       path,
       [&](const std::string& line) {
         if (stop.load()) return false;
-        // Streamed, without the fields no decoder reads (json_stream.h).
-        auto event = ReadWatchEvent(line);
-        if (!event.ok()) return true;  // not JSON: skip the line
-        const std::string& type = event->type;
-        static const json kNone = json::object();
-        const json& object = event->object.is_object() ? event->object : kNone;
-        if (type == "ERROR") {
-          auto code = object.find("code");
-          gone = code != object.end() && *code == 410;
-          return false;
-        }
-        std::string v = ResourceVersionOf(object);
-        if (!v.empty()) newest = v;
-        if (type == "ADDED" || type == "MODIFIED") {
-          Apply(object);
-        } else if (type == "DELETED") {
-          kind_.remove(ObjectKey(object));
-          known_.erase(ObjectKey(object));
-        }
-        return true;  // BOOKMARK only moves the version
+        return ApplyEvent(line, &newest, &gone);
       },
       absl::Minutes(5), &stop);
   if (!status.ok()) return status.status();
@@ -190,6 +189,32 @@ absl::StatusOr<std::string> Informer::Watch(const std::string& version,
         absl::StrCat("watch ", kind_.name, ": HTTP ", *status));
   }
   return newest;
+}
+
+bool Informer::ApplyEvent(const std::string& line, std::string* newest,
+                          bool* gone) {
+  // Streamed, without the fields no decoder reads (json_stream.h).
+  auto event = ReadWatchEvent(line);
+  if (!event.ok()) return true;  // not JSON: skip the line
+  // Whatever the line holds, the informer goes on: json::value() would
+  // throw on a member of another type than its default's.
+  const std::string& type = event->type;
+  static const json kNoObject = json::object();
+  const json& object = event->object.is_object() ? event->object : kNoObject;
+  if (type == "ERROR") {
+    *gone = object.is_object() && object.contains("code") &&
+            object["code"].is_number_integer() && object["code"] == 410;
+    return false;
+  }
+  std::string v = ResourceVersionOf(object);
+  if (!v.empty()) *newest = v;
+  if (type == "ADDED" || type == "MODIFIED") {
+    Apply(object);
+  } else if (type == "DELETED") {
+    kind_.remove(ObjectKey(object));
+    known_.erase(ObjectKey(object));
+  }
+  return true;  // BOOKMARK only moves the version
 }
 
 void Informer::Run(const std::atomic<bool>& stop) {

@@ -83,10 +83,20 @@ class Informer {
   // List and watch until `stop`.
   void Run(const std::atomic<bool>& stop);
 
+  // What List() and Watch() do with the bytes the server sent, apart from
+  // the HTTP around them, so that tools/fuzz can feed them any bytes.
+  // ApplyList: a LIST response body; returns its resourceVersion.
+  // ApplyEvent: one line of a watch stream; moves *newest on, sets *gone
+  // on a 410 ERROR event; false when the watch should end.
+  absl::StatusOr<std::string> ApplyList(const std::string& body);
+  bool ApplyEvent(const std::string& line, std::string* newest, bool* gone);
+
   bool synced() const { return synced_.load(); }
 
  private:
   void Apply(const nlohmann::json& object);
+  // A list is complete: what it lacks was deleted meanwhile.
+  void Complete(const std::set<std::string>& present);
 
   HttpClient& client_;
   WatchedKind kind_;

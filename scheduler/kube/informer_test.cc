@@ -531,5 +531,51 @@ TEST_F(EmulatorInformerTest, AWatchWithGzipOfferedDeliversEachEventAtOnce) {
   EXPECT_EQ(removed_, std::set<std::string>{"default/late"});
 }
 
+// Found by tools/fuzz (informer_fuzzer): json::value() threw on a member of
+// an unexpected type ("type": {}, "metadata": "x", "code": "410", an item
+// that is not an object), and the exception ended the scheduler. Whatever
+// the server sends, malformed objects are skipped and the rest applied.
+TEST_F(InformerTest, MalformedListItemsAndEventsAreSkipped) {
+  Serve([](const httplib::Request&, httplib::Response&) {});
+  WatchedKind kind = Nodes();
+  kind.upsert = [this](const json& o) {
+    // As a decoder does: what is not a named object is refused.
+    if (!o.is_object() || !o.contains("metadata") ||
+        !o["metadata"].is_object() || !o["metadata"].contains("name") ||
+        !o["metadata"]["name"].is_string()) {
+      return absl::InvalidArgumentError("node: metadata.name: is required");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    have_[o["metadata"]["name"].get<std::string>()] = "";
+    return absl::OkStatus();
+  };
+  Informer informer(*client_, std::move(kind));
+  auto version = informer.ApplyList(
+      R"({"metadata":{"resourceVersion":"7"},"items":[1,{"metadata":"x"},)"
+      R"({"metadata":{"name":5}},{"metadata":{"name":"n1"}}]})");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, "7");
+  std::string newest = "7";
+  bool gone = false;
+  EXPECT_TRUE(
+      informer.ApplyEvent(R"({"type":{},"object":{}})", &newest, &gone));
+  EXPECT_TRUE(informer.ApplyEvent(
+      R"({"type":"ADDED","object":{"metadata":{"name":"n2","resourceVersion":8}}})",
+      &newest, &gone));
+  EXPECT_EQ(newest, "7");  // a resourceVersion that is not a string
+  EXPECT_TRUE(
+      informer.ApplyEvent(R"({"type":"DELETED","object":[]})", &newest, &gone));
+  EXPECT_FALSE(informer.ApplyEvent(
+      R"({"type":"ERROR","object":{"code":"410"}})", &newest, &gone));
+  EXPECT_FALSE(gone);
+  EXPECT_FALSE(
+      informer.ApplyEvent(R"({"type":"ERROR","object":7})", &newest, &gone));
+  EXPECT_FALSE(gone);
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(have_.size(), 2u);
+  EXPECT_EQ(have_.count("n1"), 1u);
+  EXPECT_EQ(have_.count("n2"), 1u);
+}
+
 }  // namespace
 }  // namespace shoal::kube

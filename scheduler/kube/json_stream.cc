@@ -39,7 +39,9 @@ class Events : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Events> {
   ObjectTree& tree_;
 };
 
-constexpr unsigned kParseFlags = rapidjson::kParseNumbersAsStringsFlag;
+// Iterative: nesting costs heap, not stack (ObjectTree bounds the depth).
+constexpr unsigned kParseFlags =
+    rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
 
 // Parses `source` into `tree`; malformed JSON is named with its place.
 absl::Status Parse(JsonSource& source, ObjectTree& tree) {

@@ -167,6 +167,12 @@ TEST(JsonStreamTest, TextThatIsNotUtf8IsRefusedWhereItIsKept) {
   EXPECT_TRUE(ReadError("{\"metadata\": {\"managedFields\": \"\xff\"}}").ok());
 }
 
+TEST(JsonStreamTest, NestingDeeperThanAnyObjectIsRefusedNotAStackOverflow) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(ReadError(deep).message(), "1: nested deeper than 512 levels");
+  EXPECT_TRUE(ReadError(std::string(100, '[') + std::string(100, ']')).ok());
+}
+
 TEST(JsonStreamTest, AHandlersErrorStopsTheReadingAndIsReturned) {
   JsonSource source =
       JsonSource::Text(R"({"items": [{"n": 1}, {"n": 2}, {"n": 3}]})");

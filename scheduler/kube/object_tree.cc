@@ -30,6 +30,8 @@ namespace {
 
 using Role = ObjectTree::Role;
 
+constexpr size_t kMaxDepth = 512;
+
 bool IsObjectRoot(Role r) { return r == Role::kDocument || r == Role::kItem; }
 
 Role ChildRole(Role parent, absl::string_view key, bool is_array) {
@@ -229,6 +231,13 @@ bool ObjectTree::Open(json value, bool is_array) {
     skip_next_ = false;
     ++skip_depth_;
     return true;
+  }
+  // Deeper than any Kubernetes object: refused before printing such a
+  // value (recursive) could overflow the stack.
+  if (stack_.size() >= kMaxDepth) {
+    status_ = absl::InvalidArgumentError(
+        absl::StrCat(line_(), ": nested deeper than ", kMaxDepth, " levels"));
+    return false;
   }
   Role role = root_kind_ == Root::kWatchEvent ? Role::kEvent : Role::kDocument;
   if (!stack_.empty()) {

@@ -1,5 +1,6 @@
 #include "scheduler/kube/snapshot_file.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace shoal::kube {
@@ -90,6 +91,86 @@ TEST(SnapshotFileTest, ErrorsNameFileLineObjectAndFieldAndLoadNothing) {
             "x.yaml:1: not a Kubernetes object: it has no \"kind\"");
   EXPECT_EQ(LoadSnapshotFile("/nonexistent.yaml", cache, &warnings).message(),
             "/nonexistent.yaml: cannot read the snapshot file");
+}
+
+// Found by tools/fuzz (snapshot_fuzzer): on a "," after a document (a JSON
+// file with a trailing comma) yaml-cpp's LoadAll never returned, making
+// empty documents until memory ran out.
+TEST(SnapshotFileTest, TextAfterTheLastDocumentIsRefusedNotAHang) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("{\"kind\": \"List\", \"items\": []},\n", "c.json",
+                         cache, &warnings)
+                .message(),
+            "c.json:1:30: malformed JSON: The document root must not be "
+            "followed by other values.");
+  EXPECT_EQ(LoadSnapshot("kind: List\nitems: []\n---\n,\n", "c.yaml", cache,
+                         &warnings)
+                .message(),
+            "c.yaml:4:1: malformed YAML: unexpected text after the end of a "
+            "document");
+}
+
+// Found while fuzzing (a long scalar, beyond the fuzzer's input size):
+// telling numbers from text used std::regex_match, which recursed once per
+// character and overflowed the stack on some 30,000 digits.
+TEST(SnapshotFileTest, AVeryLongNumberIsReadWithoutOverflowingTheStack) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  // Too long for an int64, so it stays text, as a label value must be.
+  const std::string digits(200000, '7');
+  absl::Status s = LoadSnapshot(
+      absl::StrCat("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
+                   "  labels: {zone: ",
+                   digits, "}\n"),
+      "c.yaml", cache, &warnings);
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(cache.Snapshot().nodes.size(), 1u);
+}
+
+// Found by tools/fuzz (snapshot_fuzzer): a string that is not UTF-8 (YAML
+// passes raw bytes through) reached a decoder, whose refusal dumps the
+// value, and nlohmann::json threw; the exception ended the process.
+TEST(SnapshotFileTest, InvalidUtf8IsRefusedWhereItIs) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata:\n  name: [\"a\xff\"]\n",
+                         "c.yaml", cache, &warnings)
+                .message(),
+            "c.yaml:3: a string is not valid UTF-8");
+  EXPECT_EQ(LoadSnapshot("kind: Node\nmetadata:\n  \xc3: n1\n", "c.yaml", cache,
+                         &warnings)
+                .message(),
+            "c.yaml:3: a key is not valid UTF-8");
+}
+
+// Found by tools/fuzz (snapshot_fuzzer): an alias inside its own anchor
+// made an endless node graph, and converting it overflowed the stack;
+// nested aliases ("billion laughs") would take time and memory without
+// bound. Ordinary aliases, as Python's YAML dumper writes them, load.
+TEST(SnapshotFileTest, AliasesThatExpandWithoutBoundAreRefused) {
+  cache::Cache cache("shoal");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(
+      LoadSnapshot("kind: Node\nmetadata: {name: n1}\nstatus:\n"
+                   "  capacity: &a\n    cpu: '1'\n    more: *a\n",
+                   "c.yaml", cache, &warnings)
+          .message(),
+      "c.yaml:6: malformed YAML: an alias names no complete anchor before "
+      "it (an alias inside its own anchor?)");
+  std::string laughs = "kind: Node\nmetadata: {name: n1}\nl0: &l0 [x, x]\n";
+  for (int i = 1; i < 30; ++i) {
+    laughs +=
+        absl::StrCat("l", i, ": &l", i, " [*l", i - 1, ", *l", i - 1, "]\n");
+  }
+  EXPECT_EQ(LoadSnapshot(laughs, "c.yaml", cache, &warnings).message(),
+            "c.yaml:17:12: malformed YAML: aliases expand to too many nodes");
+  warnings.clear();
+  absl::Status s = LoadSnapshot(
+      "kind: Node\nmetadata: {name: n1}\nstatus:\n"
+      "  capacity: &a {cpu: '1'}\n  allocatable: *a\n",
+      "c.yaml", cache, &warnings);
+  EXPECT_TRUE(s.ok()) << s;
 }
 
 // A field of the wrong type anywhere is refused by name, never a crash

@@ -51,27 +51,40 @@ class Events : public YAML::EventHandler {
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    ++read_;
     Dispatch({Event::kNull, mark.line + 1, "", ""}, anchor);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag,
                 YAML::anchor_t anchor, const std::string& value) override {
+    ++read_;
     Dispatch({Event::kScalar, mark.line + 1, tag, value}, anchor);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&,
                        YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
+    ++read_;
     Dispatch({Event::kSeqStart, mark.line + 1, "", ""}, anchor);
   }
   void OnSequenceEnd() override { Dispatch({Event::kEnd, line_, "", ""}, 0); }
   void OnMapStart(const YAML::Mark& mark, const std::string&,
                   YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    ++read_;
     Dispatch({Event::kMapStart, mark.line + 1, "", ""}, anchor);
   }
   void OnMapEnd() override { Dispatch({Event::kEnd, line_, "", ""}, 0); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) {
-      Fail(absl::StrCat(mark.line + 1, ": an alias names no anchor before it"));
+      Fail(absl::StrCat(mark.line + 1,
+                        ": malformed YAML: an alias names no complete anchor "
+                        "before it (an alias inside its own anchor?)"));
+    }
+    // Nested aliases ("billion laughs") double at each level: what aliases
+    // add is bounded by what the text itself holds.
+    replayed_ += it->second.size();
+    if (replayed_ > 16 * read_ + 100000) {
+      Fail(absl::StrCat(mark.line + 1, ":", mark.column + 1,
+                        ": malformed YAML: aliases expand to too many nodes"));
     }
     // Replayed through Dispatch: an anchor being recorded around the
     // alias takes its events too.
@@ -207,6 +220,8 @@ class Events : public YAML::EventHandler {
   int line_ = 1;
   int document_line_ = 1;
   int last_start_ = -1;
+  uint64_t read_ = 0;      // events the text held
+  uint64_t replayed_ = 0;  // events aliases added
   bool empty_ = true;
   absl::Status failure_;
 };

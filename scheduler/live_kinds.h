@@ -1,0 +1,21 @@
+// The kinds live mode lists and watches, and what each does with an object
+// the API server sends: decode it and put it in the cache (and show it to
+// the status writer). Apart from live.cc so that tools/fuzz feeds the
+// informers exactly these.
+#ifndef SHOAL_SCHEDULER_LIVE_KINDS_H_
+#define SHOAL_SCHEDULER_LIVE_KINDS_H_
+
+#include <vector>
+
+#include "scheduler/cache/cache.h"
+#include "scheduler/kube/informer.h"
+#include "scheduler/kube/status_writer.h"
+
+namespace shoal {
+
+std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
+                                         kube::StatusWriter& status);
+
+}  // namespace shoal
+
+#endif  // SHOAL_SCHEDULER_LIVE_KINDS_H_
