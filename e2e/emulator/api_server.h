@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -37,6 +38,15 @@ struct ApiServerOptions {
   // serving a custom resource only once its CRD is created.
   bool custom_kinds = true;
   size_t threads = 64;
+  // A slow API server, for tests of the scheduler's write pacing:
+  // every write of an Event (core/v1 or events.k8s.io) answers this much
+  // later, and
+  absl::Duration event_delay = absl::ZeroDuration();
+  // mutating requests (POST, PUT, PATCH, DELETE) are admitted at most
+  // this many a second, one after another, as a kube-apiserver's
+  // priority and fairness would hold a client; 0: unlimited. Requests
+  // beyond the rate wait, holding their connection, rather than fail.
+  double write_qps = 0;
 };
 
 class ApiServer {
@@ -56,6 +66,9 @@ class ApiServer {
   struct Target;  // a parsed request path
   bool Parse(const std::string& path, Target* target) const;
   void Handle(const httplib::Request& req, httplib::Response& res);
+  // Holds a write until event_delay and write_qps let it through; false
+  // when the server stops meanwhile.
+  bool Pace(const Target& t);
   Reply Dispatch(const httplib::Request& req, const Target& t);
   void Watch(const httplib::Request& req, httplib::Response& res,
              const Target& t);
@@ -81,6 +94,9 @@ class ApiServer {
   std::unique_ptr<httplib::Server> http_;
   std::thread serving_;
   std::atomic<bool> stopping_{false};
+  // The next time a write may be admitted (write_qps).
+  std::mutex pace_mu_;
+  absl::Time next_write_ = absl::InfinitePast();
 };
 
 }  // namespace shoal::emulator

@@ -113,6 +113,11 @@ class ShoalMetrics {
   Family<Histogram>& api_request_duration;   // s {verb, code}
   Family<Counter>& informer_relists;         // {kind}
   Family<Counter>& informer_watch_restarts;  // {kind}
+  // --- Events ---
+  Family<Counter>& events_dropped;     // {reason}: queue_full, api_error,
+                                       // shutdown
+  Family<Counter>& events_aggregated;  // {kind}: repeat, similar_messages,
+                                       // across_objects
 
   // Shorthands for the per-label histograms (each takes the family lock;
   // keep the reference for a fixed label).
