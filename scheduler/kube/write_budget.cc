@@ -33,10 +33,11 @@ absl::Duration TokenBucket::TimeToToken(absl::Time now) {
 
 namespace {
 
-// The background lane always gets at least one token of room, so a
-// small burst times a small fraction does not shut it out.
+// The background lane's bucket holds a tenth of a second of its rate: it
+// is a trickle beside the binds, and a burst of it would be taken from
+// them (at least one token, so a small rate does not shut it out).
 double BackgroundCapacity(const WriteBudgetOptions& o) {
-  return std::max(1.0, std::floor(o.burst * o.background_fraction));
+  return std::max(1.0, std::floor(o.qps * o.background_fraction / 10));
 }
 
 }  // namespace

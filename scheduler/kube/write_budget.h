@@ -5,7 +5,7 @@
 // take a token as soon as one is there. Status patches, pod conditions
 // and Events are the *background* lane: while any priority write is
 // queued or running they are held to their own smaller bucket (a
-// fraction of qps and burst) and never take a token a waiting priority
+// fraction of qps) and never take a token a waiting priority
 // write could have; when no bind is pending they may use the whole rate.
 // So a slow or flooded event path cannot eat the bind rate, and events
 // still drain when the cycle is idle.
@@ -25,7 +25,8 @@ struct WriteBudgetOptions {
   // Writes per second, and how many may go at once after a quiet spell.
   double qps = 1000;
   int burst = 2000;
-  // The background lane's share of qps and burst while binds are pending.
+  // The background lane's share of qps while binds are pending (its
+  // bucket holds a tenth of a second of that).
   double background_fraction = 0.05;
 };
 
