@@ -118,6 +118,7 @@ void EventRecorder::Record(const ObjectRef& object, const std::string& type,
     similar.messages.clear();
   }
   std::string key, text = message;
+  bool combined = false;
   // Once the threshold is met every event of the key is combined, the
   // message that reached it included; the set stops growing there.
   if (similar.messages.size() < options_.similar_threshold) {
@@ -126,6 +127,7 @@ void EventRecorder::Record(const ObjectRef& object, const std::string& type,
   if (similar.messages.size() >= options_.similar_threshold) {
     key = absl::StrCat(object_key, kSep, "combined");
     text = kCombined + message;
+    combined = true;
     Aggregated("similar_messages");
   } else {
     key = absl::StrCat(object_key, kSep, message);
@@ -138,7 +140,7 @@ void EventRecorder::Record(const ObjectRef& object, const std::string& type,
     s.last = now;
     s.message = text;
     lru_.splice(lru_.begin(), lru_, s.lru);
-    Aggregated("repeat");
+    if (!combined) Aggregated("repeat");  // each occurrence counted once
     // Waiting or being sent: that send (or the one after it) carries the
     // new count.
     if (s.queued || s.in_flight) return;
