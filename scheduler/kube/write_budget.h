@@ -23,11 +23,11 @@ namespace shoal::kube {
 
 struct WriteBudgetOptions {
   // Writes per second, and how many may go at once after a quiet spell.
-  double qps = 1000;
-  int burst = 2000;
+  double qps = 2000;
+  int burst = 4000;
   // The background lane's share of qps while binds are pending (its
   // bucket holds a tenth of a second of that).
-  double background_fraction = 0.05;
+  double background_fraction = 0.025;
 };
 
 // A refilling bucket: `rate` tokens a second up to `capacity`.
