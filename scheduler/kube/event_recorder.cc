@@ -45,6 +45,11 @@ EventRecorder::EventRecorder(RequestPool& pool, std::string component,
       instance_(std::move(instance)),
       options_(options) {}
 
+EventRecorder::~EventRecorder() {
+  Abandon();
+  pool_.Wait();
+}
+
 int64_t EventRecorder::dropped() const {
   absl::MutexLock lock(&mu_);
   return dropped_;

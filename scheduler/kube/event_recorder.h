@@ -65,6 +65,9 @@ class EventRecorder {
   // `instance` into reportingInstance (the host).
   EventRecorder(RequestPool& pool, std::string component, std::string instance,
                 EventRecorderOptions options = {});
+  // Drops what still waits (counted) and waits for the sends under way:
+  // the pool's tasks refer to the recorder.
+  ~EventRecorder();
   EventRecorder(const EventRecorder&) = delete;
   EventRecorder& operator=(const EventRecorder&) = delete;
 
