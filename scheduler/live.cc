@@ -65,11 +65,18 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
                      framework::Policy& policy, const LiveOptions& options,
                      const std::atomic<bool>& stop) {
   cache::Cache cache(options.scheduler_name);
-  kube::RequestPool event_pool(connection, 2);
+  // Binds and evictions on the priority lane; status and Events on the
+  // background one, with few connections of their own (a bound on what
+  // they have in flight), so that they never hold a bind back.
+  kube::WriteBudget budget(options.writes);
+  kube::RequestPool event_pool(connection, 2, &budget,
+                               kube::WriteBudget::Lane::kBackground);
   kube::EventRecorder events(event_pool, options.scheduler_name, HostName());
-  kube::RequestPool status_pool(connection, 4);
+  kube::RequestPool status_pool(connection, 4, &budget,
+                                kube::WriteBudget::Lane::kBackground);
   kube::StatusWriter status(status_pool, events);
-  kube::RequestPool bind_pool(connection, options.bind_concurrency);
+  kube::RequestPool bind_pool(connection, options.bind_concurrency, &budget,
+                              kube::WriteBudget::Lane::kPriority);
   kube::ApiDecisionSink decisions(bind_pool, events);
 
   // /metrics, /healthz and /readyz, served from the start: a probe sees a
@@ -211,9 +218,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
     }
     return absl::OkStatus();
   });
-  // Queued status writes and events are dropped; those already sent are
-  // let finish (they use the writer, which must outlive them).
-  size_t dropped = status_pool.Abandon() + event_pool.Abandon();
+  // Queued status writes and events are dropped (the events counted in
+  // shoal_events_dropped_total); those already sent are let finish (they
+  // use the writer, which must outlive them).
+  size_t dropped = status_pool.Abandon() + events.Abandon();
+  event_pool.Abandon();
   if (dropped > 0)
     LOG(INFO) << "stopping: " << dropped << " status writes and events dropped";
   status_pool.Wait();

@@ -12,6 +12,7 @@
 #include "scheduler/admin/server.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/kube/connection_config.h"
+#include "scheduler/kube/write_budget.h"
 
 namespace shoal {
 
@@ -22,6 +23,9 @@ struct LiveOptions {
   absl::Duration sync_timeout = absl::Seconds(60);
   // Binds (and evictions) in flight at once, each on its own connection.
   int bind_concurrency = 16;
+  // Every API write (--kube-api-qps, --kube-api-burst): binds and
+  // evictions first, status and Events on their own share (write_budget.h).
+  kube::WriteBudgetOptions writes;
   // See partial_gangs.h.
   int partial_gang_release_cycles = 30;
   // Leader election on a Lease (see kube/leader_lease.h): only the holder

@@ -184,6 +184,18 @@ expect_eq "bad output message" "$(cat $TMP/err)" "shoal-scheduler: --output must
 $BIN --kubeconfig=/nonexistent --bind-concurrency=0 >/dev/null 2>$TMP/err; rc=$?
 expect_eq "bad bind concurrency exit" "$rc" 2
 expect_eq "bad bind concurrency message" "$(cat $TMP/err)" "shoal-scheduler: --bind-concurrency must be at least 1, got 0"
+$BIN --kubeconfig=/nonexistent --kube-api-qps=0 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "zero qps exit" "$rc" 2
+expect_eq "zero qps message" "$(cat $TMP/err)" "shoal-scheduler: --kube-api-qps must be a positive number, got 0"
+$BIN --kubeconfig=/nonexistent --kube-api-qps=-5.5 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "negative qps exit" "$rc" 2
+expect_eq "negative qps message" "$(cat $TMP/err)" "shoal-scheduler: --kube-api-qps must be a positive number, got -5.5"
+$BIN --kubeconfig=/nonexistent --kube-api-burst=0 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "zero burst exit" "$rc" 2
+expect_eq "zero burst message" "$(cat $TMP/err)" "shoal-scheduler: --kube-api-burst must be at least 1, got 0"
+$BIN --kubeconfig=/nonexistent --kube-api-burst=-3 >/dev/null 2>$TMP/err; rc=$?
+expect_eq "negative burst exit" "$rc" 2
+expect_eq "negative burst message" "$(cat $TMP/err)" "shoal-scheduler: --kube-api-burst must be at least 1, got -3"
 $BIN --kubeconfig=/nonexistent --partial-gang-release-cycles=-1 >/dev/null 2>$TMP/err; rc=$?
 expect_eq "bad release cycles exit" "$rc" 2
 expect_eq "bad release cycles message" "$(cat $TMP/err)" "shoal-scheduler: --partial-gang-release-cycles must be at least 1, got -1"

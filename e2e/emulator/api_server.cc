@@ -228,6 +228,9 @@ void ApiServer::Answer(const httplib::Request& req, httplib::Response& res,
     // reply is set
   } else if (!Parse(req.path, &t)) {
     reply = NotServed();
+  } else if (req.method != "GET" && !Pace(t)) {
+    reply = Reply::Error(
+        {503, "ServiceUnavailable", "the server is shutting down"});
   } else if (req.method == "GET" && t.name.empty() && req.has_param("watch") &&
              req.get_param_value("watch") != "false" &&
              req.get_param_value("watch") != "0") {
@@ -244,6 +247,22 @@ void ApiServer::Answer(const httplib::Request& req, httplib::Response& res,
     body = Gzip(body);
   }
   res.set_content(std::move(body), "application/json");
+}
+
+bool ApiServer::Pace(const Target& t) {
+  absl::Time admit = absl::Now();
+  if (options_.write_qps > 0) {
+    // Each write takes the next slot of a fixed rate: a queue, no burst.
+    std::lock_guard<std::mutex> lock(pace_mu_);
+    admit = std::max(admit, next_write_);
+    next_write_ = admit + absl::Seconds(1 / options_.write_qps);
+  }
+  if (t.type->resource == "events") admit += options_.event_delay;
+  while (absl::Now() < admit) {
+    if (stopping_) return false;
+    absl::SleepFor(std::min(admit - absl::Now(), absl::Milliseconds(50)));
+  }
+  return true;
 }
 
 Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -46,6 +47,15 @@ struct ApiServerOptions {
   // watch's before its stream starts), from the serving thread.
   std::function<void(const httplib::Request&, const httplib::Response&)>
       observe;
+  // A slow API server, for tests of the scheduler's write pacing:
+  // every write of an Event (core/v1 or events.k8s.io) answers this much
+  // later, and
+  absl::Duration event_delay = absl::ZeroDuration();
+  // mutating requests (POST, PUT, PATCH, DELETE) are admitted at most
+  // this many a second, one after another, as a kube-apiserver's
+  // priority and fairness would hold a client; 0: unlimited. Requests
+  // beyond the rate wait, holding their connection, rather than fail.
+  double write_qps = 0;
 };
 
 class ApiServer {
@@ -67,6 +77,9 @@ class ApiServer {
   void Handle(const httplib::Request& req, httplib::Response& res);
   // Handle's work; `gzip`: the client offered gzip.
   void Answer(const httplib::Request& req, httplib::Response& res, bool gzip);
+  // Holds a write until event_delay and write_qps let it through; false
+  // when the server stops meanwhile.
+  bool Pace(const Target& t);
   Reply Dispatch(const httplib::Request& req, const Target& t);
   void Watch(const httplib::Request& req, httplib::Response& res,
              const Target& t);
@@ -92,6 +105,9 @@ class ApiServer {
   std::unique_ptr<httplib::Server> http_;
   std::thread serving_;
   std::atomic<bool> stopping_{false};
+  // The next time a write may be admitted (write_qps).
+  std::mutex pace_mu_;
+  absl::Time next_write_ = absl::InfinitePast();
 };
 
 }  // namespace shoal::emulator

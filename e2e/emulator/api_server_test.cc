@@ -545,5 +545,48 @@ TEST_F(ApiServerTest, GzipOnlyForLargeListsNeverForWatches) {
             "late");
 }
 
+// --write-qps: writes are admitted one after another at the rate; reads
+// are not held.
+TEST_F(ApiServerTest, WriteQpsPacesWrites) {
+  Shutdown();
+  ApiServerOptions options;
+  options.write_qps = 50;
+  Start(options);
+  absl::Time start = absl::Now();
+  for (int i = 0; i < 21; ++i) {
+    long code = 0;
+    Call("POST", "/api/v1/namespaces/default/pods",
+         NewPod("p" + std::to_string(i)), &code);
+    EXPECT_EQ(code, 201);
+  }
+  absl::Duration writes = absl::Now() - start;
+  // 21 writes at 50/s: 20 gaps of 20 ms after the first.
+  EXPECT_GE(writes, absl::Milliseconds(390)) << writes;
+  start = absl::Now();
+  for (int i = 0; i < 20; ++i) Call("GET", "/api/v1/namespaces/default/pods");
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(200));
+}
+
+// --event-delay: Event writes answer late; other writes do not.
+TEST_F(ApiServerTest, EventDelayHoldsEventsOnly) {
+  Shutdown();
+  ApiServerOptions options;
+  options.event_delay = absl::Milliseconds(300);
+  Start(options);
+  absl::Time start = absl::Now();
+  long code = 0;
+  Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
+  EXPECT_EQ(code, 201);
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(250));
+  start = absl::Now();
+  Call("POST", "/api/v1/namespaces/default/events",
+       {{"metadata", {{"name", "e"}}},
+        {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+        {"reason", "Scheduled"}},
+       &code);
+  EXPECT_EQ(code, 201);
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(300));
+}
+
 }  // namespace
 }  // namespace shoal::emulator

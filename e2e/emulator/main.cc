@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "e2e/emulator/api_server.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on.");
@@ -31,6 +32,13 @@ ABSL_FLAG(std::string, without_groups, "",
           "Comma-separated API groups not to serve, like a cluster without "
           "those CRDs.");
 
+ABSL_FLAG(absl::Duration, event_delay, absl::ZeroDuration(),
+          "Answer every write of an Event this much later (e.g. 200ms), like "
+          "an API server slow on events.");
+ABSL_FLAG(double, write_qps, 0,
+          "Admit at most this many writes (POST, PUT, PATCH, DELETE) a "
+          "second, one after another; the rest wait. 0: unlimited.");
+
 namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop = true; }
@@ -47,6 +55,16 @@ int main(int argc, char** argv) {
   options.without_groups = absl::StrSplit(absl::GetFlag(FLAGS_without_groups),
                                           ',', absl::SkipEmpty());
   options.custom_kinds = absl::GetFlag(FLAGS_custom_kinds);
+  options.event_delay = absl::GetFlag(FLAGS_event_delay);
+  options.write_qps = absl::GetFlag(FLAGS_write_qps);
+  if (options.event_delay < absl::ZeroDuration() || options.write_qps < 0) {
+    std::fprintf(stderr,
+                 "kube-emulator: --event-delay and --write-qps must not be "
+                 "negative, got %s and %g\n",
+                 absl::FormatDuration(options.event_delay).c_str(),
+                 options.write_qps);
+    return 2;
+  }
   shoal::emulator::ApiServer server(options);
   std::string host = absl::GetFlag(FLAGS_host);
   int port = server.Start(host, absl::GetFlag(FLAGS_port));

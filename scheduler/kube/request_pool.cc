@@ -2,7 +2,9 @@
 
 namespace shoal::kube {
 
-RequestPool::RequestPool(const ConnectionConfig& connection, int workers) {
+RequestPool::RequestPool(const ConnectionConfig& connection, int workers,
+                         WriteBudget* budget, WriteBudget::Lane lane)
+    : budget_(budget), lane_(lane) {
   for (int i = 0; i < workers; ++i) {
     clients_.push_back(std::make_unique<HttpClient>(connection));
     HttpClient* client = clients_.back().get();
@@ -14,6 +16,8 @@ RequestPool::~RequestPool() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    stop_flag_ = true;
+    Pending(-static_cast<int>(queue_.size()));
     queue_.clear();
   }
   for (auto& t : threads_) t.join();
@@ -21,6 +25,7 @@ RequestPool::~RequestPool() {
 
 void RequestPool::Submit(Work work) {
   absl::MutexLock lock(&mu_);
+  Pending(1);
   queue_.push_back(std::move(work));
 }
 
@@ -35,6 +40,7 @@ void RequestPool::Wait() {
 size_t RequestPool::Abandon() {
   absl::MutexLock lock(&mu_);
   size_t dropped = queue_.size();
+  Pending(-static_cast<int>(dropped));
   queue_.clear();
   return dropped;
 }
@@ -42,6 +48,11 @@ size_t RequestPool::Abandon() {
 size_t RequestPool::Outstanding() {
   absl::MutexLock lock(&mu_);
   return queue_.size() + running_;
+}
+
+void RequestPool::Pending(int delta) {
+  if (budget_ != nullptr && lane_ == WriteBudget::Lane::kPriority && delta != 0)
+    budget_->PriorityPending(delta);
 }
 
 void RequestPool::Loop(HttpClient& client) {
@@ -58,8 +69,13 @@ void RequestPool::Loop(HttpClient& client) {
       queue_.pop_front();
       ++running_;
     }
-    work(client);
+    // A cancelled wait (stopping) still runs nothing: the work is dropped.
+    if (budget_ == nullptr ||
+        budget_->Acquire(lane_, [this] { return stop_flag_.load(); })) {
+      work(client);
+    }
     absl::MutexLock lock(&mu_);
+    Pending(-1);
     --running_;
   }
 }

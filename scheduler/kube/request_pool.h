@@ -1,10 +1,13 @@
 // A fixed set of workers, each with its own HTTP client (so its own
 // kept-alive connection), that run API requests concurrently: binds of a
 // cycle go out many at a time instead of one after another, with at most
-// `workers` in flight against the API server.
+// `workers` in flight against the API server. With a WriteBudget, each
+// piece of work waits for a token of its lane before it runs (one piece
+// of work is one write, give or take a read or a retry).
 #ifndef SHOAL_SCHEDULER_KUBE_REQUEST_POOL_H_
 #define SHOAL_SCHEDULER_KUBE_REQUEST_POOL_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -13,6 +16,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "scheduler/kube/http_client.h"
+#include "scheduler/kube/write_budget.h"
 
 namespace shoal::kube {
 
@@ -20,7 +24,9 @@ class RequestPool {
  public:
   using Work = std::function<void(HttpClient&)>;
 
-  RequestPool(const ConnectionConfig& connection, int workers);
+  RequestPool(const ConnectionConfig& connection, int workers,
+              WriteBudget* budget = nullptr,
+              WriteBudget::Lane lane = WriteBudget::Lane::kPriority);
   // Finishes the requests already started, drops the queued ones.
   ~RequestPool();
   RequestPool(const RequestPool&) = delete;
@@ -36,6 +42,12 @@ class RequestPool {
 
  private:
   void Loop(HttpClient& client);
+  // Tells the budget how much priority work is pending.
+  void Pending(int delta);
+
+  WriteBudget* const budget_;
+  const WriteBudget::Lane lane_;
+  std::atomic<bool> stop_flag_{false};  // stopping_, for the budget's wait
 
   absl::Mutex mu_;
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);

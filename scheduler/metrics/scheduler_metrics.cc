@@ -165,6 +165,17 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "shoal_informer_list_expired_total",
           "Paged LISTs of a kind restarted from the first page because the "
           "API server had compacted their continue token (410 Expired)",
+          {"kind"})),
+      events_dropped(r.AddCounterFamily(
+          "shoal_events_dropped_total",
+          "Event occurrences never delivered to the API server, by reason: "
+          "queue_full, api_error, shutdown",
+          {"reason"})),
+      events_aggregated(r.AddCounterFamily(
+          "shoal_events_aggregated_total",
+          "Event occurrences folded into another Event instead of written "
+          "as one of their own, by kind: repeat (count of the same Event), "
+          "similar_messages (client-go's combined event), across_objects",
           {"kind"})) {}
 
 namespace {

@@ -114,6 +114,11 @@ class ShoalMetrics {
   Family<Counter>& informer_relists;         // {kind}
   Family<Counter>& informer_watch_restarts;  // {kind}
   Family<Counter>& informer_list_expired;    // {kind}
+  // --- Events ---
+  Family<Counter>& events_dropped;     // {reason}: queue_full, api_error,
+                                       // shutdown
+  Family<Counter>& events_aggregated;  // {kind}: repeat, similar_messages,
+                                       // across_objects
 
   // Shorthands for the per-label histograms (each takes the family lock;
   // keep the reference for a fixed label).

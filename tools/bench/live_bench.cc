@@ -41,7 +41,10 @@ struct Target {
   kube::ConnectionConfig connection;
 };
 
-std::unique_ptr<Target> StartTarget() {
+// `write_qps` and `event_delay` slow the emulator down (ignored on a real
+// cluster).
+std::unique_ptr<Target> StartTarget(
+    double write_qps = 0, absl::Duration event_delay = absl::ZeroDuration()) {
   auto t = std::make_unique<Target>();
   if (const char* kubeconfig = std::getenv("SHOAL_BENCH_KUBECONFIG")) {
     auto c = kube::LoadKubeconfig(kubeconfig, "");
@@ -51,6 +54,8 @@ std::unique_ptr<Target> StartTarget() {
   }
   emulator::ApiServerOptions options;
   options.threads = 128;
+  options.write_qps = write_qps;
+  options.event_delay = event_delay;
   t->server = std::make_unique<emulator::ApiServer>(options);
   int port = t->server->Start("127.0.0.1", 0);
   t->connection.server = absl::StrCat("http://127.0.0.1:", port);
@@ -124,6 +129,7 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     LiveOptions options;
     options.period = absl::Milliseconds(100);
     options.bind_concurrency = 16;
+    options.metrics_address = "";  // no port to collide with another run
     std::thread scheduler([&] { (void)RunLive(conn, *policy, options, stop); });
 
     // A watch counts pods as they become bound.
@@ -208,6 +214,169 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
   }
   state.counters["peak_rss_MiB"] = PeakRssMib();
 }
+
+// An API server that admits a fixed number of writes a second (as a
+// kube-apiserver's priority and fairness holds one client) and answers
+// Events slowly, while the scheduler also writes a Scheduled Event per
+// bind, PodGroup status per gang, and an Unschedulable condition and a
+// FailedScheduling Event for pods that fit nowhere. The pods exist before
+// the scheduler starts, so every write it makes competes for the same
+// rate; `binds_per_s` is measured between the first and the last bind a
+// watch sees, and `of_write_rate` is that over the server's rate (1.0:
+// the binds took every write the server admitted).
+void BM_BindsAtAFixedWriteRate(benchmark::State& state) {
+  const double write_qps = static_cast<double>(state.range(0));
+  const int gangs = static_cast<int>(state.range(1));
+  const int gang_size = 10;
+  const int pods = gangs * gang_size;
+  const int nodes = gangs;
+  // Pods of one whose nodeSelector no node matches: each cycle keeps a
+  // condition and a FailedScheduling Event on them.
+  const int stuck = gangs / 2;
+  auto config =
+      framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  for (auto _ : state) {
+    std::unique_ptr<Target> target = StartTarget(write_qps);
+    if (!target->server) {
+      state.SkipWithError("needs the emulator (it sets the write rate)");
+      break;
+    }
+    const kube::ConnectionConfig& conn = target->connection;
+    const std::string ns = "shoal-bench-rate";
+    kube::HttpClient admin(conn);
+    MustRequest(admin, "POST", "/api/v1/namespaces",
+                {{"metadata", {{"name", ns}}}});
+    MustRequest(admin, "POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
+                {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                 {"kind", "Queue"},
+                 {"metadata", {{"name", "default"}}},
+                 {"spec", {{"weight", 1}}}});
+    Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
+      std::string name = absl::StrCat(ns, "-node-", i);
+      json capacity = {{"cpu", absl::StrCat(gang_size + 2)},
+                       {"memory", "256Gi"},
+                       {"pods", "110"}};
+      MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
+      auto r = c.Request(
+          "PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+          json{{"status",
+                {{"capacity", capacity},
+                 {"allocatable", capacity},
+                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
+              .dump(),
+          "application/strategic-merge-patch+json");
+      if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
+    });
+    auto pod = [&](const std::string& name, const std::string& group,
+                   const std::string& cpu) {
+      json meta = {{"name", name}};
+      if (!group.empty())
+        meta["annotations"] = {{"scheduling.k8s.io/group-name", group}};
+      json selector = json::object();
+      if (group.empty()) selector["disktype"] = "none-has-it";
+      return json{
+          {"metadata", meta},
+          {"spec",
+           {{"schedulerName", "shoal"},
+            {"nodeSelector", selector},
+            {"containers",
+             {{{"name", "main"},
+               {"image", "registry.k8s.io/pause:3.9"},
+               {"resources",
+                {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}};
+    };
+    Parallel(conn, gangs, 16, [&](kube::HttpClient& c, int g) {
+      std::string group = absl::StrCat("gang-", g);
+      MustRequest(
+          c, "POST",
+          absl::StrCat("/apis/scheduling.volcano.sh/v1beta1/namespaces/", ns,
+                       "/podgroups"),
+          {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+           {"kind", "PodGroup"},
+           {"metadata", {{"name", group}}},
+           {"spec", {{"minMember", gang_size}}}});
+      for (int p = 0; p < gang_size; ++p) {
+        MustRequest(c, "POST", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+                    pod(absl::StrCat(group, "-", p), group, "1"));
+      }
+      if (g < stuck) {
+        MustRequest(c, "POST", absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+                    pod(absl::StrCat("nowhere-", g), "", "1"));
+      }
+    });
+
+    std::atomic<int> bound{0};
+    std::atomic<bool> watching{false};
+    absl::Time first_bind, last_bind;
+    std::atomic<bool> stop{false};
+    std::thread watcher([&] {
+      kube::HttpClient c(conn);
+      std::set<std::string> seen;
+      auto list =
+          c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
+      std::string version =
+          json::parse(list->body)["metadata"]["resourceVersion"];
+      watching = true;
+      (void)c.Stream(
+          absl::StrCat("/api/v1/namespaces/", ns,
+                       "/pods?watch=1&resourceVersion=", version),
+          [&](const std::string& line) {
+            json e = json::parse(line, nullptr, false);
+            if (!e.is_object()) return true;
+            const json& o = e["object"];
+            if (o.contains("spec") && o["spec"].contains("nodeName") &&
+                seen.insert(o["metadata"]["name"].get<std::string>()).second) {
+              if (seen.size() == 1) first_bind = absl::Now();
+              last_bind = absl::Now();
+              ++bound;
+            }
+            return bound.load() < pods && !stop.load();
+          },
+          absl::Minutes(2), &stop);
+    });
+    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+    auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                         actions::BuiltinActions());
+    LiveOptions options;
+    options.period = absl::Milliseconds(100);
+    options.bind_concurrency = 16;
+    options.metrics_address = "";
+    if (state.range(2) > 0) {
+      // A budget far above the server's rate: no lane waits for a token,
+      // every write goes first come, first served, as before the budget.
+      options.writes.qps = static_cast<double>(state.range(2));
+      options.writes.burst = static_cast<int>(state.range(2));
+    }
+    absl::Time start = absl::Now();
+    std::thread scheduler([&] { (void)RunLive(conn, *policy, options, stop); });
+    watcher.join();
+    stop = true;
+    scheduler.join();
+    if (bound.load() < pods) {
+      state.SkipWithError(
+          absl::StrCat("only ", bound.load(), " of ", pods, " pods bound")
+              .c_str());
+      break;
+    }
+    double window = absl::ToDoubleSeconds(last_bind - first_bind);
+    double binds_per_s = (pods - 1) / window;
+    state.SetIterationTime(absl::ToDoubleSeconds(last_bind - start));
+    state.counters["binds_per_s"] = binds_per_s;
+    state.counters["of_write_rate"] = binds_per_s / write_qps;
+    state.counters["first_bind_s"] = absl::ToDoubleSeconds(first_bind - start);
+  }
+}
+
+// 2,000 pods in 200 gangs against an API server admitting 1,000
+// writes/s; the scheduler's default budget, then one that never holds a
+// write back (the third argument: --kube-api-qps and burst).
+BENCHMARK(BM_BindsAtAFixedWriteRate)
+    ->Args({1000, 200, 0})
+    ->Args({1000, 200, 1000000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 BENCHMARK(BM_PodsBoundThroughApiServer)
     ->Args({100, 100})    // 1,000 pods in 100 gangs of 10 on 100 nodes
