@@ -44,10 +44,17 @@ namespace {
 
 using nlohmann::json;
 
-// The binary next to this one in the runfiles (bazel run), or $SHOAL_SCHEDULER.
+// $SHOAL_SCHEDULER, or the binary in this one's runfiles (bazel run
+// starts in them; run directly, they are next to the executable).
 std::string SchedulerBinary() {
   if (const char* path = std::getenv("SHOAL_SCHEDULER")) return path;
-  return "scheduler/shoal-scheduler";
+  if (access("scheduler/shoal-scheduler", X_OK) == 0)
+    return "scheduler/shoal-scheduler";
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "scheduler/shoal-scheduler";
+  return absl::StrCat(std::string(self, n),
+                      ".runfiles/shoal/scheduler/shoal-scheduler");
 }
 
 int FreePort() {
@@ -228,7 +235,17 @@ void BM_SchedulerStartsOnALargeCluster(benchmark::State& state) {
     absl::Time synced = absl::InfiniteFuture();
     httplib::Client probe("127.0.0.1", metrics_port);
     probe.set_connection_timeout(0, 100000);
+    int exit_status = 0;
     while (absl::Now() - start < absl::Minutes(5)) {
+      if (waitpid(pid, &exit_status, WNOHANG) == pid) {
+        stop = true;
+        watcher.join();
+        state.SkipWithError(absl::StrCat("shoal-scheduler exited (status ",
+                                         exit_status, "); see ", dir,
+                                         "/start-at-scale.log")
+                                .c_str());
+        return;
+      }
       auto r = probe.Get("/readyz");
       if (r && r->status == 200) {
         synced = absl::Now();
