@@ -34,10 +34,13 @@ std::vector<NodePicker::Candidate> NodePicker::TakeStorage(size_t size) {
 }
 
 void NodePicker::GiveBack(Heap& h) {
-  if (spares_ == nullptr) return;
-  for (Partition& p : h.partitions) {
-    if (p.candidates.capacity() > 0)
-      spares_->push_back(std::move(p.candidates));
+  // Only a heap of every node (no domains) took its storage from the
+  // spares; a few are enough for the pickers of one action to take turns.
+  constexpr size_t kKept = 8;
+  if (spares_ == nullptr || spares_->size() >= kKept) return;
+  if (h.partitions.size() == 1 && h.partitions[0].domain.empty() &&
+      h.partitions[0].candidates.capacity() > 0) {
+    spares_->push_back(std::move(h.partitions[0].candidates));
   }
 }
 

@@ -10,7 +10,10 @@
 //   cpu_s_per_1k  the scheduler's CPU time (user + system) per 1,000 binds
 //
 //   bazel run //tools/bench:start_at_scale_bench -- --benchmark_repetitions=3
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,11 +60,19 @@ std::string SchedulerBinary() {
                       ".runfiles/shoal/scheduler/shoal-scheduler");
 }
 
+// A port nobody listens on now: bound to 0, read back, closed.
 int FreePort() {
-  httplib::Server probe;
-  int port = probe.bind_to_any_port("127.0.0.1");
-  probe.stop();
-  return port;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    LOG(FATAL) << "no free port";
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
 }
 
 // Runs `work(client, i)` for i in [0, n) on `threads` connections.
