@@ -28,6 +28,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/kube/http_client.h"
 #include "scheduler/live.h"
+#include "tools/bench/parallel_requests.h"
 #include "tools/bench/peak_rss.h"
 
 namespace shoal::bench {
@@ -70,19 +71,6 @@ void MustRequest(kube::HttpClient& c, const std::string& method,
                << (r.ok() ? absl::StrCat(r->status, " ", r->body)
                           : std::string(r.status().message()));
   }
-}
-
-// Runs `work(client, i)` for i in [0, n) on `threads` connections.
-void Parallel(const kube::ConnectionConfig& conn, int n, int threads,
-              const std::function<void(kube::HttpClient&, int)>& work) {
-  std::vector<std::thread> pool;
-  for (int w = 0; w < threads; ++w) {
-    pool.emplace_back([&, w] {
-      kube::HttpClient client(conn);
-      for (int i = w; i < n; i += threads) work(client, i);
-    });
-  }
-  for (auto& t : pool) t.join();
 }
 
 void BM_PodsBoundThroughApiServer(benchmark::State& state) {

@@ -39,6 +39,7 @@
 #include "scheduler/kube/http_client.h"
 #include "scheduler/kube/json_stream.h"
 #include "scheduler/kube/snapshot_writer.h"
+#include "tools/bench/parallel_requests.h"
 #include "tools/bench/realistic_objects.h"
 #include "tools/bench/synthetic_cluster.h"
 
@@ -73,19 +74,6 @@ int FreePort() {
   }
   close(fd);
   return ntohs(addr.sin_port);
-}
-
-// Runs `work(client, i)` for i in [0, n) on `threads` connections.
-void Parallel(const kube::ConnectionConfig& conn, size_t n, int threads,
-              const std::function<void(kube::HttpClient&, size_t)>& work) {
-  std::vector<std::thread> pool;
-  for (int w = 0; w < threads; ++w) {
-    pool.emplace_back([&, w] {
-      kube::HttpClient client(conn);
-      for (size_t i = w; i < n; i += threads) work(client, i);
-    });
-  }
-  for (auto& t : pool) t.join();
 }
 
 std::string CollectionPath(const json& o) {
@@ -131,15 +119,17 @@ int CreateCluster(const kube::ConnectionConfig& conn, int nodes) {
         .push_back(std::move(item));
   }
   for (const auto* batch : {&first, &then}) {
-    Parallel(conn, batch->size(), 8, [&](kube::HttpClient& c, size_t i) {
-      const json& o = (*batch)[i];
-      auto r = c.Request("POST", CollectionPath(o), o.dump());
-      if (!r.ok() || r->status >= 300) {
-        LOG(FATAL) << "create " << o.value("kind", "") << " "
-                   << o["metadata"].value("name", "") << ": "
-                   << (r.ok() ? r->body : std::string(r.status().message()));
-      }
-    });
+    Parallel(conn, static_cast<int>(batch->size()), 8,
+             [&](kube::HttpClient& c, int i) {
+               const json& o = (*batch)[i];
+               auto r = c.Request("POST", CollectionPath(o), o.dump());
+               if (!r.ok() || r->status >= 300) {
+                 LOG(FATAL)
+                     << "create " << o.value("kind", "") << " "
+                     << o["metadata"].value("name", "") << ": "
+                     << (r.ok() ? r->body : std::string(r.status().message()));
+               }
+             });
   }
   return pods;
 }
