@@ -18,11 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-struct Located {
-  const json* object;
-  int line;
-};
-
 std::string Describe(const json& obj) {
   std::string kind = StringMember(obj, "kind");
   std::string name;
