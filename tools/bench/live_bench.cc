@@ -10,9 +10,9 @@
 // deletes its own nodes and namespace).
 //
 //   bazel run -c opt //tools/bench:live_bench -- --benchmark_repetitions=5
+#include <atomic>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -28,6 +28,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/kube/http_client.h"
 #include "scheduler/live.h"
+#include "tools/bench/bound_pods.h"
 #include "tools/bench/parallel_requests.h"
 #include "tools/bench/peak_rss.h"
 
@@ -71,6 +72,17 @@ void MustRequest(kube::HttpClient& c, const std::string& method,
                << (r.ok() ? absl::StrCat(r->status, " ", r->body)
                           : std::string(r.status().message()));
   }
+}
+
+// The namespace's pod list's resourceVersion: a watch from it sees every
+// change after it.
+std::string NewestVersion(const kube::ConnectionConfig& conn,
+                          const std::string& ns) {
+  kube::HttpClient c(conn);
+  auto list =
+      c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
+  if (!list.ok() || list->status != 200) LOG(FATAL) << "list pods in " << ns;
+  return json::parse(list->body)["metadata"]["resourceVersion"];
 }
 
 void BM_PodsBoundThroughApiServer(benchmark::State& state) {
@@ -121,32 +133,8 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
     std::thread scheduler([&] { (void)RunLive(conn, *policy, options, stop); });
 
     // A watch counts pods as they become bound.
-    std::atomic<int> bound{0};
-    std::atomic<bool> watching{false};
-    std::thread watcher([&] {
-      kube::HttpClient c(conn);
-      std::set<std::string> seen;
-      auto list =
-          c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
-      std::string version =
-          json::parse(list->body)["metadata"]["resourceVersion"];
-      watching = true;
-      (void)c.Stream(
-          absl::StrCat("/api/v1/namespaces/", ns,
-                       "/pods?watch=1&resourceVersion=", version),
-          [&](const std::string& line) {
-            json e = json::parse(line, nullptr, false);
-            if (!e.is_object()) return true;
-            const json& o = e["object"];
-            if (o.contains("spec") && o["spec"].contains("nodeName") &&
-                seen.insert(o["metadata"]["name"].get<std::string>()).second) {
-              ++bound;
-            }
-            return bound.load() < pods && !stop.load();
-          },
-          absl::Minutes(2), &stop);
-    });
-    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    BoundPods bound(conn, absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+                    NewestVersion(conn, ns));
     // Let the scheduler sync its (empty) namespace first.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
@@ -177,13 +165,13 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
       }
     });
     absl::Time created = absl::Now();
-    watcher.join();
+    bound.WaitFor(pods, absl::Minutes(2));
     absl::Time done = absl::Now();
     stop = true;
     scheduler.join();
-    if (bound.load() < pods) {
+    if (bound.count() < pods) {
       state.SkipWithError(
-          absl::StrCat("only ", bound.load(), " of ", pods, " pods bound")
+          absl::StrCat("only ", bound.count(), " of ", pods, " pods bound")
               .c_str());
       break;
     }
@@ -293,36 +281,9 @@ void BM_BindsAtAFixedWriteRate(benchmark::State& state) {
       }
     });
 
-    std::atomic<int> bound{0};
-    std::atomic<bool> watching{false};
-    absl::Time first_bind, last_bind;
     std::atomic<bool> stop{false};
-    std::thread watcher([&] {
-      kube::HttpClient c(conn);
-      std::set<std::string> seen;
-      auto list =
-          c.Request("GET", absl::StrCat("/api/v1/namespaces/", ns, "/pods"));
-      std::string version =
-          json::parse(list->body)["metadata"]["resourceVersion"];
-      watching = true;
-      (void)c.Stream(
-          absl::StrCat("/api/v1/namespaces/", ns,
-                       "/pods?watch=1&resourceVersion=", version),
-          [&](const std::string& line) {
-            json e = json::parse(line, nullptr, false);
-            if (!e.is_object()) return true;
-            const json& o = e["object"];
-            if (o.contains("spec") && o["spec"].contains("nodeName") &&
-                seen.insert(o["metadata"]["name"].get<std::string>()).second) {
-              if (seen.size() == 1) first_bind = absl::Now();
-              last_bind = absl::Now();
-              ++bound;
-            }
-            return bound.load() < pods && !stop.load();
-          },
-          absl::Minutes(2), &stop);
-    });
-    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    BoundPods bound(conn, absl::StrCat("/api/v1/namespaces/", ns, "/pods"),
+                    NewestVersion(conn, ns));
 
     auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
                                          actions::BuiltinActions());
@@ -338,15 +299,16 @@ void BM_BindsAtAFixedWriteRate(benchmark::State& state) {
     }
     absl::Time start = absl::Now();
     std::thread scheduler([&] { (void)RunLive(conn, *policy, options, stop); });
-    watcher.join();
+    bound.WaitFor(pods, absl::Minutes(2));
     stop = true;
     scheduler.join();
-    if (bound.load() < pods) {
+    if (bound.count() < pods) {
       state.SkipWithError(
-          absl::StrCat("only ", bound.load(), " of ", pods, " pods bound")
+          absl::StrCat("only ", bound.count(), " of ", pods, " pods bound")
               .c_str());
       break;
     }
+    const absl::Time first_bind = bound.first(), last_bind = bound.last();
     double window = absl::ToDoubleSeconds(last_bind - first_bind);
     double binds_per_s = (pods - 1) / window;
     state.SetIterationTime(absl::ToDoubleSeconds(last_bind - start));

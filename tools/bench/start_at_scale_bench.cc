@@ -17,10 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -37,8 +35,8 @@
 #include "nlohmann/json.hpp"
 #include "scheduler/cache/cache.h"
 #include "scheduler/kube/http_client.h"
-#include "scheduler/kube/json_stream.h"
 #include "scheduler/kube/snapshot_writer.h"
+#include "tools/bench/bound_pods.h"
 #include "tools/bench/parallel_requests.h"
 #include "tools/bench/realistic_objects.h"
 #include "tools/bench/synthetic_cluster.h"
@@ -182,38 +180,15 @@ void BM_SchedulerStartsOnALargeCluster(benchmark::State& state) {
            "bench}}]\n";
     const int metrics_port = FreePort();
 
-    // Counts bound pods from a watch started before the scheduler.
-    std::atomic<bool> stop{false};
-    std::atomic<int> bound{0};
-    std::atomic<bool> watching{false};
-    absl::Time first_bind = absl::InfiniteFuture();
-    std::thread watcher([&] {
-      kube::HttpClient c(conn);
-      // The newest resourceVersion, without listing 50,000 pods: that of
-      // an object created now.
-      auto marker = c.Request("POST", "/api/v1/namespaces",
-                              R"({"metadata":{"name":"start-at-scale"}})");
-      std::string version =
-          json::parse(marker->body)["metadata"]["resourceVersion"];
-      watching = true;
-      std::set<std::string> seen;
-      (void)c.Stream(
-          absl::StrCat("/api/v1/pods?watch=1&resourceVersion=", version),
-          [&](const std::string& line) {
-            auto e = kube::ReadWatchEvent(line);
-            if (!e.ok()) return true;
-            const json& o = e->object;
-            if (o.contains("spec") && o["spec"].contains("nodeName") &&
-                seen.insert(o["metadata"].value("namespace", "") + "/" +
-                            o["metadata"].value("name", ""))
-                    .second) {
-              if (bound++ == 0) first_bind = absl::Now();
-            }
-            return !stop.load();
-          },
-          absl::Minutes(10), &stop);
-    });
-    while (!watching) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Counts bound pods from a watch started before the scheduler, from
+    // the newest resourceVersion without listing 50,000 pods: that of an
+    // object created now.
+    kube::HttpClient admin(conn);
+    auto marker = admin.Request("POST", "/api/v1/namespaces",
+                                R"({"metadata":{"name":"start-at-scale"}})");
+    if (!marker.ok() || marker->status != 201) LOG(FATAL) << "marker namespace";
+    BoundPods bound(conn, "/api/v1/pods",
+                    json::parse(marker->body)["metadata"]["resourceVersion"]);
 
     const absl::Time start = absl::Now();
     pid_t pid = fork();
@@ -239,8 +214,6 @@ void BM_SchedulerStartsOnALargeCluster(benchmark::State& state) {
     int exit_status = 0;
     while (absl::Now() - start < absl::Minutes(5)) {
       if (waitpid(pid, &exit_status, WNOHANG) == pid) {
-        stop = true;
-        watcher.join();
         state.SkipWithError(absl::StrCat("shoal-scheduler exited (status ",
                                          exit_status, "); see ", dir,
                                          "/start-at-scale.log")
@@ -256,30 +229,28 @@ void BM_SchedulerStartsOnALargeCluster(benchmark::State& state) {
     }
     // Every pod of the synthetic cluster fits but 2,500 (5%).
     const int expected = pods - pods / 20;
-    while (bound.load() < expected && absl::Now() - start < absl::Minutes(5))
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    bound.WaitFor(expected, absl::Minutes(5) - (absl::Now() - start));
     const absl::Time all_bound = absl::Now();
     ProcessUse use = Use(pid);
     kill(pid, SIGTERM);
     waitpid(pid, nullptr, 0);
-    stop = true;
-    watcher.join();
     server.Stop();
     std::remove(kubeconfig.c_str());
-    if (bound.load() < expected) {
+    if (bound.count() < expected) {
       state.SkipWithError(
-          absl::StrCat("only ", bound.load(), " of ", expected, " pods bound")
+          absl::StrCat("only ", bound.count(), " of ", expected, " pods bound")
               .c_str());
       break;
     }
     state.SetIterationTime(absl::ToDoubleSeconds(all_bound - start));
     state.counters["synced_s"] = absl::ToDoubleSeconds(synced - start);
+    const absl::Time first_bind = bound.first();
     state.counters["first_bind_s"] = absl::ToDoubleSeconds(first_bind - start);
     state.counters["all_bound_s"] = absl::ToDoubleSeconds(all_bound - start);
     state.counters["pods_per_s"] =
-        bound.load() / absl::ToDoubleSeconds(all_bound - first_bind);
+        bound.count() / absl::ToDoubleSeconds(all_bound - first_bind);
     state.counters["peak_rss_MiB"] = use.peak_rss_mib;
-    state.counters["cpu_s_per_1k"] = use.cpu_seconds * 1000 / bound.load();
+    state.counters["cpu_s_per_1k"] = use.cpu_seconds * 1000 / bound.count();
   }
 }
 
