@@ -29,6 +29,19 @@ class Reader {
         absl::StrCat(what_, ": ", path, ": ", why));
   }
 
+  // The member `key` of `obj` when it is an object; an empty object when
+  // it is absent or null; refused when it is anything else (a `status`
+  // that is text must not read as a status that says nothing).
+  absl::StatusOr<const json*> Section(const json& obj, const char* key) const {
+    static const json kNone = json::object();
+    const json* v = Get(obj, key);
+    if (v == nullptr) return &kNone;
+    if (!v->is_object()) {
+      return Error(key, absl::StrCat("must be an object, got ", v->dump()));
+    }
+    return v;
+  }
+
   // The member `key` of `obj` when it is present and not null.
   static const json* Get(const json& obj, const char* key) {
     if (!obj.is_object()) return nullptr;
@@ -759,8 +772,8 @@ absl::StatusOr<std::shared_ptr<api::NodeSpec>> DecodeNode(const json& obj) {
       node->taints.push_back({key, value, effect});
     }
   }
-  const json* status = Reader::Get(obj, "status");
-  const json& st = status != nullptr ? *status : kEmpty;
+  SHOAL_ASSIGN_OR_RETURN(status, r.Section(obj, "status"));
+  const json& st = *status;
   const char* field =
       Reader::Get(st, "allocatable") != nullptr ? "allocatable" : "capacity";
   SHOAL_ASSIGN_OR_RETURN(
@@ -792,8 +805,8 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
   if (spec_ptr == nullptr || !spec_ptr->is_object())
     return r.Error("spec", "is required");
   const json& spec = *spec_ptr;
-  const json* status_ptr = Reader::Get(obj, "status");
-  const json& status = status_ptr != nullptr ? *status_ptr : kEmpty;
+  SHOAL_ASSIGN_OR_RETURN(status_ptr, r.Section(obj, "status"));
+  const json& status = *status_ptr;
 
   auto pod = std::make_shared<api::PodInfo>();
   pod->ns = NamespaceOf(obj);
@@ -881,8 +894,8 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj) {
   const json& meta = Metadata(obj);
   const json* spec_ptr = Reader::Get(obj, "spec");
   const json& spec = spec_ptr != nullptr ? *spec_ptr : kEmpty;
-  const json* status_ptr = Reader::Get(obj, "status");
-  const json& status = status_ptr != nullptr ? *status_ptr : kEmpty;
+  SHOAL_ASSIGN_OR_RETURN(status_ptr, r.Section(obj, "status"));
+  const json& status = *status_ptr;
   api::JobInfo job;
   job.ns = NamespaceOf(obj);
   job.name = NameOf(obj);
@@ -949,8 +962,8 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
   static const json kEmpty = json::object();
   const json* spec_ptr = Reader::Get(obj, "spec");
   const json& spec = spec_ptr != nullptr ? *spec_ptr : kEmpty;
-  const json* status_ptr = Reader::Get(obj, "status");
-  const json& status = status_ptr != nullptr ? *status_ptr : kEmpty;
+  SHOAL_ASSIGN_OR_RETURN(status_ptr, r.Section(obj, "status"));
+  const json& status = *status_ptr;
   api::QueueInfo q;
   q.name = NameOf(obj);
   SHOAL_ASSIGN_OR_RETURN(weight, r.Int(spec, "weight", "spec.weight", 1));

@@ -447,3 +447,44 @@ TEST(DecodePriorityClassTest, PreemptionPolicy) {
 
 }  // namespace
 }  // namespace shoal::kube
+
+namespace shoal::kube {
+namespace {
+
+// Found by tools/fuzz (informer_fuzzer): a pod whose `status` was text
+// decoded as a pod with no status, and the status writer then threw on
+// it. A status that is not an object is refused by name, for every kind.
+TEST(DecodeStatusTest, AStatusThatIsNotAnObjectIsRefused) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}, {"namespace", "d"}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}}})}}},
+              {"status", "default-pod"}};
+  EXPECT_EQ(DecodePod(pod).status().message(),
+            "pod d/p: status: must be an object, got \"default-pod\"");
+  json node = {{"apiVersion", "v1"},
+               {"kind", "Node"},
+               {"metadata", {{"name", "n"}}},
+               {"status", 7}};
+  EXPECT_EQ(DecodeNode(node).status().message(),
+            "node n: status: must be an object, got 7");
+  json queue = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", "q"}}},
+                {"status", json::array()}};
+  EXPECT_EQ(DecodeQueue(queue).status().message(),
+            "queue q: status: must be an object, got []");
+  json group = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                {"kind", "PodGroup"},
+                {"metadata", {{"name", "g"}, {"namespace", "d"}}},
+                {"spec", {{"minMember", 1}}},
+                {"status", true}};
+  EXPECT_EQ(DecodePodGroup(group).status().message(),
+            "podgroup d/g: status: must be an object, got true");
+  // Absent or null is no status at all.
+  pod["status"] = nullptr;
+  EXPECT_TRUE(DecodePod(pod).ok());
+}
+
+}  // namespace
+}  // namespace shoal::kube

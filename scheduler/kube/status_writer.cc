@@ -23,13 +23,17 @@ std::string GroupKey(const std::string& api_version, const std::string& key) {
   return api_version + "/" + key;
 }
 
+// Whatever the pod holds: json::value() would throw on a member of
+// another type than its default's.
 json PodScheduledCondition(const json& pod) {
-  const json& conditions =
-      pod.value("status", json::object()).value("conditions", json::array());
-  if (conditions.is_array()) {
-    for (const json& c : conditions) {
-      if (c.is_object() && c.value("type", "") == "PodScheduled") return c;
-    }
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return nullptr;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return nullptr;
+  for (const json& c : *conditions) {
+    if (!c.is_object()) continue;
+    auto type = c.find("type");
+    if (type != c.end() && *type == "PodScheduled") return c;
   }
   return nullptr;
 }
