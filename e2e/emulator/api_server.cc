@@ -242,7 +242,8 @@ void ApiServer::Answer(const httplib::Request& req, httplib::Response& res,
     reply = Dispatch(req, t);
   }
   res.status = reply.code;
-  std::string body = reply.body.dump();
+  std::string body =
+      reply.text.empty() ? reply.body.dump() : std::move(reply.text);
   if (gzip && body.size() > kGzipThresholdBytes) {
     res.set_header("Content-Encoding", "gzip");
     res.set_header("Vary", "Accept-Encoding");
@@ -291,7 +292,7 @@ Reply ApiServer::Dispatch(const httplib::Request& req, const Target& t) {
       }
       page.continue_from =
           req.has_param("continue") ? req.get_param_value("continue") : "";
-      return store_.List(*t.type, t.ns, *labels, *fields, page);
+      return store_.ListText(*t.type, t.ns, *labels, *fields, page);
     }
     if (m == "POST" && t.type->resource == "bindings" &&
         t.type->group.empty()) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
@@ -450,6 +451,57 @@ TEST_F(ApiServerTest, PagedListsKeepTheFirstPagesSnapshotInKeyOrder) {
   EXPECT_EQ(Names(selected), (std::vector<std::string>{"p1"}));
   EXPECT_TRUE(selected["metadata"].contains("continue"));
   EXPECT_FALSE(selected["metadata"].contains("remainingItemCount"));
+}
+
+TEST_F(ApiServerTest, ListsAreWrittenInTheRealServersOrder) {
+  // Lists are serialized straight from the store, in kube-apiserver's
+  // order (kind, apiVersion, metadata, items: clients may read the
+  // continue token first); items of a built-in kind carry no
+  // kind/apiVersion.
+  for (const char* name : {"b", "a", "c"}) {
+    Call("POST", "/api/v1/namespaces/default/pods", NewPod(name));
+  }
+  for (const char* path :
+       {"/api/v1/pods", "/api/v1/pods?limit=2",
+        "/api/v1/namespaces/default/pods?limit=1", "/api/v1/namespaces"}) {
+    httplib::Result r = client_->Get(path);
+    ASSERT_TRUE(r) << path;
+    json list = json::parse(r->body);
+    EXPECT_EQ(
+        r->body.rfind(absl::StrCat("{\"kind\":", list["kind"].dump(),
+                                   ",\"apiVersion\":\"v1\",\"metadata\":",
+                                   list["metadata"].dump(), ",\"items\":["),
+                      0),
+        0)
+        << path << ": " << r->body.substr(0, 200);
+    for (const json& item : list["items"]) {
+      EXPECT_FALSE(item.contains("kind")) << path;
+      EXPECT_FALSE(item.contains("apiVersion")) << path;
+      EXPECT_TRUE(item["metadata"].contains("uid")) << path;
+    }
+  }
+  json page = Call("GET", "/api/v1/namespaces/default/pods?limit=1");
+  EXPECT_EQ(page["kind"], "PodList");
+  EXPECT_EQ(page["apiVersion"], "v1");
+  EXPECT_EQ(Names(page), std::vector<std::string>{"a"});
+  EXPECT_EQ(page["metadata"]["remainingItemCount"], 2);
+  json rest = Call("GET", "/api/v1/namespaces/default/pods?limit=1&continue=" +
+                              page["metadata"]["continue"].get<std::string>());
+  EXPECT_EQ(Names(rest), std::vector<std::string>{"b"});
+  EXPECT_EQ(rest["metadata"]["remainingItemCount"], 1);
+  // A custom resource's list items keep their kind and apiVersion.
+  Call("POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
+       {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+        {"kind", "Queue"},
+        {"metadata", {{"name", "q"}}}});
+  httplib::Result queues =
+      client_->Get("/apis/scheduling.volcano.sh/v1beta1/queues");
+  ASSERT_TRUE(queues);
+  json list = json::parse(queues->body);
+  EXPECT_EQ(list["kind"], "QueueList");
+  ASSERT_EQ(list["items"].size(), 1);
+  EXPECT_EQ(list["items"][0]["kind"], "Queue");
+  EXPECT_EQ(list["items"][0]["apiVersion"], "scheduling.volcano.sh/v1beta1");
 }
 
 TEST_F(ApiServerTest, ContinueTokensExpireAsAfterACompaction) {

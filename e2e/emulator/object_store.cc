@@ -181,37 +181,48 @@ Reply ObjectStore::Get(const ResourceType& type, const std::string& ns,
   return Reply::Error(NotFound(type.QualifiedName(), name));
 }
 
-ObjectStore::Objects ObjectStore::At(const std::string& qualified_name,
-                                     uint64_t version) const {
-  Objects objects;
+const ObjectStore::Objects* ObjectStore::At(const std::string& qualified_name,
+                                            uint64_t version,
+                                            Objects* scratch) const {
   auto all = objects_.find(qualified_name);
-  if (all != objects_.end()) objects = all->second;
+  const Objects* current = all == objects_.end() ? nullptr : &all->second;
+  // Most pages are read while nothing of their kind changed: the store as
+  // it is now, without a copy.
+  auto changed = [&](const WatchEvent& e) {
+    return e.type->QualifiedName() == qualified_name;
+  };
+  auto newer_end = changes_.rend();
+  bool any = false;
   for (auto e = changes_.rbegin(); e != changes_.rend() && e->version > version;
        ++e) {
-    if (e->type->QualifiedName() != qualified_name) continue;
+    any = any || changed(*e);
+    newer_end = e + 1;
+  }
+  if (!any) return current;
+  if (current != nullptr) *scratch = *current;
+  for (auto e = changes_.rbegin(); e != newer_end; ++e) {
+    if (!changed(*e)) continue;
     std::string key =
         Key(e->ns, (*e->object)["metadata"].value("name", std::string()));
     if (e->previous == nullptr) {
-      objects.erase(key);
+      scratch->erase(key);
     } else {
-      objects[key] = e->previous;
+      (*scratch)[key] = e->previous;
     }
   }
-  return objects;
+  return scratch;
 }
 
-Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
-                        const Selector& labels, const Selector& fields,
-                        const ListPage& page) const {
+std::optional<Reply> ObjectStore::WalkPage(
+    const ResourceType& type, const std::string& ns, const Selector& labels,
+    const Selector& fields, const ListPage& page,
+    const std::function<void(const json&)>& emit, json* meta) const {
   if (page.limit < 0) {
     return Reply::Error(BadRequest("limit must be a non-negative integer"));
   }
   absl::ReaderMutexLock lock(&mu_);
   uint64_t at = version_;
   std::string start;
-  const Objects* objects = nullptr;
-  Objects snapshot;
-  auto all = objects_.find(type.QualifiedName());
   if (!page.continue_from.empty()) {
     int64_t token_version;
     std::string error;
@@ -229,17 +240,14 @@ Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
         ApiError expired{410, "Expired", kContinueExpired};
         json status = expired.ToStatus();
         status["metadata"]["continue"] = EncodeContinue(start, -1);
-        return {410, status};
-      }
-      if (at < version_) {
-        snapshot = At(type.QualifiedName(), at);
-        objects = &snapshot;
+        return Reply{410, status};
       }
     }
   }
-  if (objects == nullptr && all != objects_.end()) objects = &all->second;
-  json items = json::array();
+  Objects snapshot;
+  const Objects* objects = At(type.QualifiedName(), at, &snapshot);
   std::string next, last_key;
+  int64_t sent = 0;
   int64_t remaining = 0;
   bool filtered = !labels.Empty() || !fields.Empty();
   if (objects != nullptr) {
@@ -248,41 +256,125 @@ Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
       if (!ns.empty() && object["metadata"].value("namespace", "") != ns)
         continue;
       if (!labels.Matches(object) || !fields.Matches(object)) continue;
-      if (page.limit > 0 && static_cast<int64_t>(items.size()) == page.limit) {
+      if (page.limit > 0 && sent == page.limit) {
         // The next page starts just after the last key sent, as etcd's
         // range does (the key with a zero byte appended).
         next = EncodeContinue(last_key + std::string(1, '\0'), at);
-        // Counting what is left is cheap here; the real server only
-        // reports it when no selector filters the rest.
+        // The real server only reports what is left when no selector
+        // filters it.
         if (!filtered) {
-          for (; it != objects->end(); ++it) {
-            if (ns.empty() ||
-                (*it->second)["metadata"].value("namespace", "") == ns)
-              ++remaining;
-          }
+          remaining = Remaining(page, ns, sent, objects, it);
+          RememberRemaining(ns, next, remaining);
         }
         break;
       }
-      json item = object;
-      // Built-in lists carry kind and apiVersion once, on the list.
-      if (!type.custom) {
-        item.erase("kind");
-        item.erase("apiVersion");
-      }
-      items.push_back(std::move(item));
+      emit(object);
+      ++sent;
       last_key = it->first;
     }
   }
-  json meta = {{"resourceVersion", absl::StrCat(at)}};
+  *meta = {{"resourceVersion", absl::StrCat(at)}};
   if (!next.empty()) {
-    meta["continue"] = next;
-    if (!filtered) meta["remainingItemCount"] = remaining;
+    (*meta)["continue"] = next;
+    if (!filtered) (*meta)["remainingItemCount"] = remaining;
   }
+  return std::nullopt;
+}
+
+int64_t ObjectStore::Remaining(const ListPage& page, const std::string& ns,
+                               int64_t sent, const Objects* objects,
+                               Objects::const_iterator from) const {
+  // A page that follows one of ours knows how many were left after the
+  // previous page: counting again would walk the rest of the store on
+  // every page (quadratic over a long list).
+  {
+    absl::MutexLock lock(&remaining_mu_);
+    auto known = remaining_after_.find(ns + '\n' + page.continue_from);
+    if (!page.continue_from.empty() && known != remaining_after_.end()) {
+      return known->second - sent;
+    }
+  }
+  int64_t remaining = 0;
+  for (auto it = from; it != objects->end(); ++it) {
+    if (ns.empty() || (*it->second)["metadata"].value("namespace", "") == ns)
+      ++remaining;
+  }
+  return remaining;
+}
+
+void ObjectStore::RememberRemaining(const std::string& ns,
+                                    const std::string& token,
+                                    int64_t remaining) const {
+  absl::MutexLock lock(&remaining_mu_);
+  // Tokens of abandoned lists are never asked for again: a bound keeps
+  // them from piling up.
+  if (remaining_after_.size() >= 1024) remaining_after_.clear();
+  remaining_after_[ns + '\n' + token] = remaining;
+}
+
+Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
+                        const Selector& labels, const Selector& fields,
+                        const ListPage& page) const {
+  json items = json::array();
+  json meta;
+  auto error = WalkPage(
+      type, ns, labels, fields, page,
+      [&](const json& object) {
+        json item = object;
+        // Built-in lists carry kind and apiVersion once,
+        // on the list.
+        if (!type.custom) {
+          item.erase("kind");
+          item.erase("apiVersion");
+        }
+        items.push_back(std::move(item));
+      },
+      &meta);
+  if (error) return *error;
   return {200,
           {{"kind", type.kind + "List"},
            {"apiVersion", type.ApiVersion()},
            {"metadata", std::move(meta)},
            {"items", std::move(items)}}};
+}
+
+Reply ObjectStore::ListText(const ResourceType& type, const std::string& ns,
+                            const Selector& labels, const Selector& fields,
+                            const ListPage& page) const {
+  // The answer List() gives, written straight from the stored objects (a
+  // page of large pods is not copied into a second tree first), and in
+  // kube-apiserver's order: kind, apiVersion, metadata, then the items, so
+  // that a client knows the continue token before it reads them.
+  std::string items;
+  json meta;
+  auto error = WalkPage(
+      type, ns, labels, fields, page,
+      [&](const json& object) {
+        if (!items.empty()) items += ',';
+        if (type.custom) {
+          items += object.dump();
+          return;
+        }
+        items += '{';
+        bool first = true;
+        for (const auto& [key, value] : object.items()) {
+          if (key == "kind" || key == "apiVersion") continue;
+          if (!first) items += ',';
+          first = false;
+          items += json(key).dump();
+          items += ':';
+          items += value.dump();
+        }
+        items += '}';
+      },
+      &meta);
+  if (error) return *error;
+  Reply reply;
+  reply.text =
+      absl::StrCat("{\"kind\":", json(type.kind + "List").dump(),
+                   ",\"apiVersion\":", json(type.ApiVersion()).dump(),
+                   ",\"metadata\":", meta.dump(), ",\"items\":[", items, "]}");
+  return reply;
 }
 
 Reply ObjectStore::Mutate(const ResourceType& type, const std::string& ns,

@@ -27,6 +27,9 @@ namespace shoal::emulator {
 struct Reply {
   int code = 200;
   nlohmann::json body;
+  // The body already serialized (a LIST answer, written without building
+  // its tree): sent as it is, and `body` is unused.
+  std::string text;
   static Reply Error(const ApiError& e) { return {e.code, e.ToStatus()}; }
   bool ok() const { return code < 300; }
 };
@@ -74,6 +77,11 @@ class ObjectStore {
   Reply List(const ResourceType& type, const std::string& ns,
              const Selector& labels, const Selector& fields,
              const ListPage& page = {}) const;
+  // The same answer with its body serialized (Reply::text), for the HTTP
+  // path: a page of large objects is written from the store directly.
+  Reply ListText(const ResourceType& type, const std::string& ns,
+                 const Selector& labels, const Selector& fields,
+                 const ListPage& page = {}) const;
 
   // Read-modify-write under the store's lock. `change` edits the object
   // or refuses with an error. A change that alters nothing keeps the
@@ -106,9 +114,24 @@ class ObjectStore {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // Every object of `qualified_name` as it was at `version`: the current
-  // ones with the changes after `version` undone.
-  Objects At(const std::string& qualified_name, uint64_t version) const
+  // ones (null when there are none), or, when some changed since, a copy
+  // in `scratch` with the changes after `version` undone.
+  const Objects* At(const std::string& qualified_name, uint64_t version,
+                    Objects* scratch) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // One page of a LIST: hands each item to `emit` in key order and sets
+  // the list's metadata, or returns the error answer.
+  std::optional<Reply> WalkPage(
+      const ResourceType& type, const std::string& ns, const Selector& labels,
+      const Selector& fields, const ListPage& page,
+      const std::function<void(const nlohmann::json&)>& emit,
+      nlohmann::json* meta) const;
+  // How many items of `ns` (all when empty) follow `from`, the first item
+  // not sent on a page of `sent` items.
+  int64_t Remaining(const ListPage& page, const std::string& ns, int64_t sent,
+                    const Objects* objects, Objects::const_iterator from) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void RememberRemaining(const std::string& ns, const std::string& token,
+                         int64_t remaining) const;
 
   const size_t history_;
   const uint64_t continue_expiry_revisions_;
@@ -120,6 +143,11 @@ class ObjectStore {
   std::map<std::string, Objects> objects_
       ABSL_GUARDED_BY(mu_);  // by QualifiedName()
   std::deque<WatchEvent> changes_ ABSL_GUARDED_BY(mu_);
+  // remainingItemCount after each continue token handed out (by
+  // namespace and token): the next page subtracts what it sends.
+  mutable absl::Mutex remaining_mu_;
+  mutable std::map<std::string, int64_t> remaining_after_
+      ABSL_GUARDED_BY(remaining_mu_);
 };
 
 // One line of a watch stream: {"type": ..., "object": ...} and a newline.

@@ -1,6 +1,8 @@
 #include "scheduler/kube/informer.h"
 
 #include <cctype>
+#include <future>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -33,6 +35,18 @@ std::string QueryEscape(const std::string& token) {
     }
   }
   return out;
+}
+
+// The continue token of a LIST page whose metadata comes before its
+// items (as kube-apiserver writes it), or "".
+std::string ContinueTokenBeforeItems(const std::string& body) {
+  auto head = ReadListHead(body);
+  if (!head.ok() || !head->is_object()) return "";
+  auto meta = head->find("metadata");
+  if (meta == head->end() || !meta->is_object()) return "";
+  auto token = meta->find("continue");
+  return token != meta->end() && token->is_string() ? token->get<std::string>()
+                                                    : "";
 }
 
 }  // namespace
@@ -76,16 +90,25 @@ void Informer::Apply(const json& object) {
   known_.insert(ObjectKey(object));
 }
 
+std::string Informer::PagePath(const std::string& continue_token) const {
+  std::string path = absl::StrCat(kind_.list_path, "?limit=", kListPageSize);
+  if (!continue_token.empty())
+    absl::StrAppend(&path, "&continue=", QueryEscape(continue_token));
+  return path;
+}
+
 absl::StatusOr<std::string> Informer::List() {
   std::set<std::string> present;  // keys of the list being read
   std::string continue_token, version;
   int restarts = 0;
+  // The next page, asked for while this one is decoded: the server
+  // writes a page's continue token before its items, so the server's
+  // work on the next page and ours on this one overlap.
+  std::future<absl::StatusOr<HttpResponse>> next;
   for (;;) {
-    std::string path = absl::StrCat(kind_.list_path, "?limit=", kListPageSize);
-    if (!continue_token.empty())
-      absl::StrAppend(&path, "&continue=", QueryEscape(continue_token));
-    auto r = client_.Request("GET", path);
     bool first_page = continue_token.empty();
+    auto r = next.valid() ? next.get()
+                          : client_.Request("GET", PagePath(continue_token));
     // Looking for a kind the server does not serve is not a relist; the
     // later pages of one are part of it.
     if (first_page && (!r.ok() || r->status != 404)) {
@@ -120,11 +143,23 @@ absl::StatusOr<std::string> Informer::List() {
                                                  r->status, ": ",
                                                  StatusMessage(r->body)));
     }
+    std::string ahead = ContinueTokenBeforeItems(r->body);
+    if (!ahead.empty()) {
+      if (prefetch_client_ == nullptr) {
+        prefetch_client_ = std::make_unique<HttpClient>(client_.config());
+      }
+      next = std::async(std::launch::async, [this, path = PagePath(ahead)] {
+        return prefetch_client_->Request("GET", path);
+      });
+    }
     auto page = DecodeListPage(r->body, [&](const json& item) {
       present.insert(ObjectKey(item));
       Apply(item);
     });
     if (!page.ok()) {
+      // A page asked for ahead is not wanted any more; it is waited for
+      // (its client is this informer's) and dropped.
+      if (next.valid()) next.wait();
       return absl::UnavailableError(
           absl::StrCat("list ", kind_.name, ": ", page.status().message()));
     }
@@ -133,6 +168,13 @@ absl::StatusOr<std::string> Informer::List() {
     version = page->resource_version;
     if (page->continue_token.empty()) break;
     continue_token = page->continue_token;
+    // A page asked for ahead asked for this token (the same document's);
+    // a server that writes its metadata after the items gets the request
+    // now.
+    if (next.valid() && ahead != continue_token) {
+      next.wait();
+      next = {};
+    }
   }
   Complete(present);
   return version;

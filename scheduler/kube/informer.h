@@ -1,6 +1,8 @@
 // Keeps one kind of object in step with the API server: list, then watch
 // from the list's resourceVersion; bookmarks move the resourceVersion on.
-// The list comes in pages of kListPageSize, each applied as it arrives;
+// The list comes in pages of kListPageSize, each applied as it arrives
+// while the next is already asked for (when the server writes the continue
+// token before the items, as kube-apiserver does);
 // a continue token the server has compacted (410 Expired) restarts the
 // list from its first page, and deletions are inferred only from a
 // complete list;
@@ -18,6 +20,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -98,7 +101,13 @@ class Informer {
   // A list is complete: what it lacks was deleted meanwhile.
   void Complete(const std::set<std::string>& present);
 
+  // The LIST request for the page after `continue_token` ("": the first).
+  std::string PagePath(const std::string& continue_token) const;
+
   HttpClient& client_;
+  // Fetches the next page of a list while this one is applied (a client
+  // serves one thread at a time).
+  std::unique_ptr<HttpClient> prefetch_client_;
   WatchedKind kind_;
   Backoff backoff_;
   std::set<std::string> known_;  // keys applied and not removed

@@ -2,6 +2,7 @@
 // list/watch protocol.
 #include "scheduler/kube/informer.h"
 
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
@@ -253,9 +254,19 @@ class EmulatorInformerTest : public ::testing::Test {
   void Start(emulator::ApiServerOptions options = {}) {
     options.observe = [this](const httplib::Request& req,
                              const httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      seen_.push_back({req.target, req.get_header_value("Accept-Encoding"),
-                       res.get_header_value("Content-Encoding"), res.status});
+      std::function<void()> hook;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_.push_back({req.target, req.get_header_value("Accept-Encoding"),
+                         res.get_header_value("Content-Encoding"), res.status});
+        seen_changed_.notify_all();
+        if (req.target == "/api/v1/pods?limit=500") {
+          std::swap(hook, on_first_page_);  // runs once
+        }
+      }
+      // Before the first page is sent: whatever the informer asks next
+      // (ahead or not) is asked after these writes.
+      if (hook) hook();
     };
     server_ = std::make_unique<emulator::ApiServer>(std::move(options));
     ConnectionConfig c;
@@ -342,6 +353,9 @@ class EmulatorInformerTest : public ::testing::Test {
   // The LIST requests for pods the emulator answered, in order.
   std::vector<Seen> PodLists() {
     std::lock_guard<std::mutex> lock(mu_);
+    return PodListsLocked();
+  }
+  std::vector<Seen> PodListsLocked() {
     std::vector<Seen> lists;
     for (const Seen& s : seen_) {
       if (s.target.rfind("/api/v1/pods?limit=", 0) == 0) lists.push_back(s);
@@ -360,7 +374,11 @@ class EmulatorInformerTest : public ::testing::Test {
   std::vector<Seen> seen_;
   std::set<std::string> have_, removed_;
   int upserts_ = 0;
+  std::condition_variable seen_changed_;
   std::function<void()> on_upsert_;  // once, at the next upsert
+  // Once, when the first page of a pod list has been answered, before it
+  // is sent.
+  std::function<void()> on_first_page_;
   std::set<std::string> stop_when_removed_;
   std::atomic<bool> stop_{false};
 };
@@ -395,6 +413,29 @@ TEST_F(EmulatorInformerTest, ALargeListArrivesInGzippedPagesOf500) {
   EXPECT_EQ(lists[2].content_encoding, "");
 }
 
+TEST_F(EmulatorInformerTest, TheNextPageIsAskedForWhileOneIsApplied) {
+  Start();
+  CreatePods(1234);
+  // At the first pod applied, the request for the second page must come
+  // (the emulator writes the continue token before the items, as
+  // kube-apiserver does); an informer that asks only after applying the
+  // page would keep this waiting for its 5 seconds.
+  bool second_page_asked = false;
+  on_upsert_ = [&] {
+    std::unique_lock<std::mutex> lock(mu_);
+    second_page_asked =
+        seen_changed_.wait_for(lock, std::chrono::seconds(5),
+                               [&] { return PodListsLocked().size() >= 2; });
+  };
+  ForgetRequests();
+  Informer informer(*client_, Pods());
+  auto listed = informer.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(second_page_asked);
+  EXPECT_EQ(PodLists().size(), 3u);
+  EXPECT_EQ(Have(), StoredPods());
+}
+
 TEST_F(EmulatorInformerTest, AnExpiredContinueTokenRestartsTheList) {
   emulator::ApiServerOptions options;
   options.continue_expiry_revisions = 1;
@@ -403,10 +444,10 @@ TEST_F(EmulatorInformerTest, AnExpiredContinueTokenRestartsTheList) {
   double relists = Relists("pods");
   double expired =
       metrics::Shoal().informer_list_expired.With({"pods"}).Value();
-  // While the first page is applied, two writes move the store two
+  // Once the first page is answered, two writes move the store two
   // revisions on: the token for the second page has expired. One pod of
   // that first page is gone, one pod is new.
-  on_upsert_ = [this] {
+  on_first_page_ = [this] {
     DeletePod(PodName(1));
     CreatePod("pod-late");
   };
@@ -442,9 +483,9 @@ TEST_F(EmulatorInformerTest, ContinueTokensThatNeverStopExpiringAreAnError) {
     CreatePod("churn-" + std::to_string(created++));
     CreatePod("churn-" + std::to_string(created++));
     std::lock_guard<std::mutex> lock(mu_);
-    on_upsert_ = churn;
+    on_first_page_ = churn;
   };
-  on_upsert_ = churn;
+  on_first_page_ = churn;
   Informer informer(*client_, Pods());
   auto listed = informer.List();
   EXPECT_EQ(listed.status().code(), absl::StatusCode::kUnavailable);
@@ -452,7 +493,8 @@ TEST_F(EmulatorInformerTest, ContinueTokensThatNeverStopExpiringAreAnError) {
             std::string::npos)
       << listed.status();
   EXPECT_FALSE(informer.synced());
-  on_upsert_ = nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  on_first_page_ = nullptr;
 }
 
 TEST_F(EmulatorInformerTest, DeletionsAroundAPagedRelistAreNoticed) {

@@ -131,6 +131,20 @@ absl::StatusOr<JsonEnvelope> ReadJsonList(JsonSource& source,
   return envelope;
 }
 
+absl::StatusOr<nlohmann::json> ReadListHead(absl::string_view text) {
+  JsonSource source = JsonSource::Text(text);
+  // The first item ends the reading: everything before it is in the root.
+  const absl::Status first_item = absl::CancelledError("first item");
+  ObjectHandler stop = [&first_item](json, int) { return first_item; };
+  ObjectTree builder(ObjectTree::Root::kDocument, &stop,
+                     [&source] { return source.Line(); });
+  absl::Status s = Parse(source, builder);
+  if (!s.ok() && s != first_item) return s;
+  json head = std::move(builder.root());
+  if (head.is_object()) head.erase("items");
+  return head;
+}
+
 absl::StatusOr<JsonEnvelope> ReadJsonObjects(JsonSource& source,
                                              const ObjectHandler& on_object) {
   int line = 1;

@@ -79,6 +79,12 @@ struct JsonEnvelope {
 absl::StatusOr<JsonEnvelope> ReadJsonList(JsonSource& source,
                                           const ObjectHandler& on_item);
 
+// The members of a List's root that come before its `items` array
+// (kube-apiserver writes kind, apiVersion and metadata first), read no
+// further than the first item: a LIST page's continue token, known
+// before its items are decoded. Members after the items are not seen.
+absl::StatusOr<nlohmann::json> ReadListHead(absl::string_view text);
+
 // Reads one JSON document. A root object with an `items` array hands on
 // each element as soon as it is read; any other root is handed on whole.
 // A handler's error stops the reading and is returned as it is; malformed

@@ -57,6 +57,28 @@ TEST(JsonStreamTest, HandsOnEachItemOfAListWithItsLine) {
                 "metadata":{"resourceVersion":"42","continue":"next"}})"));
 }
 
+TEST(JsonStreamTest, AListsHeadIsReadWithoutItsItems) {
+  // kube-apiserver's order: the continue token comes before the items.
+  auto head = ReadListHead(
+      R"({"kind":"PodList","apiVersion":"v1",)"
+      R"("metadata":{"resourceVersion":"7","continue":"abc"},)"
+      R"("items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}, oops)");
+  ASSERT_TRUE(head.ok()) << head.status();  // never read as far as "oops"
+  EXPECT_EQ(*head, json::parse(R"({"kind":"PodList","apiVersion":"v1",)"
+                               R"("metadata":{"resourceVersion":"7",)"
+                               R"("continue":"abc"}})"));
+  // Members after the items are not seen; a list without items is read
+  // whole.
+  head = ReadListHead(R"({"items":[{}],"metadata":{"continue":"x"}})");
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_EQ(*head, json::object());
+  head = ReadListHead(R"({"kind":"PodList","items":[]})");
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_EQ(*head, json::parse(R"({"kind":"PodList"})"));
+  EXPECT_EQ(ReadListHead(R"({"kind":)").status().message(),
+            "1:9: malformed JSON: Invalid value.");
+}
+
 TEST(JsonStreamTest, AnObjectThatIsNotAListIsHandedOnWhole) {
   Read r =
       ReadAll("\n\n  {\"kind\": \"Pod\", \"spec\": {\"nodeName\": \"n\"}}");
