@@ -3,6 +3,7 @@
 #include <random>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -38,6 +39,27 @@ constexpr char kContinueExpired[] =
     "results. Continuing with the provided token results in an inconsistent "
     "list - objects that were created, modified, or deleted between the time "
     "the first chunk was returned and now may show up in the list.";
+
+// An object as a list's item (`text` is its dump): a custom resource
+// whole, a built-in kind without kind and apiVersion, which its list
+// carries once.
+std::string ListItemText(const ResourceType& type, const json& object,
+                         std::string text) {
+  if (type.custom) return text;
+  // nlohmann writes keys in order: apiVersion and kind lead the dump of
+  // any Kubernetes object (no key of one sorts before "apiVersion").
+  std::string lead = absl::StrCat(
+      "{\"apiVersion\":", object.value("apiVersion", json()).dump(),
+      ",\"kind\":", object.value("kind", json()).dump(), ",");
+  if (absl::StartsWith(text, lead)) return "{" + text.substr(lead.size());
+  std::string item = "{";
+  for (const auto& [key, value] : object.items()) {
+    if (key == "kind" || key == "apiVersion") continue;
+    if (item.size() > 1) item += ',';
+    absl::StrAppend(&item, json(key).dump(), ":", value.dump());
+  }
+  return item + "}";
+}
 
 }  // namespace
 
@@ -118,7 +140,19 @@ void ObjectStore::Record(const ResourceType& type, const std::string& ns,
                          const std::string& kind,
                          std::shared_ptr<const json> object,
                          std::shared_ptr<const json> previous) {
-  auto line = std::make_shared<const std::string>(WatchLine(kind, *object));
+  // Serialized once: for every watcher, and for every LIST page until the
+  // object changes again. (The bytes WatchLine() gives.)
+  std::string text = object->dump();
+  auto line = std::make_shared<const std::string>(absl::StrCat(
+      "{\"object\":", text, ",\"type\":", json(kind).dump(), "}\n"));
+  std::string key =
+      absl::StrCat(type.QualifiedName(), "\n",
+                   Key(ns, (*object)["metadata"].value("name", std::string())));
+  if (kind == "DELETED") {
+    item_texts_.erase(key);
+  } else {
+    item_texts_[key] = {object, ListItemText(type, *object, std::move(text))};
+  }
   changes_.push_back({version_, &type, ns, kind, std::move(object),
                       std::move(previous), std::move(line)});
   while (changes_.size() > history_) {
@@ -216,7 +250,9 @@ const ObjectStore::Objects* ObjectStore::At(const std::string& qualified_name,
 std::optional<Reply> ObjectStore::WalkPage(
     const ResourceType& type, const std::string& ns, const Selector& labels,
     const Selector& fields, const ListPage& page,
-    const std::function<void(const json&)>& emit, json* meta) const {
+    const std::function<void(const std::string& key,
+                             const StoredObject& object)>& emit,
+    json* meta) const {
   if (page.limit < 0) {
     return Reply::Error(BadRequest("limit must be a non-negative integer"));
   }
@@ -268,7 +304,7 @@ std::optional<Reply> ObjectStore::WalkPage(
         }
         break;
       }
-      emit(object);
+      emit(it->first, it->second);
       ++sent;
       last_key = it->first;
     }
@@ -319,8 +355,8 @@ Reply ObjectStore::List(const ResourceType& type, const std::string& ns,
   json meta;
   auto error = WalkPage(
       type, ns, labels, fields, page,
-      [&](const json& object) {
-        json item = object;
+      [&](const std::string&, const StoredObject& object) {
+        json item = *object;
         // Built-in lists carry kind and apiVersion once,
         // on the list.
         if (!type.custom) {
@@ -345,27 +381,21 @@ Reply ObjectStore::ListText(const ResourceType& type, const std::string& ns,
   // page of large pods is not copied into a second tree first), and in
   // kube-apiserver's order: kind, apiVersion, metadata, then the items, so
   // that a client knows the continue token before it reads them.
-  std::string items;
+  std::string items, text_key;
   json meta;
   auto error = WalkPage(
       type, ns, labels, fields, page,
-      [&](const json& object) {
+      [&](const std::string& key, const StoredObject& object) {
         if (!items.empty()) items += ',';
-        if (type.custom) {
-          items += object.dump();
-          return;
+        text_key.assign(type.QualifiedName()).append("\n").append(key);
+        auto text = item_texts_.find(text_key);
+        // An object as it was before a newer change (a page read at an
+        // older version) has no text kept: it is serialized now.
+        if (text != item_texts_.end() && text->second.object == object) {
+          items += text->second.text;
+        } else {
+          items += ListItemText(type, *object, object->dump());
         }
-        items += '{';
-        bool first = true;
-        for (const auto& [key, value] : object.items()) {
-          if (key == "kind" || key == "apiVersion") continue;
-          if (!first) items += ',';
-          first = false;
-          items += json(key).dump();
-          items += ':';
-          items += value.dump();
-        }
-        items += '}';
       },
       &meta);
   if (error) return *error;

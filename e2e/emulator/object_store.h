@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "e2e/emulator/api_error.h"
@@ -104,7 +105,8 @@ class ObjectStore {
   uint64_t oldest_resumable() const;
 
  private:
-  using Objects = std::map<std::string, std::shared_ptr<const nlohmann::json>>;
+  using StoredObject = std::shared_ptr<const nlohmann::json>;
+  using Objects = std::map<std::string, StoredObject>;
   void Record(const ResourceType& type, const std::string& ns,
               const std::string& kind,
               std::shared_ptr<const nlohmann::json> object,
@@ -123,7 +125,8 @@ class ObjectStore {
   std::optional<Reply> WalkPage(
       const ResourceType& type, const std::string& ns, const Selector& labels,
       const Selector& fields, const ListPage& page,
-      const std::function<void(const nlohmann::json&)>& emit,
+      const std::function<void(const std::string& key,
+                               const StoredObject& object)>& emit,
       nlohmann::json* meta) const;
   // How many items of `ns` (all when empty) follow `from`, the first item
   // not sent on a page of `sent` items.
@@ -143,6 +146,14 @@ class ObjectStore {
   std::map<std::string, Objects> objects_
       ABSL_GUARDED_BY(mu_);  // by QualifiedName()
   std::deque<WatchEvent> changes_ ABSL_GUARDED_BY(mu_);
+  // Each current object as a LIST item, serialized when it was written
+  // (by QualifiedName() and key): a page is then a concatenation. The
+  // object it was made from tells whether it is still current.
+  struct ItemText {
+    StoredObject object;
+    std::string text;
+  };
+  absl::flat_hash_map<std::string, ItemText> item_texts_ ABSL_GUARDED_BY(mu_);
   // remainingItemCount after each continue token handed out (by
   // namespace and token): the next page subtracts what it sends.
   mutable absl::Mutex remaining_mu_;
