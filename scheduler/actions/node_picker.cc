@@ -52,9 +52,59 @@ NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
   for (Heap& h : heaps_) {
     if (h.exemplar->PlacedAlike(task)) return h;
   }
-  heaps_.push_back(Heap{&task, {}, 0, 0});
+  Heap h;
+  h.exemplar = &task;
+  h.sampled = Samples(task);
+  if (h.sampled) {
+    // The window starts at the first feasible node from the cycle's
+    // cursor on (the nodes are in index order), wrapping around.
+    const std::vector<api::NodeIndex>& feasible =
+        s_.Feasible(task.placement()).nodes;
+    auto it = std::lower_bound(feasible.begin(), feasible.end(),
+                               s_.sampling().next_start());
+    h.first = it == feasible.end() ? 0 : it - feasible.begin();
+  }
+  heaps_.push_back(std::move(h));
   Fill(heaps_.back());
   return heaps_.back();
+}
+
+bool NodePicker::Samples(const api::TaskInfo& task) {
+  // Inter-pod rules make a node's score depend on where other pods run (a
+  // preferred co-location can single out a handful of nodes in the whole
+  // cluster) and domain rules compare whole domains: a window would miss
+  // exactly the nodes those rules prefer, so such tasks keep scanning
+  // every node. Resource scores vary smoothly from node to node, and a
+  // window of them holds nodes nearly as good as the best.
+  const framework::NodeSampling& sampling = s_.sampling();
+  return sampling.samples() && task.topology_class == 0 &&
+         s_.topology().DomainKeys(task).empty() &&
+         s_.Feasible(task.placement()).nodes.size() > sampling.to_find();
+}
+
+bool NodePicker::Extend(Heap& h, size_t to_find) {
+  const api::TaskInfo& task = *h.exemplar;
+  const std::vector<api::NodeIndex>& feasible =
+      s_.Feasible(task.placement()).nodes;
+  if (h.scanned >= feasible.size()) return false;
+  std::vector<Candidate>& heap = h.partitions[0].candidates;
+  size_t found = 0;
+  api::NodeIndex last = api::kNone;
+  while (h.scanned < feasible.size() && found < to_find) {
+    const api::NodeIndex n = feasible[(h.first + h.scanned) % feasible.size()];
+    ++h.scanned;
+    last = n;
+    const api::NodeInfo& node = s_.node(n);
+    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
+      continue;
+    heap.push_back({ScoreForHeap(task, node), n, node.generation()});
+    ++found;
+  }
+  // Called when the heap is new or its nodes are full (it is empty then);
+  // heaping the whole of it again holds in any case.
+  std::make_heap(heap.begin(), heap.end(), CandidateWorse);
+  s_.sampling().VisitedUpTo(last);
+  return true;
 }
 
 void NodePicker::Fill(Heap& h) {
@@ -67,22 +117,35 @@ void NodePicker::Fill(Heap& h) {
   h.built_at_stamp = topology.NodeRulesStamp(task);
   const std::vector<api::NodeIndex>& feasible =
       s_.Feasible(task.placement()).nodes;
+  if (keys.empty() && h.sampled) {
+    // A window of the nodes (the common case on a large cluster).
+    const size_t to_find = s_.sampling().to_find();
+    h.scanned = 0;
+    h.partitions.push_back(Partition{"", api::kNone, TakeStorage(to_find)});
+    Extend(h, to_find);
+    return;
+  }
   if (keys.empty()) {
-    // No domain rules: one heap of every node (the common case).
+    // No domain rules: one heap of every node (the common case on a
+    // small cluster, and for tasks with inter-pod rules).
     Partition all{"", feasible.empty() ? api::kNone : feasible.front(),
                   TakeStorage(feasible.size())};
     for (api::NodeIndex n : feasible) {
       const api::NodeInfo& node = s_.node(n);
       if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
         continue;
-      all.candidates.push_back({s_.Score(task, node), n, node.generation()});
+      all.candidates.push_back(
+          {ScoreForHeap(task, node), n, node.generation()});
     }
     std::make_heap(all.candidates.begin(), all.candidates.end(),
                    CandidateWorse);
     h.partitions.push_back(std::move(all));
     return;
   }
-  // Nodes with equal values of the domain keys share a partition.
+  // Nodes with equal values of the domain keys share a partition. Every
+  // node is scanned: each pick compares the domains' rules and scores,
+  // and a gang that must stay together tries them one by one (Domains),
+  // so none may be left out.
   absl::flat_hash_map<std::string, size_t> by_domain;
   std::string domain;
   for (api::NodeIndex n : feasible) {
@@ -97,7 +160,7 @@ void NodePicker::Fill(Heap& h) {
     if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
       continue;
     h.partitions[it->second].candidates.push_back(
-        {s_.Score(task, node), n, node.generation()});
+        {ScoreForHeap(task, node), n, node.generation()});
   }
   for (Partition& p : h.partitions) {
     std::make_heap(p.candidates.begin(), p.candidates.end(), CandidateWorse);
@@ -115,7 +178,7 @@ const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task,
     std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
     heap.pop_back();
     if (s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) {
-      heap.push_back({s_.Score(task, node), top.node, node.generation()});
+      heap.push_back({ScoreForHeap(task, node), top.node, node.generation()});
       std::push_heap(heap.begin(), heap.end(), CandidateWorse);
     }
   }
@@ -130,8 +193,12 @@ api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
   if (h.built_at_stamp != topology.NodeRulesStamp(task)) Fill(h);
   while (true) {
     api::NodeIndex best = BestInHeap(task, h);
+    if (best != api::kNone) return best;
+    // The window's nodes are full: the search goes on over the nodes not
+    // scanned yet, up to every node, before it gives up.
+    if (h.sampled && Extend(h, s_.sampling().to_find())) continue;
     // Nodes left out as full may have room again after a discard.
-    if (best != api::kNone || h.built_at_discards == s_.discards()) return best;
+    if (h.built_at_discards == s_.discards()) return best;
     Fill(h);
   }
 }

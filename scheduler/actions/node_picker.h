@@ -11,6 +11,17 @@
 // gets one heap per domain (per combination of its keys' values): the
 // heaps hold what is node-local, and each pick asks the domain rules and
 // scores once per domain.
+//
+// On a large cluster a heap does not hold every node: as kube-scheduler's
+// percentageOfNodesToScore, it is filled from a window of the nodes that
+// starts where the cycle's previous window stopped and ends once it holds
+// NodeSampling::to_find() nodes with room (framework/node_sampling.h).
+// When the window's nodes are full, the next window is scanned, up to
+// every node, so a task that fits anywhere is still placed; only which
+// node, among those that fit, can differ from a full scan. A job's cost
+// is then bounded by the window, not the cluster, and a cycle grows with
+// jobs + nodes instead of jobs x nodes. Tasks with domain rules, and tasks
+// any inter-pod rule bears on, still get every node (see Fill).
 #ifndef SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 #define SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 
@@ -68,6 +79,10 @@ class NodePicker {
   // room for `task` now (first fit).
   api::NodeIndex FirstFit(const api::TaskInfo& task);
 
+  // How many times this picker scored a node for its heaps (tests check
+  // that sampling scores fewer nodes on a large cluster).
+  size_t nodes_scored() const { return nodes_scored_; }
+
  private:
   // The nodes of one domain (all of them when the task has no domain rules).
   struct Partition {
@@ -78,12 +93,27 @@ class NodePicker {
   struct Heap {
     const api::TaskInfo* exemplar;
     std::vector<Partition> partitions;
-    uint64_t built_at_discards;  // Session::discards() when built
-    uint64_t built_at_stamp;     // PodTopology::NodeRulesStamp when built
+    uint64_t built_at_discards = 0;  // Session::discards() when built
+    uint64_t built_at_stamp = 0;     // PodTopology::NodeRulesStamp when built
+    // Sampled heaps (one partition): the position in the feasible nodes
+    // where the heap's window starts, and how many of them, from there on
+    // and wrapping around, have been scanned. Unsampled heaps scan all.
+    bool sampled = false;
+    size_t first = 0;
+    size_t scanned = 0;
   };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
   void Fill(Heap& h);
+  // Scans the sampled heap's next nodes until it has found `to_find` more
+  // with room or scanned them all; false when none were left to scan.
+  bool Extend(Heap& h, size_t to_find);
+  // Whether searches for `task` may leave nodes out.
+  bool Samples(const api::TaskInfo& task);
+  double ScoreForHeap(const api::TaskInfo& task, const api::NodeInfo& node) {
+    ++nodes_scored_;
+    return s_.Score(task, node);
+  }
   std::vector<Candidate> TakeStorage(size_t size);
   void GiveBack(Heap& h);
   // Best() over the heap as it stands.
@@ -95,6 +125,7 @@ class NodePicker {
   Spares* spares_;
   std::vector<Heap> heaps_;
   std::optional<std::string> only_domain_;
+  size_t nodes_scored_ = 0;
 };
 
 }  // namespace shoal::actions

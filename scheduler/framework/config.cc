@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -155,6 +156,24 @@ class Parser {
     return plugin;
   }
 
+  // kube-scheduler's percentageOfNodesToScore: a whole number from 0
+  // (its adaptive default) to 100 (every node), as kube-scheduler
+  // validates it.
+  absl::StatusOr<int> ParsePercentage(const YAML::Node& value,
+                                      absl::string_view path) const {
+    int percentage = 0;
+    if (!value.IsScalar() || !absl::SimpleAtoi(value.Scalar(), &percentage) ||
+        percentage < 0 || percentage > 100) {
+      return Error(
+          value, path,
+          absl::StrCat("must be a whole number from 0 to 100 (0: "
+                       "kube-scheduler's adaptive default, 100: every node), "
+                       "got \"",
+                       value.IsScalar() ? value.Scalar() : "?", "\""));
+    }
+    return percentage;
+  }
+
   absl::StatusOr<SchedulerConfig> Parse(absl::string_view text) const {
     YAML::Node root;
     try {
@@ -224,6 +243,10 @@ class Parser {
         }
       } else if (key == "configurations") {
         configurations = value;
+      } else if (key == "percentageOfNodesToScore") {
+        auto percentage = ParsePercentage(value, key);
+        if (!percentage.ok()) return percentage.status();
+        config.percentage_of_nodes_to_score = *percentage;
       } else if (key == "metrics") {
         // Volcano's metrics section configures its own exporters; Shoal
         // serves its metrics regardless, so the section is accepted as is.
@@ -231,7 +254,7 @@ class Parser {
         return Error(kv.first, "",
                      absl::StrCat("unknown field \"", key,
                                   "\" (valid: actions, tiers, configurations, "
-                                  "metrics)"));
+                                  "metrics, percentageOfNodesToScore)"));
       }
     }
     if (!has_actions || config.actions.empty()) {

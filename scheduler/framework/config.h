@@ -12,6 +12,7 @@
 //   configurations:
 //   - name: allocate
 //     arguments: {...}
+//   percentageOfNodesToScore: 10   # optional, kube-scheduler's setting
 //
 // Parsing checks shape and types; names are checked against the
 // registries when the policy is built (policy.h).
@@ -57,6 +58,10 @@ struct ActionConfig {
 struct SchedulerConfig {
   std::vector<ActionConfig> actions;
   std::vector<TierConfig> tiers;
+  // kube-scheduler's percentageOfNodesToScore: the share of the nodes a
+  // search for a place scores (node_sampling.h). 0, the default, is
+  // kube-scheduler's adaptive share; 100 scores every node.
+  int percentage_of_nodes_to_score = 0;
   // What the file asks for that Shoal accepts but does not do, each
   // naming the file, line and key, shown once to the operator.
   std::vector<std::string> warnings;

@@ -1,5 +1,6 @@
 #include "scheduler/framework/config.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "scheduler/framework/policy.h"
 
@@ -74,7 +75,7 @@ TEST(ConfigTest, WrongShapesAreNamed) {
             "argument names to values");
   EXPECT_EQ(Error("actions: allocate\nschedulerName: x\n"),
             "conf.yaml:2: : unknown field \"schedulerName\" (valid: actions, "
-            "tiers, configurations, metrics)");
+            "tiers, configurations, metrics, percentageOfNodesToScore)");
   EXPECT_EQ(Error("actions: allocate\nconfigurations:\n- name: preempt\n"),
             "conf.yaml:3: configurations[0].name: configures action "
             "\"preempt\", which \"actions\" does not list");
@@ -82,6 +83,41 @@ TEST(ConfigTest, WrongShapesAreNamed) {
 
 // Found by tools/fuzz (policy_fuzzer): yaml-cpp throws when a list or map
 // key is read as a string, and the exception ended the scheduler.
+TEST(ConfigTest, PercentageOfNodesToScoreAsKubeSchedulerTakesIt) {
+  auto unset = ParseSchedulerConfig("actions: \"allocate\"\n", "conf.yaml");
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  EXPECT_EQ(unset->percentage_of_nodes_to_score, 0);  // adaptive
+  for (int p : {0, 1, 10, 50, 100}) {
+    auto c = ParseSchedulerConfig(
+        absl::StrCat("actions: \"allocate\"\npercentageOfNodesToScore: ", p,
+                     "\n"),
+        "conf.yaml");
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->percentage_of_nodes_to_score, p);
+  }
+}
+
+TEST(ConfigTest, PercentageOfNodesToScoreOutOfRangeIsRefusedByName) {
+  const std::string kExpected =
+      "percentageOfNodesToScore: must be a whole number from 0 to 100 (0: "
+      "kube-scheduler's adaptive default, 100: every node), got ";
+  EXPECT_EQ(Error("actions: \"allocate\"\npercentageOfNodesToScore: 150\n"),
+            "conf.yaml:2: " + kExpected + "\"150\"");
+  EXPECT_EQ(Error("actions: \"allocate\"\npercentageOfNodesToScore: -1\n"),
+            "conf.yaml:2: " + kExpected + "\"-1\"");
+  EXPECT_EQ(Error("actions: \"allocate\"\npercentageOfNodesToScore: 12.5\n"),
+            "conf.yaml:2: " + kExpected + "\"12.5\"");
+  EXPECT_EQ(Error("actions: \"allocate\"\npercentageOfNodesToScore: 10%\n"),
+            "conf.yaml:2: " + kExpected + "\"10%\"");
+  EXPECT_EQ(Error("actions: \"allocate\"\npercentageOfNodesToScore: [10]\n"),
+            "conf.yaml:2: " + kExpected + "\"?\"");
+  // Volcano's names for its command-line flags are not policy keys.
+  EXPECT_EQ(Error("actions: \"allocate\"\nminPercentageOfNodesToFind: 5\n"),
+            "conf.yaml:2: : unknown field \"minPercentageOfNodesToFind\" "
+            "(valid: actions, tiers, configurations, metrics, "
+            "percentageOfNodesToScore)");
+}
+
 TEST(ConfigTest, KeysThatAreListsOrMapsAreRefusedNamingWhere) {
   EXPECT_EQ(Error("? [actions]\n: allocate\n"),
             "conf.yaml:1: (top): keys must be plain words, not lists or maps");

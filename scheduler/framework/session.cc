@@ -12,7 +12,9 @@ namespace shoal::framework {
 Session::Session(api::ClusterInfo cluster, Policy& policy)
     : cluster_(std::move(cluster)),
       policy_(policy),
-      topology_(std::make_unique<PodTopology>(cluster_)) {
+      topology_(std::make_unique<PodTopology>(cluster_)),
+      sampling_(policy_.config.percentage_of_nodes_to_score,
+                cluster_.nodes.size()) {
   assert(api::IndexesMatchPositions(cluster_));
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/framework/callbacks.h"
+#include "scheduler/framework/node_sampling.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/pod_topology.h"
 #include "scheduler/framework/policy.h"
@@ -165,6 +166,11 @@ class Session {
   // Pods counted per topology domain, kept current by MoveTask.
   const PodTopology& topology() const { return *topology_; }
 
+  // How many nodes a search for a place scores, and where the next search
+  // starts (the policy's percentageOfNodesToScore); one cursor for every
+  // search of the cycle.
+  NodeSampling& sampling() { return sampling_; }
+
   // Undone placements so far (Statement::Discard): room may have come
   // back on nodes that caches built earlier thought full.
   uint64_t discards() const { return discards_; }
@@ -196,6 +202,7 @@ class Session {
   api::ClusterInfo cluster_;
   Policy& policy_;
   std::unique_ptr<PodTopology> topology_;
+  NodeSampling sampling_;
   const Registering* current_ = nullptr;
   // One per plugin, in the policy's order (null for a plugin that shares
   // nothing), destroyed with the session. Declared before the callbacks

@@ -1,9 +1,11 @@
 // One full scheduling cycle (cache snapshot, session open, enqueue,
 // allocate, backfill, close) on 5,000 nodes and 50,000 pending pods in
-// 1,000 gangs of 50, with the default policy; and the same with inter-pod
-// rules and host ports on some gangs (BM_PlacementRulesCycle); and what
-// recording a cycle for Prometheus costs (BM_CycleMetrics), and the
-// cache's snapshot alone (BM_CacheSnapshot).
+// 1,000 gangs of 50, with the default policy, and on four times that
+// (BM_AllocateCycle; BM_AllocateCycleEveryNode scores every node, as
+// before node sampling); the same with inter-pod rules and host ports on
+// some gangs (BM_PlacementRulesCycle); what recording a cycle for
+// Prometheus costs (BM_CycleMetrics), and the cache's snapshot alone
+// (BM_CacheSnapshot).
 //
 //   bazel run //tools/bench:allocate_bench -- --benchmark_repetitions=5
 #include <string>
@@ -20,12 +22,14 @@
 namespace shoal::bench {
 namespace {
 
-// Cycles over the cluster `spec` describes, with the default policy.
-void RunCycles(benchmark::State& state, const SyntheticClusterSpec& spec) {
+// Cycles over the cluster `spec` describes, with the default policy, and
+// `extra` appended to it.
+void RunCycles(benchmark::State& state, const SyntheticClusterSpec& spec,
+               const std::string& extra = "") {
   cache::Cache cache("shoal");
   BuildSyntheticCluster(spec, cache);
-  auto config =
-      framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
+  auto config = framework::ParseSchedulerConfig(
+      std::string(policies::kDefaultPolicy) + extra, "default.yaml");
   auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
                                        actions::BuiltinActions());
   size_t binds = 0;
@@ -47,7 +51,23 @@ void BM_AllocateCycle(benchmark::State& state) {
 }
 
 BENCHMARK(BM_AllocateCycle)
-    ->Args({5000, 1000})  // the target: 5,000 nodes, 50,000 pods
+    ->Args({5000, 1000})   // the target: 5,000 nodes, 50,000 pods
+    ->Args({20000, 4000})  // four times larger, to see how the cycle grows
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The same with every node scored for every job (percentageOfNodesToScore:
+// 100), as before node sampling: the cycle grows with jobs x nodes.
+void BM_AllocateCycleEveryNode(benchmark::State& state) {
+  SyntheticClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  spec.gangs = static_cast<int>(state.range(1));
+  RunCycles(state, spec, "\npercentageOfNodesToScore: 100\n");
+}
+
+BENCHMARK(BM_AllocateCycleEveryNode)
+    ->Args({5000, 1000})
+    ->Args({20000, 4000})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
