@@ -56,21 +56,17 @@ void Cache::UpsertPod(std::shared_ptr<const api::PodInfo> pod,
   std::string key = pod->Key();
   // The source now shows the pod on a node: the assumption is confirmed.
   if (!pod->node_name.empty()) assumed_.erase(key);
-  auto [it, added] = pods_.try_emplace(key);
-  PodEntry& entry = it->second;
+  PodChanged(key);
+  PodEntry& entry = pods_[key];
   entry.pod = std::move(pod);
   entry.has_priority = has_priority;
   entry.derived_epoch = 0;  // what the model holds is stale
-  if (added) {
-    Restructure();
-  } else {
-    changed_pods_.insert(std::move(key));
-  }
 }
 
 void Cache::DeletePod(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  if (pods_.erase(key) > 0) Restructure();
+  PodChanged(key);
+  pods_.erase(key);
   assumed_.erase(key);
 }
 
@@ -443,9 +439,17 @@ CacheContents Cache::Export() const {
 
 void Cache::PodChanged(const std::string& key) {
   auto it = pods_.find(key);
-  if (it == pods_.end()) return;  // nothing of it in the model
-  it->second.derived_epoch = 0;
-  changed_pods_.insert(key);
+  if (it != pods_.end()) it->second.derived_epoch = 0;
+  if (restructure_) return;
+  // Patching costs a few times what assembling does per pod (a search
+  // for each, nodes accounted again): past a tenth of the pods, assemble.
+  if (changed_pods_.size() > 64 && changed_pods_.size() * 10 > pods_.size()) {
+    Restructure();
+    return;
+  }
+  // The first change since the model was made: keep what the model holds.
+  changed_pods_.try_emplace(key,
+                            it == pods_.end() ? nullptr : it->second.derived);
 }
 
 std::shared_ptr<const api::PodInfo> Cache::Derive(const std::string& key,
@@ -499,7 +503,8 @@ api::JobInfo Cache::GroupJob(const std::string& key,
 
 api::ClusterInfo Cache::Assemble(
     bool fresh,
-    absl::flat_hash_map<std::string, api::JobIndex>* job_of_group_out) const {
+    absl::flat_hash_map<std::string, api::JobIndex>* job_of_group_out,
+    std::set<std::string>* theirs_out) const {
   api::ClusterBuilder b;
   // At most a job per group and per pod (jobs of one), a task per pod.
   b.Reserve(nodes_.size(), groups_.size() + pods_.size(), pods_.size());
@@ -554,7 +559,6 @@ api::ClusterInfo Cache::Assemble(
         entry.derived_epoch = derive_epoch_;
       }
       pod = entry.derived;
-      entry.task = api::kNone;
     }
     if (pod->scheduler_name != scheduler_name_) {
       if (!pod->node_name.empty() && api::OccupiesNode(pod->status)) {
@@ -579,7 +583,6 @@ api::ClusterInfo Cache::Assemble(
       }
       job = it->second;
     }
-    if (!fresh) entry.task = static_cast<api::TaskIndex>(tasks.size());
     pod_priorities.emplace_back(job, pod->priority);
     tasks.emplace_back(std::move(pod), job);
   }
@@ -594,45 +597,88 @@ api::ClusterInfo Cache::Assemble(
     }
   }
   if (job_of_group_out != nullptr) *job_of_group_out = std::move(job_of_group);
+  if (theirs_out != nullptr) *theirs_out = std::move(theirs);
   return cluster;
 }
 
 bool Cache::PatchModel() const {
-  // Every changed pod first: if one moved (another scheduler, another
-  // group), indices move and nothing is patched.
+  // Every changed pod first: if one moves jobs or nodes (or changes which
+  // PodGroups are another scheduler's), nothing is patched.
+  std::vector<std::string> deleted;
+  std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>>
+      added;
+  std::vector<
+      std::pair<const std::string*, std::shared_ptr<const api::PodInfo>>>
+      replaced;
+  std::vector<
+      std::pair<const api::PodInfo*, std::shared_ptr<const api::PodInfo>>>
+      foreign;
   std::vector<std::pair<const PodEntry*, std::shared_ptr<const api::PodInfo>>>
-      pods;
-  pods.reserve(changed_pods_.size());
-  for (const std::string& key : changed_pods_) {
+      views;
+  std::string group_key;
+  for (const auto& [key, old] : changed_pods_) {
     auto it = pods_.find(key);
-    if (it == pods_.end()) return false;
-    const PodEntry& entry = it->second;
-    if (entry.derived == nullptr) return false;
-    std::shared_ptr<const api::PodInfo> view = Derive(key, entry);
-    const bool ours = view->scheduler_name == scheduler_name_;
-    if (ours != (entry.derived->scheduler_name == scheduler_name_) ||
-        view->group != entry.derived->group ||
-        (ours && entry.task == api::kNone)) {
+    std::shared_ptr<const api::PodInfo> view;
+    if (it != pods_.end()) {
+      view = Derive(key, it->second);
+      views.emplace_back(&it->second, view);
+    }
+    if (old == nullptr && view == nullptr) continue;  // came and went
+    if (old != nullptr && view != nullptr) {
+      const bool ours = view->scheduler_name == scheduler_name_;
+      if (ours != (old->scheduler_name == scheduler_name_) ||
+          view->group != old->group) {
+        return false;
+      }
+      if (ours) {
+        replaced.emplace_back(&key, std::move(view));
+      } else {
+        foreign.emplace_back(old.get(), std::move(view));
+      }
+      continue;
+    }
+    // Added or deleted: another scheduler's pod of no PodGroup, or one of
+    // ours in a PodGroup that has a job already and stays ours.
+    const api::PodInfo& pod = old != nullptr ? *old : *view;
+    if (pod.scheduler_name != scheduler_name_) {
+      if (!pod.group.empty()) return false;
+      foreign.emplace_back(old.get(), std::move(view));
+      continue;
+    }
+    if (pod.group.empty()) return false;  // a job of one comes or goes
+    group_key.assign(pod.ns).append("/").append(pod.group);
+    auto job = model_jobs_.find(group_key);
+    if (job == model_jobs_.end() || model_->jobs[job->second].group_missing ||
+        model_theirs_.count(group_key) > 0) {
       return false;
     }
-    pods.emplace_back(&entry, std::move(view));
+    if (old != nullptr) {
+      deleted.push_back(key);
+    } else {
+      added.emplace_back(std::move(view), job->second);
+    }
   }
-  if (pods.empty() && changed_nodes_.empty() && changed_groups_.empty())
+  for (auto& [entry, view] : views) {
+    entry->derived = std::move(view);
+    entry->derived_epoch = derive_epoch_;
+  }
+  if (changed_pods_.empty() && changed_nodes_.empty() &&
+      changed_groups_.empty()) {
     return true;
+  }
   // A snapshot may still be copying the model outside the lock.
   if (model_.use_count() > 1)
     model_ = std::make_shared<api::ClusterInfo>(*model_);
   ClusterPatch patch(*model_);
-  for (auto& [entry, view] : pods) {
-    std::shared_ptr<const api::PodInfo> old = entry->derived;
-    entry->derived = view;
-    entry->derived_epoch = derive_epoch_;
-    if (view->scheduler_name == scheduler_name_) {
-      patch.ReplaceTask(entry->task, std::move(view));
-    } else {
-      patch.ReplaceForeignPod(*old, std::move(view));
-    }
-  }
+  // The log is unordered; tasks are in key order.
+  std::sort(deleted.begin(), deleted.end());
+  std::sort(added.begin(), added.end(), [](const auto& a, const auto& b) {
+    return CompareKey(*a.first, b.first->Key()) < 0;
+  });
+  patch.ChangeTasks(deleted, added);
+  for (auto& [key, view] : replaced) patch.ReplaceTask(*key, std::move(view));
+  for (auto& [old, view] : foreign)
+    patch.ReplaceForeignPod(old, std::move(view));
   for (const std::string& name : changed_nodes_) {
     api::NodeIndex n = model_->FindNode(name);
     if (n == api::kNone) return false;
@@ -651,11 +697,15 @@ bool Cache::PatchModel() const {
   return true;
 }
 
-void Cache::UpdateModel() const {
+void Cache::UpdateModel(Garbage& garbage) const {
   if (model_ == nullptr || restructure_ || !PatchModel()) {
-    model_ = std::make_shared<api::ClusterInfo>(Assemble(false, &model_jobs_));
+    garbage.model = std::move(model_);
+    model_ = std::make_shared<api::ClusterInfo>(
+        Assemble(false, &model_jobs_, &model_theirs_));
   }
   restructure_ = false;
+  // Often the last hold on the pods' old views.
+  garbage.views.swap(changed_pods_);
   changed_pods_.clear();
   changed_nodes_.clear();
   changed_groups_.clear();
@@ -664,10 +714,11 @@ void Cache::UpdateModel() const {
 api::ClusterInfo Cache::Snapshot() const {
   std::shared_ptr<const api::ClusterInfo> model;
   absl::Time now;
+  Garbage garbage;  // freed last, after the lock
   {
     absl::MutexLock lock(&mu_);
     now = clock_();
-    UpdateModel();
+    UpdateModel(garbage);
     model = model_;
   }
   // The session's own copy, made without holding up the sources: the
@@ -679,7 +730,7 @@ api::ClusterInfo Cache::Snapshot() const {
 
 api::ClusterInfo Cache::SnapshotFromScratch() const {
   absl::MutexLock lock(&mu_);
-  api::ClusterInfo cluster = Assemble(/*fresh=*/true, nullptr);
+  api::ClusterInfo cluster = Assemble(/*fresh=*/true, nullptr, nullptr);
   cluster.now = clock_();
   return cluster;
 }

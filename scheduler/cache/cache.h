@@ -145,16 +145,14 @@ class Cache {
     // is still the view the model holds.
     mutable std::shared_ptr<const api::PodInfo> derived;
     mutable uint64_t derived_epoch = 0;
-    // Its index in the model's tasks, when it is one of Shoal's.
-    mutable api::TaskIndex task = api::kNone;
   };
   // The pod as the snapshot shows it: `entry.pod` itself, or a copy with
   // what the cache knows about it applied.
   std::shared_ptr<const api::PodInfo> Derive(const std::string& key,
                                              const PodEntry& entry) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Marks a pod whose view changed (its assumed bind) for the next
-  // snapshot.
+  // Logs that the pod `key` (in pods_ or not yet) changed: its view in
+  // the model is stale. Call before changing pods_.
   void PodChanged(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A PodGroup's job as the snapshot shows it: priority from its class,
   // what was kept of the cycles' decisions applied.
@@ -164,24 +162,35 @@ class Cache {
   // and keep nothing; otherwise reuse and refresh the entries' views and
   // record where each pod and group went (for the model).
   api::ClusterInfo Assemble(
-      bool fresh,
-      absl::flat_hash_map<std::string, api::JobIndex>* job_of_group) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      bool fresh, absl::flat_hash_map<std::string, api::JobIndex>* job_of_group,
+      std::set<std::string>* theirs) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Brings the model up to date with what changed since it was built:
   // patched when nothing moved, assembled again otherwise.
-  void UpdateModel() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What it lets go of (a replaced model, the views pods had in it) goes
+  // to `garbage`, for the caller to free after the lock.
+  struct Garbage {
+    absl::flat_hash_map<std::string, std::shared_ptr<const api::PodInfo>> views;
+    std::shared_ptr<api::ClusterInfo> model;
+  };
+  void UpdateModel(Garbage& garbage) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Patches the model with the changes logged; false (the model left
   // unusable) when one of them moves indices after all.
   bool PatchModel() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Something changed that moves indices: the next snapshot assembles.
-  void Restructure() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { restructure_ = true; }
+  // Something changed that moves nodes or jobs: the next snapshot
+  // assembles, and what changed need not be logged until then.
+  void Restructure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    restructure_ = true;
+    changed_pods_.clear();
+    changed_nodes_.clear();
+    changed_groups_.clear();
+  }
   // Every pod's derived view is stale: priority classes, claims, volumes
   // and storage classes are few and rarely change, so a change to any of
   // them simply derives every pod again rather than track which pods
   // read it.
   void InvalidateDerived() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     ++derive_epoch_;
-    restructure_ = true;
+    Restructure();
   }
   // The named class, or the global default when the name is empty or
   // unknown (as the API server's priority admission), or null.
@@ -248,7 +257,10 @@ class Cache {
   // What changed since the model was built (see above).
   uint64_t derive_epoch_ ABSL_GUARDED_BY(mu_) = 1;
   mutable bool restructure_ ABSL_GUARDED_BY(mu_) = true;
-  mutable std::set<std::string> changed_pods_ ABSL_GUARDED_BY(mu_);
+  // By key, the view the model holds of each pod changed since (null
+  // for a pod it does not hold).
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<const api::PodInfo>>
+      changed_pods_ ABSL_GUARDED_BY(mu_);
   mutable std::set<std::string> changed_nodes_ ABSL_GUARDED_BY(mu_);
   mutable std::set<std::string> changed_groups_ ABSL_GUARDED_BY(mu_);
   // The last cluster built, and the job of each PodGroup in it. Changed
@@ -257,6 +269,8 @@ class Cache {
   mutable std::shared_ptr<api::ClusterInfo> model_ ABSL_GUARDED_BY(mu_);
   mutable absl::flat_hash_map<std::string, api::JobIndex> model_jobs_
       ABSL_GUARDED_BY(mu_);
+  // PodGroups that some other scheduler's pod names, in the model.
+  mutable std::set<std::string> model_theirs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace shoal::cache

@@ -1,6 +1,7 @@
 // Edits to a ClusterInfo that ClusterBuilder built, for changes that
-// leave every index where it was: a pod updated in place (same key, same
-// scheduler, same group), a node's spec, a PodGroup's fields. After
+// leave the nodes and jobs where they were: a pod updated in place (same
+// key, same scheduler, same group), added or deleted (tasks renumbered),
+// a node's spec, a PodGroup's fields. After
 // Finish() the cluster is exactly what the builder would build from the
 // changed inputs, down to the order of each node's host ports and
 // volumes and its generation, so the cache can keep one cluster between
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "scheduler/api/cluster_info.h"
 
 namespace shoal::cache {
@@ -21,16 +23,29 @@ namespace shoal::cache {
 // The job of one pod that has no PodGroup, as the snapshot builds it.
 api::JobInfo SinglePodJob(const api::PodInfo& pod);
 
+// <0, 0, >0 as the pod's Key() ("namespace/name") sorts before, equal to,
+// after `key`, without building it.
+int CompareKey(const api::PodInfo& pod, absl::string_view key);
+
 class ClusterPatch {
  public:
   explicit ClusterPatch(api::ClusterInfo& cluster);
 
-  // Task `t` now reads `pod` (the same pod, in the same job).
-  void ReplaceTask(api::TaskIndex t, std::shared_ptr<const api::PodInfo> pod);
-  // Another scheduler's pod changed from `old` to `pod` (same key): it
-  // joins, leaves or stays in foreign_pods by whether it holds room on a
-  // node of the cluster.
-  void ReplaceForeignPod(const api::PodInfo& old,
+  // Tasks come and go: the pods with keys `deleted` leave, the pods
+  // `added` (in key order, none there yet) join their jobs, and every
+  // task is renumbered to stay in key order. Call before ReplaceTask.
+  void ChangeTasks(
+      const std::vector<std::string>& deleted,
+      const std::vector<std::pair<std::shared_ptr<const api::PodInfo>,
+                                  api::JobIndex>>& added);
+  // The task of the pod `key` now reads `pod` (the same pod, in the same
+  // job).
+  void ReplaceTask(absl::string_view key,
+                   std::shared_ptr<const api::PodInfo> pod);
+  // Another scheduler's pod changed from `old` to `pod` (same key; either
+  // null when the pod is new or gone): it joins, leaves or stays in
+  // foreign_pods by whether it holds room on a node of the cluster.
+  void ReplaceForeignPod(const api::PodInfo* old,
                          std::shared_ptr<const api::PodInfo> pod);
   // Node `n` has a new spec (same name), which Finish() reads.
   void NodeSpecChanged(api::NodeIndex n);
@@ -51,6 +66,9 @@ class ClusterPatch {
   void Finish(const NodeSpecs& specs, const CsiLimits& csi_limits) &&;
 
  private:
+  // The index of the task whose pod has `key`; the first with a later
+  // key when there is none.
+  api::TaskIndex LowerBound(absl::string_view key) const;
   void TouchNode(api::NodeIndex n);
   void TouchJob(api::JobIndex j);
 
