@@ -698,7 +698,13 @@ bool Cache::PatchModel() const {
 }
 
 void Cache::UpdateModel(Garbage& garbage) const {
-  if (model_ == nullptr || restructure_ || !PatchModel()) {
+  // A resource name first seen since (a node or pod updated in place
+  // with a new extended resource) widens every Queue's limits
+  // (WithNamesSeenSince): assemble.
+  const int names = api::ResourceNameCount();
+  if (model_ == nullptr || restructure_ || names != model_names_ ||
+      !PatchModel()) {
+    model_names_ = names;
     garbage.model = std::move(model_);
     model_ = std::make_shared<api::ClusterInfo>(
         Assemble(false, &model_jobs_, &model_theirs_));

@@ -14,16 +14,24 @@
 // else's making; everything kept about a PodGroup goes when it is
 // deleted or recreated (a new uid).
 //
-// Snapshots are incremental. The cache keeps the cluster it built last
-// time (the model) and what changed since: pods, nodes and PodGroups
-// updated in place are patched into it (ClusterPatch), and each pod's
-// derived view (priority from its class, the assumed node, its claims
-// and CSI volumes) is cached with the pod and redone only when the pod,
-// its assumed bind, or the rare objects it depends on change. Anything
-// that moves indices (an object added or deleted, a queue, a namespace,
-// a priority class, a claim, volume or storage class, a CSINode) makes
-// the next snapshot assemble the model again from the cached views. A
-// session gets a copy of the model, made outside the lock.
+// Snapshots are incremental, as kube-scheduler's UpdateSnapshot: the
+// cycle's model is updated from what changed since the last cycle, not
+// rebuilt from every object under the lock. The cache keeps the cluster
+// it built last (the model) and logs what changed since. Pods, nodes and
+// PodGroups updated in place, another scheduler's pods of no PodGroup
+// coming and going, and our pods coming and going in a PodGroup the
+// model has a job for, are patched into it (ClusterPatch: only the
+// nodes and jobs they touch are recounted). Each pod's derived view
+// (priority from its class, the assumed node, its claims and CSI
+// volumes) is cached with the pod and redone only when the pod or its
+// assumed bind changes. Anything else moves nodes or jobs, or is rare
+// (a node, PodGroup or job of one added or deleted, a queue, a
+// namespace, a CSINode, a resource name first seen), and makes the next
+// snapshot assemble the model again from the cached views; a priority
+// class, claim, volume or storage class changing also derives every pod
+// again. So does a tenth of the pods changing at once, where that is
+// cheaper. A session gets its own copy of the model, made outside the
+// lock; SnapshotFromScratch() is what it must equal.
 #ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
 #define SHOAL_SCHEDULER_CACHE_CACHE_H_
 
@@ -269,6 +277,8 @@ class Cache {
   mutable std::shared_ptr<api::ClusterInfo> model_ ABSL_GUARDED_BY(mu_);
   mutable absl::flat_hash_map<std::string, api::JobIndex> model_jobs_
       ABSL_GUARDED_BY(mu_);
+  // api::ResourceNameCount() when the model was assembled.
+  mutable int model_names_ ABSL_GUARDED_BY(mu_) = 0;
   // PodGroups that some other scheduler's pod names, in the model.
   mutable std::set<std::string> model_theirs_ ABSL_GUARDED_BY(mu_);
 };

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/api/resource_name.h"
 #include "scheduler/cache/cache.h"
 
 namespace shoal::cache {
@@ -508,6 +509,34 @@ TEST(IncrementalSnapshotTest, EqualsAFromScratchBuildAfterAnyOperations) {
     }
   }
   EXPECT_GT(compared, 10000);
+}
+
+// A resource name first seen after a Queue is unlimited in it (as
+// cache_test's AQueueLeavesResourcesNamedAfterItUnlimited), also when
+// it comes with a node updated in place, which the model would patch.
+TEST(IncrementalSnapshotTest, ANameSeenAfterTheModelWidensQueues) {
+  api::QueueInfo q;
+  q.name = "capped";
+  api::Resource cap;
+  for (int id = 0; id < api::ResourceNameCount(); ++id)
+    cap.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
+  cap.Set(api::kCpu, 4000);
+  q.capability = cap;
+  Cache cache("shoal", [] { return absl::UnixEpoch(); });
+  cache.UpsertQueue(q);
+  auto node = std::make_shared<api::NodeSpec>();
+  node->name = "n0";
+  cache.UpsertNode(node);
+  cache.Snapshot();  // the model
+  api::ResourceId later =
+      *api::InternResourceName("example.com/seen-after-the-model");
+  auto gpu = std::make_shared<api::NodeSpec>(*node);
+  gpu->allocatable.Set(later, 4);
+  cache.UpsertNode(gpu);
+  api::ClusterInfo c = cache.Snapshot();
+  EXPECT_EQ(c.queues.at(0).capability->Get(later), api::kUnlimited);
+  EXPECT_EQ(c.nodes.at(0).allocatable().Get(later), 4);
+  EXPECT_EQ(Diff(c, cache.SnapshotFromScratch()), "");
 }
 
 // A snapshot copied while another one patches the model sees the model
