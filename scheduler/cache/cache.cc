@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/cluster_builder.h"
+#include "scheduler/cache/cluster_patch.h"
 
 namespace shoal::cache {
 namespace {
@@ -35,12 +36,18 @@ Cache::Cache(std::string scheduler_name, std::function<absl::Time()> clock)
 
 void Cache::UpsertNode(std::shared_ptr<const api::NodeSpec> node) {
   absl::MutexLock lock(&mu_);
-  nodes_[node->name] = std::move(node);
+  std::string name = node->name;
+  auto [it, added] = nodes_.insert_or_assign(std::move(name), std::move(node));
+  if (added) {
+    Restructure();
+  } else {
+    changed_nodes_.insert(it->first);
+  }
 }
 
 void Cache::DeleteNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
-  nodes_.erase(name);
+  if (nodes_.erase(name) > 0) Restructure();
 }
 
 void Cache::UpsertPod(std::shared_ptr<const api::PodInfo> pod,
@@ -49,11 +56,16 @@ void Cache::UpsertPod(std::shared_ptr<const api::PodInfo> pod,
   std::string key = pod->Key();
   // The source now shows the pod on a node: the assumption is confirmed.
   if (!pod->node_name.empty()) assumed_.erase(key);
-  pods_[key] = PodEntry{std::move(pod), has_priority};
+  PodChanged(key);
+  PodEntry& entry = pods_[key];
+  entry.pod = std::move(pod);
+  entry.has_priority = has_priority;
+  entry.derived_epoch = 0;  // what the model holds is stale
 }
 
 void Cache::DeletePod(const std::string& key) {
   absl::MutexLock lock(&mu_);
+  PodChanged(key);
   pods_.erase(key);
   assumed_.erase(key);
 }
@@ -61,12 +73,17 @@ void Cache::DeletePod(const std::string& key) {
 void Cache::UpsertPodGroup(api::JobInfo group) {
   absl::MutexLock lock(&mu_);
   Reconcile(group);
-  groups_[group.Key()] = std::move(group);
+  auto [it, added] = groups_.insert_or_assign(group.Key(), std::move(group));
+  if (added) {
+    Restructure();
+  } else {
+    changed_groups_.insert(it->first);
+  }
 }
 
 void Cache::DeletePodGroup(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  groups_.erase(key);
+  if (groups_.erase(key) > 0) Restructure();
   decisions_.erase(key);
 }
 
@@ -96,6 +113,7 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
     auto group = groups_.find(job.Key());
     if (group == groups_.end() || group->second.uid != job.uid)
       continue;  // gone meanwhile
+    changed_groups_.insert(group->first);
     Decision& d = decisions_[job.Key()];
     if (d.uid != job.uid) d = Decision{job.uid};
     d.elastic_target = job.elastic_target;
@@ -123,74 +141,89 @@ int Cache::KeptCount() const {
 void Cache::SetPodGroupPhase(const std::string& key, api::PodGroupPhase phase) {
   absl::MutexLock lock(&mu_);
   auto it = groups_.find(key);
-  if (it != groups_.end()) it->second.phase = phase;
+  if (it == groups_.end()) return;
+  it->second.phase = phase;
+  changed_groups_.insert(key);
 }
 
 void Cache::UpsertQueue(api::QueueInfo queue) {
   absl::MutexLock lock(&mu_);
   queues_[queue.name] = std::move(queue);
+  Restructure();
 }
 
 void Cache::DeleteQueue(const std::string& name) {
   absl::MutexLock lock(&mu_);
   queues_.erase(name);
+  Restructure();
 }
 
 void Cache::UpsertNamespace(const std::string& name, api::Labels labels) {
   absl::MutexLock lock(&mu_);
   namespaces_[name] = std::move(labels);
+  Restructure();
 }
 
 void Cache::DeleteNamespace(const std::string& name) {
   absl::MutexLock lock(&mu_);
   namespaces_.erase(name);
+  Restructure();
 }
 
 void Cache::UpsertPriorityClass(api::PriorityClass pc) {
   absl::MutexLock lock(&mu_);
   priority_classes_[pc.name] = std::move(pc);
+  InvalidateDerived();
 }
 
 void Cache::DeletePriorityClass(const std::string& name) {
   absl::MutexLock lock(&mu_);
   priority_classes_.erase(name);
+  InvalidateDerived();
 }
 
 void Cache::UpsertPersistentVolumeClaim(api::PersistentVolumeClaim claim) {
   absl::MutexLock lock(&mu_);
   std::string key = claim.Key();
   claims_[key] = std::move(claim);
+  InvalidateDerived();
 }
 
 void Cache::DeletePersistentVolumeClaim(const std::string& key) {
   absl::MutexLock lock(&mu_);
   claims_.erase(key);
+  InvalidateDerived();
 }
 
 void Cache::UpsertPersistentVolume(api::PersistentVolume pv) {
   absl::MutexLock lock(&mu_);
   std::string name = pv.name;
   volumes_[name] = std::move(pv);
+  InvalidateDerived();
 }
 
 void Cache::DeletePersistentVolume(const std::string& name) {
   absl::MutexLock lock(&mu_);
   volumes_.erase(name);
+  InvalidateDerived();
 }
 
 void Cache::UpsertStorageClass(api::StorageClass sc) {
   absl::MutexLock lock(&mu_);
   std::string name = sc.name;
   storage_classes_[name] = std::move(sc);
+  InvalidateDerived();
 }
 
 void Cache::DeleteStorageClass(const std::string& name) {
   absl::MutexLock lock(&mu_);
   storage_classes_.erase(name);
+  InvalidateDerived();
 }
 
 void Cache::UpsertCsiNode(api::CsiNode node) {
   absl::MutexLock lock(&mu_);
+  Restructure();
   if (node.limits.empty()) {
     csi_nodes_.erase(node.name);
     return;
@@ -202,6 +235,7 @@ void Cache::UpsertCsiNode(api::CsiNode node) {
 void Cache::DeleteCsiNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   csi_nodes_.erase(name);
+  Restructure();
 }
 
 namespace {
@@ -323,11 +357,12 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
 void Cache::AssumeBound(const std::string& pod_key, const std::string& node) {
   absl::MutexLock lock(&mu_);
   assumed_[pod_key] = node;
+  PodChanged(pod_key);
 }
 
 void Cache::ForgetAssumed(const std::string& pod_key) {
   absl::MutexLock lock(&mu_);
-  assumed_.erase(pod_key);
+  if (assumed_.erase(pod_key) > 0) PodChanged(pod_key);
 }
 
 int Cache::AssumedCount() const {
@@ -402,10 +437,75 @@ CacheContents Cache::Export() const {
   return out;
 }
 
-api::ClusterInfo Cache::Snapshot() const {
-  absl::MutexLock lock(&mu_);
+void Cache::PodChanged(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it != pods_.end()) it->second.derived_epoch = 0;
+  if (restructure_) return;
+  // Patching costs a few times what assembling does per pod (a search
+  // for each, nodes accounted again): past a tenth of the pods, assemble.
+  if (changed_pods_.size() > 64 && changed_pods_.size() * 10 > pods_.size()) {
+    Restructure();
+    return;
+  }
+  // The first change since the model was made: keep what the model holds.
+  changed_pods_.try_emplace(key,
+                            it == pods_.end() ? nullptr : it->second.derived);
+}
+
+std::shared_ptr<const api::PodInfo> Cache::Derive(const std::string& key,
+                                                  const PodEntry& entry) const {
+  std::shared_ptr<const api::PodInfo> pod = entry.pod;
+  auto assumed = assumed_.empty() ? assumed_.end() : assumed_.find(key);
+  const api::PriorityClass* pc =
+      pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
+  bool inherit_never =
+      pc != nullptr && pc->preempt_never && !pod->preempt_never;
+  // Only a pending pod of ours is placed, so only its claims matter.
+  bool claims = !pod->volume_claims.empty() && pod->node_name.empty() &&
+                assumed == assumed_.end() &&
+                pod->status == api::TaskStatus::kPending &&
+                pod->scheduler_name == scheduler_name_;
+  // A pod on a node (of any scheduler) holds its CSI volumes' attachments.
+  std::vector<api::CsiVolume> attached;
+  if (!pod->volume_claims.empty() && !claims &&
+      (!pod->node_name.empty() || assumed != assumed_.end())) {
+    attached = AttachedCsiVolumes(*pod);
+  }
+  if (entry.has_priority && !inherit_never && assumed == assumed_.end() &&
+      !claims && attached.empty()) {
+    return pod;
+  }
+  auto copy = std::make_shared<api::PodInfo>(*pod);
+  if (claims) ResolveClaims(*copy);
+  if (!attached.empty()) copy->csi_volumes = std::move(attached);
+  if (!entry.has_priority) copy->priority = PriorityOf(copy->priority_class);
+  if (inherit_never) copy->preempt_never = true;
+  if (assumed != assumed_.end()) {
+    copy->node_name = assumed->second;
+    copy->status = api::TaskStatus::kBinding;
+  }
+  return copy;
+}
+
+api::JobInfo Cache::GroupJob(const std::string& key,
+                             const api::JobInfo& group) const {
+  api::JobInfo job = group;
+  job.priority =
+      job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+  auto kept = decisions_.find(key);
+  if (kept != decisions_.end() && kept->second.uid == job.uid) {
+    if (kept->second.has_phase) job.phase = kept->second.phase;
+    job.elastic_target = kept->second.elastic_target;
+    job.cycles_below_minimum = kept->second.cycles_below_minimum;
+  }
+  return job;
+}
+
+api::ClusterInfo Cache::Assemble(
+    bool fresh,
+    absl::flat_hash_map<std::string, api::JobIndex>* job_of_group_out,
+    std::set<std::string>* theirs_out) const {
   api::ClusterBuilder b;
-  b.SetNow(clock_());
   // At most a job per group and per pod (jobs of one), a task per pod.
   b.Reserve(nodes_.size(), groups_.size() + pods_.size(), pods_.size());
   for (const auto& [name, node] : nodes_) b.AddNode(node);
@@ -439,16 +539,7 @@ api::ClusterInfo Cache::Snapshot() const {
   job_of_group.reserve(groups_.size());
   for (const auto& [key, group] : groups_) {
     if (theirs.count(key) > 0 && ours.count(key) == 0) continue;
-    api::JobInfo job = group;
-    job.priority =
-        job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
-    auto kept = decisions_.find(key);
-    if (kept != decisions_.end() && kept->second.uid == job.uid) {
-      if (kept->second.has_phase) job.phase = kept->second.phase;
-      job.elastic_target = kept->second.elastic_target;
-      job.cycles_below_minimum = kept->second.cycles_below_minimum;
-    }
-    job_of_group[key] = b.AddJob(std::move(job));
+    job_of_group[key] = b.AddJob(GroupJob(key, group));
   }
   // (job, pod priority) pairs: a PodGroup without a class ranks as its
   // highest pod, settled once every pod is known.
@@ -459,36 +550,15 @@ api::ClusterInfo Cache::Snapshot() const {
   pod_priorities.reserve(pods_.size());
   std::string group_key;  // reused: no allocation per pod
   for (const auto& [key, entry] : pods_) {
-    std::shared_ptr<const api::PodInfo> pod = entry.pod;
-    auto assumed = assumed_.empty() ? assumed_.end() : assumed_.find(key);
-    const api::PriorityClass* pc =
-        pod->preemption_policy_set ? nullptr : ClassOf(pod->priority_class);
-    bool inherit_never =
-        pc != nullptr && pc->preempt_never && !pod->preempt_never;
-    // Only a pending pod of ours is placed, so only its claims matter.
-    bool claims = !pod->volume_claims.empty() && pod->node_name.empty() &&
-                  assumed == assumed_.end() &&
-                  pod->status == api::TaskStatus::kPending &&
-                  pod->scheduler_name == scheduler_name_;
-    // A pod on a node (of any scheduler) holds its CSI volumes' attachments.
-    std::vector<api::CsiVolume> attached;
-    if (!pod->volume_claims.empty() && !claims &&
-        (!pod->node_name.empty() || assumed != assumed_.end())) {
-      attached = AttachedCsiVolumes(*pod);
-    }
-    if (!entry.has_priority || inherit_never || assumed != assumed_.end() ||
-        claims || !attached.empty()) {
-      auto copy = std::make_shared<api::PodInfo>(*pod);
-      if (claims) ResolveClaims(*copy);
-      if (!attached.empty()) copy->csi_volumes = std::move(attached);
-      if (!entry.has_priority)
-        copy->priority = PriorityOf(copy->priority_class);
-      if (inherit_never) copy->preempt_never = true;
-      if (assumed != assumed_.end()) {
-        copy->node_name = assumed->second;
-        copy->status = api::TaskStatus::kBinding;
+    std::shared_ptr<const api::PodInfo> pod;
+    if (fresh) {
+      pod = Derive(key, entry);
+    } else {
+      if (entry.derived_epoch != derive_epoch_) {
+        entry.derived = Derive(key, entry);
+        entry.derived_epoch = derive_epoch_;
       }
-      pod = std::move(copy);
+      pod = entry.derived;
     }
     if (pod->scheduler_name != scheduler_name_) {
       if (!pod->node_name.empty() && api::OccupiesNode(pod->status)) {
@@ -498,19 +568,7 @@ api::ClusterInfo Cache::Snapshot() const {
     }
     api::JobIndex job;
     if (pod->group.empty()) {
-      api::JobInfo single;
-      single.ns = pod->ns;
-      single.name = pod->name;
-      single.uid = pod->uid;
-      single.source = api::GroupSource::kSinglePod;
-      single.created = pod->created;
-      single.priority_class = pod->priority_class;
-      single.priority = pod->priority;
-      // It has no PodGroup to remember a phase: placed means running, and
-      // a waiting one asks for admission again each cycle.
-      single.phase = pod->node_name.empty() ? api::PodGroupPhase::kPending
-                                            : api::PodGroupPhase::kRunning;
-      job = b.AddJob(std::move(single));
+      job = b.AddJob(SinglePodJob(*pod));
     } else {
       group_key.assign(pod->ns).append("/").append(pod->group);
       auto it = job_of_group.find(group_key);
@@ -538,6 +596,148 @@ api::ClusterInfo Cache::Snapshot() const {
       j.priority = priority;
     }
   }
+  if (job_of_group_out != nullptr) *job_of_group_out = std::move(job_of_group);
+  if (theirs_out != nullptr) *theirs_out = std::move(theirs);
+  return cluster;
+}
+
+bool Cache::PatchModel() const {
+  // Every changed pod first: if one moves jobs or nodes (or changes which
+  // PodGroups are another scheduler's), nothing is patched.
+  std::vector<std::string> deleted;
+  std::vector<std::pair<std::shared_ptr<const api::PodInfo>, api::JobIndex>>
+      added;
+  std::vector<
+      std::pair<const std::string*, std::shared_ptr<const api::PodInfo>>>
+      replaced;
+  std::vector<
+      std::pair<const api::PodInfo*, std::shared_ptr<const api::PodInfo>>>
+      foreign;
+  std::vector<std::pair<const PodEntry*, std::shared_ptr<const api::PodInfo>>>
+      views;
+  std::string group_key;
+  for (const auto& [key, old] : changed_pods_) {
+    auto it = pods_.find(key);
+    std::shared_ptr<const api::PodInfo> view;
+    if (it != pods_.end()) {
+      view = Derive(key, it->second);
+      views.emplace_back(&it->second, view);
+    }
+    if (old == nullptr && view == nullptr) continue;  // came and went
+    if (old != nullptr && view != nullptr) {
+      const bool ours = view->scheduler_name == scheduler_name_;
+      if (ours != (old->scheduler_name == scheduler_name_) ||
+          view->group != old->group) {
+        return false;
+      }
+      if (ours) {
+        replaced.emplace_back(&key, std::move(view));
+      } else {
+        foreign.emplace_back(old.get(), std::move(view));
+      }
+      continue;
+    }
+    // Added or deleted: another scheduler's pod of no PodGroup, or one of
+    // ours in a PodGroup that has a job already and stays ours.
+    const api::PodInfo& pod = old != nullptr ? *old : *view;
+    if (pod.scheduler_name != scheduler_name_) {
+      if (!pod.group.empty()) return false;
+      foreign.emplace_back(old.get(), std::move(view));
+      continue;
+    }
+    if (pod.group.empty()) return false;  // a job of one comes or goes
+    group_key.assign(pod.ns).append("/").append(pod.group);
+    auto job = model_jobs_.find(group_key);
+    if (job == model_jobs_.end() || model_->jobs[job->second].group_missing ||
+        model_theirs_.count(group_key) > 0) {
+      return false;
+    }
+    if (old != nullptr) {
+      deleted.push_back(key);
+    } else {
+      added.emplace_back(std::move(view), job->second);
+    }
+  }
+  for (auto& [entry, view] : views) {
+    entry->derived = std::move(view);
+    entry->derived_epoch = derive_epoch_;
+  }
+  if (changed_pods_.empty() && changed_nodes_.empty() &&
+      changed_groups_.empty()) {
+    return true;
+  }
+  // A snapshot may still be copying the model outside the lock.
+  if (model_.use_count() > 1)
+    model_ = std::make_shared<api::ClusterInfo>(*model_);
+  ClusterPatch patch(*model_);
+  // The log is unordered; tasks are in key order.
+  std::sort(deleted.begin(), deleted.end());
+  std::sort(added.begin(), added.end(), [](const auto& a, const auto& b) {
+    return CompareKey(*a.first, b.first->Key()) < 0;
+  });
+  patch.ChangeTasks(deleted, added);
+  for (auto& [key, view] : replaced) patch.ReplaceTask(*key, std::move(view));
+  for (auto& [old, view] : foreign)
+    patch.ReplaceForeignPod(old, std::move(view));
+  for (const std::string& name : changed_nodes_) {
+    api::NodeIndex n = model_->FindNode(name);
+    if (n == api::kNone) return false;
+    patch.NodeSpecChanged(n);
+  }
+  for (const std::string& key : changed_groups_) {
+    auto group = groups_.find(key);
+    if (group == groups_.end()) return false;
+    auto job = model_jobs_.find(key);
+    // Not in the model: another scheduler's, as it was then.
+    if (job == model_jobs_.end()) continue;
+    if (model_->jobs[job->second].group_missing) return false;
+    patch.ReplaceGroupJob(job->second, GroupJob(key, group->second));
+  }
+  std::move(patch).Finish(nodes_, csi_nodes_);
+  return true;
+}
+
+void Cache::UpdateModel(Garbage& garbage) const {
+  // A resource name first seen since (a node or pod updated in place
+  // with a new extended resource) widens every Queue's limits
+  // (WithNamesSeenSince): assemble.
+  const int names = api::ResourceNameCount();
+  if (model_ == nullptr || restructure_ || names != model_names_ ||
+      !PatchModel()) {
+    model_names_ = names;
+    garbage.model = std::move(model_);
+    model_ = std::make_shared<api::ClusterInfo>(
+        Assemble(false, &model_jobs_, &model_theirs_));
+  }
+  restructure_ = false;
+  // Often the last hold on the pods' old views.
+  garbage.views.swap(changed_pods_);
+  changed_pods_.clear();
+  changed_nodes_.clear();
+  changed_groups_.clear();
+}
+
+api::ClusterInfo Cache::Snapshot() const {
+  std::shared_ptr<const api::ClusterInfo> model;
+  absl::Time now;
+  Garbage garbage;  // freed last, after the lock
+  {
+    absl::MutexLock lock(&mu_);
+    now = clock_();
+    UpdateModel(garbage);
+    model = model_;
+  }
+  // The session's own copy, made without holding up the sources: the
+  // model is not changed while it is shared (PatchModel copies it first).
+  api::ClusterInfo cluster = *model;
+  cluster.now = now;
+  return cluster;
+}
+
+api::ClusterInfo Cache::SnapshotFromScratch() const {
+  absl::MutexLock lock(&mu_);
+  api::ClusterInfo cluster = Assemble(/*fresh=*/true, nullptr, nullptr);
+  cluster.now = clock_();
   return cluster;
 }
 

@@ -13,6 +13,25 @@
 // phase gives way once the source shows it, or shows a phase of someone
 // else's making; everything kept about a PodGroup goes when it is
 // deleted or recreated (a new uid).
+//
+// Snapshots are incremental, as kube-scheduler's UpdateSnapshot: the
+// cycle's model is updated from what changed since the last cycle, not
+// rebuilt from every object under the lock. The cache keeps the cluster
+// it built last (the model) and logs what changed since. Pods, nodes and
+// PodGroups updated in place, another scheduler's pods of no PodGroup
+// coming and going, and our pods coming and going in a PodGroup the
+// model has a job for, are patched into it (ClusterPatch: only the
+// nodes and jobs they touch are recounted). Each pod's derived view
+// (priority from its class, the assumed node, its claims and CSI
+// volumes) is cached with the pod and redone only when the pod or its
+// assumed bind changes. Anything else moves nodes or jobs, or is rare
+// (a node, PodGroup or job of one added or deleted, a queue, a
+// namespace, a CSINode, a resource name first seen), and makes the next
+// snapshot assemble the model again from the cached views; a priority
+// class, claim, volume or storage class changing also derives every pod
+// again. So does a tenth of the pods changing at once, where that is
+// cheaper. A session gets its own copy of the model, made outside the
+// lock; SnapshotFromScratch() is what it must equal.
 #ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
 #define SHOAL_SCHEDULER_CACHE_CACHE_H_
 
@@ -24,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -112,6 +132,10 @@ class Cache {
   std::shared_ptr<const api::PodInfo> FindPod(const std::string& key) const;
 
   api::ClusterInfo Snapshot() const;
+  // The same cluster built from every object, deriving every pod anew,
+  // without touching what the incremental snapshots keep: what they must
+  // equal (the tests), and what they save (the benchmarks).
+  api::ClusterInfo SnapshotFromScratch() const;
   // A consistent copy of everything held (see CacheContents).
   CacheContents Export() const;
 
@@ -123,7 +147,59 @@ class Cache {
   struct PodEntry {
     std::shared_ptr<const api::PodInfo> pod;
     bool has_priority = false;
+    // The pod as the snapshot shows it (priority, assumed node, claims:
+    // see Derive), as derived at `derived_epoch`; when that is not
+    // derive_epoch_ the pod (or its assumed bind) changed since, and this
+    // is still the view the model holds.
+    mutable std::shared_ptr<const api::PodInfo> derived;
+    mutable uint64_t derived_epoch = 0;
   };
+  // The pod as the snapshot shows it: `entry.pod` itself, or a copy with
+  // what the cache knows about it applied.
+  std::shared_ptr<const api::PodInfo> Derive(const std::string& key,
+                                             const PodEntry& entry) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Logs that the pod `key` (in pods_ or not yet) changed: its view in
+  // the model is stale. Call before changing pods_.
+  void PodChanged(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A PodGroup's job as the snapshot shows it: priority from its class,
+  // what was kept of the cycles' decisions applied.
+  api::JobInfo GroupJob(const std::string& key, const api::JobInfo& group) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The whole cluster from every object. `fresh`: derive every pod anew
+  // and keep nothing; otherwise reuse and refresh the entries' views and
+  // record where each pod and group went (for the model).
+  api::ClusterInfo Assemble(
+      bool fresh, absl::flat_hash_map<std::string, api::JobIndex>* job_of_group,
+      std::set<std::string>* theirs) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Brings the model up to date with what changed since it was built:
+  // patched when nothing moved, assembled again otherwise.
+  // What it lets go of (a replaced model, the views pods had in it) goes
+  // to `garbage`, for the caller to free after the lock.
+  struct Garbage {
+    absl::flat_hash_map<std::string, std::shared_ptr<const api::PodInfo>> views;
+    std::shared_ptr<api::ClusterInfo> model;
+  };
+  void UpdateModel(Garbage& garbage) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Patches the model with the changes logged; false (the model left
+  // unusable) when one of them moves indices after all.
+  bool PatchModel() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Something changed that moves nodes or jobs: the next snapshot
+  // assembles, and what changed need not be logged until then.
+  void Restructure() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    restructure_ = true;
+    changed_pods_.clear();
+    changed_nodes_.clear();
+    changed_groups_.clear();
+  }
+  // Every pod's derived view is stale: priority classes, claims, volumes
+  // and storage classes are few and rarely change, so a change to any of
+  // them simply derives every pod again rather than track which pods
+  // read it.
+  void InvalidateDerived() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ++derive_epoch_;
+    Restructure();
+  }
   // The named class, or the global default when the name is empty or
   // unknown (as the API server's priority admission), or null.
   const api::PriorityClass* ClassOf(const std::string& class_name) const
@@ -185,6 +261,26 @@ class Cache {
   void Reconcile(const api::JobInfo& group) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::map<std::string, Decision> decisions_
       ABSL_GUARDED_BY(mu_);  // by PodGroup key
+
+  // What changed since the model was built (see above).
+  uint64_t derive_epoch_ ABSL_GUARDED_BY(mu_) = 1;
+  mutable bool restructure_ ABSL_GUARDED_BY(mu_) = true;
+  // By key, the view the model holds of each pod changed since (null
+  // for a pod it does not hold).
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<const api::PodInfo>>
+      changed_pods_ ABSL_GUARDED_BY(mu_);
+  mutable std::set<std::string> changed_nodes_ ABSL_GUARDED_BY(mu_);
+  mutable std::set<std::string> changed_groups_ ABSL_GUARDED_BY(mu_);
+  // The last cluster built, and the job of each PodGroup in it. Changed
+  // only under the lock and only while no snapshot is copying it (else
+  // it is copied first): snapshots copy it outside the lock.
+  mutable std::shared_ptr<api::ClusterInfo> model_ ABSL_GUARDED_BY(mu_);
+  mutable absl::flat_hash_map<std::string, api::JobIndex> model_jobs_
+      ABSL_GUARDED_BY(mu_);
+  // api::ResourceNameCount() when the model was assembled.
+  mutable int model_names_ ABSL_GUARDED_BY(mu_) = 0;
+  // PodGroups that some other scheduler's pod names, in the model.
+  mutable std::set<std::string> model_theirs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace shoal::cache
