@@ -1,5 +1,7 @@
 #include "scheduler/framework/node_sampling.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace shoal::framework {
@@ -18,6 +20,27 @@ TEST(NodesToFindTest, AdaptiveDefaultAsKubeScheduler) {
   // Never under 5%: from 5,625 nodes on.
   EXPECT_EQ(NodesToFind(0, 6000), 300u);
   EXPECT_EQ(NodesToFind(0, 20000), 1000u);
+}
+
+// The six cases of kube-scheduler's TestNumFeasibleNodesToFind
+// (kubernetes pkg/scheduler/schedule_one_test.go), which Volcano's
+// scheduler carries too (pkg/scheduler/util/scheduler_helper_test.go):
+// {percentageOfNodesToScore (0: unset), nodes, nodes to find}.
+TEST(NodesToFindTest, KubeSchedulersOwnCases) {
+  struct Case {
+    int percentage;
+    size_t nodes;
+    size_t want;
+  };
+  for (const Case& c : std::vector<Case>{{0, 10, 10},
+                                         {40, 10, 10},
+                                         {0, 1000, 420},
+                                         {40, 1000, 400},
+                                         {0, 6000, 300},
+                                         {40, 6000, 2400}}) {
+    EXPECT_EQ(NodesToFind(c.percentage, c.nodes), c.want)
+        << c.percentage << "% of " << c.nodes << " nodes";
+  }
 }
 
 TEST(NodesToFindTest, ConfiguredPercentage) {
