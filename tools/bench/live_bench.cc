@@ -74,6 +74,27 @@ void MustRequest(kube::HttpClient& c, const std::string& method,
   }
 }
 
+// `count` Ready nodes named NS-node-I, each with `cpus` cpus, 256Gi of
+// memory and room for 110 pods.
+void CreateReadyNodes(const kube::ConnectionConfig& conn, const std::string& ns,
+                      int count, int cpus) {
+  Parallel(conn, count, 8, [&](kube::HttpClient& c, int i) {
+    std::string name = absl::StrCat(ns, "-node-", i);
+    json capacity = {
+        {"cpu", absl::StrCat(cpus)}, {"memory", "256Gi"}, {"pods", "110"}};
+    MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
+    auto r = c.Request(
+        "PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+        json{{"status",
+              {{"capacity", capacity},
+               {"allocatable", capacity},
+               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
+            .dump(),
+        "application/strategic-merge-patch+json");
+    if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
+  });
+}
+
 // The namespace's pod list's resourceVersion: a watch from it sees every
 // change after it.
 std::string NewestVersion(const kube::ConnectionConfig& conn,
@@ -106,22 +127,7 @@ void BM_PodsBoundThroughApiServer(benchmark::State& state) {
                  {"metadata", {{"name", "default"}}},
                  {"spec", {{"weight", 1}}}});
     // Nodes with room for exactly all pods (10 cpus each for 10 per node).
-    Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
-      std::string name = absl::StrCat(ns, "-node-", i);
-      json capacity = {{"cpu", absl::StrCat(pods / nodes)},
-                       {"memory", "256Gi"},
-                       {"pods", "110"}};
-      MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
-      auto r = c.Request(
-          "PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
-          json{{"status",
-                {{"capacity", capacity},
-                 {"allocatable", capacity},
-                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
-              .dump(),
-          "application/strategic-merge-patch+json");
-      if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
-    });
+    CreateReadyNodes(conn, ns, nodes, pods / nodes);
 
     auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
                                          actions::BuiltinActions());
@@ -227,22 +233,7 @@ void BM_BindsAtAFixedWriteRate(benchmark::State& state) {
                  {"kind", "Queue"},
                  {"metadata", {{"name", "default"}}},
                  {"spec", {{"weight", 1}}}});
-    Parallel(conn, nodes, 8, [&](kube::HttpClient& c, int i) {
-      std::string name = absl::StrCat(ns, "-node-", i);
-      json capacity = {{"cpu", absl::StrCat(gang_size + 2)},
-                       {"memory", "256Gi"},
-                       {"pods", "110"}};
-      MustRequest(c, "POST", "/api/v1/nodes", {{"metadata", {{"name", name}}}});
-      auto r = c.Request(
-          "PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
-          json{{"status",
-                {{"capacity", capacity},
-                 {"allocatable", capacity},
-                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}
-              .dump(),
-          "application/strategic-merge-patch+json");
-      if (!r.ok() || r->status != 200) LOG(FATAL) << "node status " << name;
-    });
+    CreateReadyNodes(conn, ns, nodes, gang_size + 2);
     auto pod = [&](const std::string& name, const std::string& group,
                    const std::string& cpu) {
       json meta = {{"name", name}};
