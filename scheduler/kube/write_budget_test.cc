@@ -173,13 +173,24 @@ TEST(WriteBudgetTest, BindsKeepTheServersPaceWhileStatusAndEventsFlood) {
     }
     sink.Wait();
     double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    double rate = kPods / seconds;
+    int status_during_binds = status_writes.load();
     EXPECT_EQ(bound.load(), kPods);
-    // At least 85% of what the server admits (the rest: the background's
-    // 5% share and the pacing's granularity).
-    EXPECT_GE(rate, 0.85 * kRate) << kPods << " binds took " << seconds << " s";
+    // The binds had the server's writes to themselves but for the
+    // background's share (5% of the budget, plus its small bucket). This
+    // is what the budget is for, and it holds however loaded the machine
+    // is: without it the 8 status connections would have taken about
+    // 8/26 of the writes, some 180 of them.
+    double background_allowed = o.background_fraction * kRate * seconds + 1 +
+                                kRate * o.background_fraction / 10;
+    EXPECT_LE(status_during_binds, background_allowed)
+        << kPods << " binds took " << seconds << " s";
     // The background lane was not starved: it got its share meanwhile.
-    EXPECT_GT(status_writes.load(), 0);
+    EXPECT_GT(status_during_binds, 0);
+    // The pace itself depends on the machine (a loaded CI runner measured
+    // 80% of the server's rate, a quiet one 95%): the floor only catches a
+    // budget that throttles binds far below what it was set to.
+    double rate = kPods / seconds;
+    EXPECT_GE(rate, 0.5 * kRate) << kPods << " binds took " << seconds << " s";
     // The background lane finishes once the binds are done.
     status_pool.Wait();
     EXPECT_EQ(status_writes.load(), kPods);
