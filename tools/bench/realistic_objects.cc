@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "scheduler/kube/snapshot_writer.h"
@@ -55,8 +56,7 @@ json ControllerManagedFields(const std::string& time) {
           {"f:scheduling.k8s.io/group-name", json::object()},
           {"f:volcano.sh/job-name", json::object()},
           {"f:volcano.sh/job-version", json::object()},
-          {"f:volcano.sh/queue-name", json::object()},
-          {"f:volcano.sh/task-spec", json::object()}}},
+          {"f:volcano.sh/queue-name", json::object()}}},
         {"f:labels",
          {{".", json::object()},
           {"f:volcano.sh/job-name", json::object()},
@@ -126,7 +126,7 @@ json KubeletManagedFields(const std::string& time) {
 
 }  // namespace
 
-void DressPod(json& pod, uint64_t n) {
+void DressPod(json& pod, uint64_t n, const std::string& queue) {
   const std::string time = "2026-11-01T08:00:00Z";
   json& meta = pod["metadata"];
   SetIfAbsent(meta, "uid", Uid(n, 1));
@@ -143,6 +143,18 @@ void DressPod(json& pod, uint64_t n) {
                             {"name", job},
                             {"uid", Uid(n / 50, 2)}}}));
   SetIfAbsent(meta, "managedFields", ControllerManagedFields(time));
+  // What Volcano's job controller writes on each pod it creates (the
+  // managed fields above name them), but for the task-spec annotation,
+  // which Shoal reads (a gang's minTaskMember counts pods by it).
+  const std::string ns = meta.value("namespace", std::string("default"));
+  json& annotations = meta["annotations"];
+  SetIfAbsent(annotations, "volcano.sh/job-name", job);
+  SetIfAbsent(annotations, "volcano.sh/job-version", "0");
+  SetIfAbsent(annotations, "volcano.sh/queue-name", queue);
+  json& labels = meta["labels"];
+  SetIfAbsent(labels, "volcano.sh/job-name", job);
+  SetIfAbsent(labels, "volcano.sh/job-namespace", ns);
+  SetIfAbsent(labels, "volcano.sh/queue-name", queue);
 
   json& spec = pod["spec"];
   for (json& c : spec["containers"]) {
@@ -206,6 +218,12 @@ void DressNode(json& node, uint64_t n) {
   SetIfAbsent(meta, "resourceVersion", std::to_string(900000 + n));
   SetIfAbsent(meta, "creationTimestamp", time);
   SetIfAbsent(meta, "managedFields", KubeletManagedFields(time));
+  // The kubelet's own labels (named in its managed fields).
+  json& labels = meta["labels"];
+  for (const char* os : {"beta.kubernetes.io/os", "kubernetes.io/os"})
+    SetIfAbsent(labels, os, "linux");
+  for (const char* arch : {"beta.kubernetes.io/arch", "kubernetes.io/arch"})
+    SetIfAbsent(labels, arch, "amd64");
   SetIfAbsent(node["spec"], "podCIDR",
               absl::StrFormat("10.%d.%d.0/24", (n >> 8) & 255, n & 255));
   json& status = node["status"];
@@ -242,6 +260,30 @@ void DressNode(json& node, uint64_t n) {
   SetIfAbsent(status, "images", images);
 }
 
+absl::flat_hash_map<std::string, std::string> QueuesOfPodGroups(
+    const json& list) {
+  absl::flat_hash_map<std::string, std::string> queues;
+  for (const json& item : list.value("items", json::array())) {
+    if (item.value("kind", "") != "PodGroup") continue;
+    const json& meta = item.value("metadata", json::object());
+    queues[absl::StrCat(meta.value("namespace", ""), "/",
+                        meta.value("name", ""))] =
+        item.value("spec", json::object()).value("queue", "default");
+  }
+  return queues;
+}
+
+std::string QueueOfPod(
+    const absl::flat_hash_map<std::string, std::string>& queues,
+    const json& pod) {
+  const json& meta = pod.value("metadata", json::object());
+  auto it =
+      queues.find(absl::StrCat(meta.value("namespace", ""), "/",
+                               meta.value("annotations", json::object())
+                                   .value("scheduling.k8s.io/group-name", "")));
+  return it == queues.end() ? "default" : it->second;
+}
+
 absl::StatusOr<uint64_t> WriteRealisticSnapshot(const cache::Cache& cache,
                                                 const std::string& path) {
   json list = kube::EncodeSnapshotList(cache.Export());
@@ -256,10 +298,11 @@ absl::StatusOr<uint64_t> WriteRealisticSnapshot(const cache::Cache& cache,
   };
   // As kubectl prints a List: apiVersion, items, kind, metadata.
   write("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n");
+  const auto queues = QueuesOfPodGroups(list);
   uint64_t n = 0;
   for (json& item : list["items"]) {
     const std::string kind = item.value("kind", "");
-    if (kind == "Pod") DressPod(item, n);
+    if (kind == "Pod") DressPod(item, n, QueueOfPod(queues, item));
     if (kind == "Node") DressNode(item, n);
     write(absl::StrCat(n == 0 ? "" : ",\n", item.dump(4)));
     ++n;

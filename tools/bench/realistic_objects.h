@@ -7,16 +7,27 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/cache/cache.h"
 
 namespace shoal::bench {
 
-// Adds what a real Pod or Node carries and Shoal does not need; `n`
-// makes names and uids differ. Fields already there are left alone.
-void DressPod(nlohmann::json& pod, uint64_t n);
+// Adds what a real Pod or Node carries; `n` makes names and uids differ. Fields
+// already there are left alone. A pod gets the labels and annotations Volcano's
+// job controller writes, naming `queue`; a node the kubelet's os and arch
+// labels.
+void DressPod(nlohmann::json& pod, uint64_t n, const std::string& queue);
 void DressNode(nlohmann::json& node, uint64_t n);
+
+// The queue of each PodGroup in a `kind: List`, by "namespace/name"; and
+// the one a pod's group names ("default" when it has none).
+absl::flat_hash_map<std::string, std::string> QueuesOfPodGroups(
+    const nlohmann::json& list);
+std::string QueueOfPod(
+    const absl::flat_hash_map<std::string, std::string>& queues,
+    const nlohmann::json& pod);
 
 // Writes the cache as a `kind: List` JSON dump with dressed pods and
 // nodes; returns the bytes written.

@@ -98,11 +98,12 @@ int CreateCluster(const kube::ConnectionConfig& conn, int nodes) {
   json list = kube::EncodeSnapshotList(cache.Export());
   std::set<std::string> namespaces;
   std::vector<json> first, then;  // namespaces, nodes and queues first
+  const auto queues = QueuesOfPodGroups(list);
   int pods = 0;
   for (json& item : list["items"]) {
     const std::string kind = item.value("kind", "");
     if (kind == "Pod") {
-      DressPod(item, pods++);
+      DressPod(item, pods++, QueueOfPod(queues, item));
       item.erase("status");  // the API server sets it on create
     } else if (kind == "Node") {
       DressNode(item, first.size());
