@@ -20,11 +20,12 @@
 namespace shoal::bench {
 namespace {
 
-// The dump of `nodes` nodes and ten pods per node, written if missing.
+// The dump of `nodes` nodes and ten pods per node, written if missing
+// (or written by another version of the dress).
 std::string Dump(int nodes) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path =
-      absl::StrCat(dir ? dir : "/tmp", "/shoal-ingest-", nodes, "-nodes.json");
+  std::string path = absl::StrCat(dir ? dir : "/tmp", "/shoal-ingest-", nodes,
+                                  "-nodes-dress", kDressVersion, ".json");
   if (std::filesystem::exists(path)) return path;
   SyntheticClusterSpec spec;
   spec.nodes = nodes;

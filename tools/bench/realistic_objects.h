@@ -14,6 +14,10 @@
 
 namespace shoal::bench {
 
+// Raised whenever the dress changes, so that dumps kept on disk by a
+// benchmark (named after it) are written again rather than reused stale.
+inline constexpr int kDressVersion = 2;
+
 // Adds what a real Pod or Node carries; `n` makes names and uids differ. Fields
 // already there are left alone. A pod gets the labels and annotations Volcano's
 // job controller writes, naming `queue`; a node the kubelet's os and arch
