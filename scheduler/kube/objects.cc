@@ -832,7 +832,7 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
     if (k == kTaskSpecAnnotation && pod->role.empty()) pod->role = v;
   }
   pod->preemptable = Preemptable(annotations, labels);
-  pod->labels = api::Labels(labels);
+  pod->labels = api::Labels(std::move(labels));
   SHOAL_ASSIGN_OR_RETURN(scheduler,
                          r.String(spec, "schedulerName", "spec.schedulerName",
                                   "default-scheduler"));
