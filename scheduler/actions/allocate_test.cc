@@ -18,20 +18,10 @@ using framework::testing::AddGang;
 using framework::testing::Node;
 using framework::testing::Pod;
 
-constexpr char kPolicy[] = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: nodeorder
-)";
+using framework::testing::kPlacingPolicy;
 
-framework::CycleOutcome RunPolicy(api::ClusterInfo cluster,
-                                  const std::string& policy_yaml = kPolicy) {
+framework::CycleOutcome RunPolicy(
+    api::ClusterInfo cluster, const std::string& policy_yaml = kPlacingPolicy) {
   framework::Policy policy = framework::testing::MustPolicy(
       policy_yaml, plugins::BuiltinPlugins(), BuiltinActions());
   return framework::RunCycle(std::move(cluster), policy);

@@ -20,20 +20,10 @@ namespace {
 using framework::testing::AddGang;
 using framework::testing::Node;
 
-constexpr char kPolicy[] = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: nodeorder
-)";
+using framework::testing::kPlacingPolicy;
 
 framework::Policy MakePolicy(const std::string& extra = "") {
-  return framework::testing::MustPolicy(std::string(kPolicy) + extra,
+  return framework::testing::MustPolicy(std::string(kPlacingPolicy) + extra,
                                         plugins::BuiltinPlugins(),
                                         BuiltinActions());
 }

@@ -36,6 +36,21 @@ ActionRegistry IdleActions();
 Policy MustPolicy(const std::string& yaml, const PluginRegistry& plugins,
                   const ActionRegistry& actions);
 
+// The placing policy the action tests share: enqueue, allocate and
+// backfill, with gang and priority ordering and the predicates and
+// nodeorder plugins.
+inline constexpr char kPlacingPolicy[] = R"(
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)";
+
 }  // namespace shoal::framework::testing
 
 #endif  // SHOAL_SCHEDULER_FRAMEWORK_TESTING_H_
