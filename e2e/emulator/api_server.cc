@@ -1,7 +1,6 @@
 #include "e2e/emulator/api_server.h"
 
 #include <httplib.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "e2e/emulator/gzip.h"
 #include "e2e/emulator/patches.h"
 
 namespace shoal::emulator {
@@ -80,25 +80,6 @@ bool AcceptsGzip(const std::string& accept_encoding) {
       return true;
   }
   return false;
-}
-
-// `data` as one gzip member (deflate with the gzip wrapper).
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  // 15 + 16: the largest window, with a gzip header and trailer.
-  // Level 1, as kube-apiserver's responsewriters (defaultGzipContentEncoding
-  // Level; earlier releases used 4): zlib's default of 6 costs several
-  // times the CPU for a slightly smaller page.
-  deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 }  // namespace

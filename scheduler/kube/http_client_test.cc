@@ -1,34 +1,17 @@
 // Real HTTP over loopback against a cpp-httplib server.
 #include "scheduler/kube/http_client.h"
 
-#include <zlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "e2e/emulator/gzip.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::kube {
 namespace {
-
-// `data` gzipped, as a server sends a compressed answer.
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-               Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // A list large enough that kube-apiserver would gzip it.
 std::string LargeList() {
@@ -89,7 +72,7 @@ class HttpClientTest : public ::testing::Test {
       }
       res.set_header("Content-Encoding", "gzip");
       // A type cpp-httplib does not compress again on its own.
-      res.set_content(Gzip(LargeList()), "application/octet-stream");
+      res.set_content(emulator::Gzip(LargeList()), "application/octet-stream");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
