@@ -1,16 +1,11 @@
 #include "scheduler/admin/file_backend.h"
 
-#include <fstream>
-#include <sstream>
-
-#include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/kube/snapshot_file.h"
-#include "scheduler/kube/yaml_json.h"
+#include "scheduler/kube/snapshot_writer.h"
 
 namespace shoal::admin {
 
@@ -29,28 +24,6 @@ absl::StatusOr<std::unique_ptr<FileBackend>> FileBackend::Load(
   }
   b->clock_ = b->cache_->LatestCreation();
 
-  // The dump as one kind: List (the encoder of the live cache writes the
-  // same shape).
-  std::ifstream in(snapshot_path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto docs = kube::ParseYamlDocuments(text.str(), snapshot_path);
-  if (!docs.ok()) return docs.status();
-  nlohmann::json items = nlohmann::json::array();
-  for (const auto& d : *docs) {
-    if (d.value.is_object() && d.value.value("kind", "") == "List") {
-      for (const auto& item : d.value["items"]) items.push_back(item);
-    } else if (!d.value.is_null()) {
-      items.push_back(d.value);
-    }
-  }
-  b->list_json_ = nlohmann::json{
-      {"apiVersion", "v1"},
-      {"kind", "List"},
-      {"metadata", nlohmann::json::object()},
-      {"items",
-       items}}.dump();
-
   auto policy = framework::BuildPolicy(b->config_, plugins::BuiltinPlugins(),
                                        actions::BuiltinActions());
   if (!policy.ok()) return policy.status();
@@ -65,6 +38,10 @@ absl::StatusOr<std::unique_ptr<FileBackend>> FileBackend::Load(
     b->last_ = std::move(outcome.cluster);
   }
   return b;
+}
+
+std::string FileBackend::SnapshotList() const {
+  return kube::WriteSnapshotList(*cache_);
 }
 
 }  // namespace shoal::admin

@@ -25,7 +25,10 @@ class FileBackend : public AdminBackend {
       int cycles);
 
   api::ClusterInfo Snapshot() const override { return cache_->Snapshot(); }
-  std::string SnapshotList() const override { return list_json_; }
+  // The cache as live mode writes it (kube::WriteSnapshotList), decisions
+  // of the replayed cycles included; not the file's own text, which may be
+  // a dump of hundreds of megabytes read once already.
+  std::string SnapshotList() const override;
   const framework::SchedulerConfig& config() const override { return config_; }
   std::optional<api::ClusterInfo> LastCycle() const override { return last_; }
 
@@ -35,7 +38,6 @@ class FileBackend : public AdminBackend {
   std::unique_ptr<cache::Cache> cache_;
   framework::SchedulerConfig config_;
   std::optional<api::ClusterInfo> last_;
-  std::string list_json_;
 };
 
 }  // namespace shoal::admin
