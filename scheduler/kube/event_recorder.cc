@@ -110,18 +110,20 @@ void EventRecorder::Trim() {
 void EventRecorder::Record(const ObjectRef& object, const std::string& type,
                            const std::string& reason,
                            const std::string& message) {
-  absl::Time now = absl::Now();
+  absl::Time now = options_.clock ? options_.clock() : absl::Now();
   absl::MutexLock lock(&mu_);
   // client-go's aggregator: many different messages for one object and
   // reason within the window go to one combined Event.
   std::string object_key =
       absl::StrCat(ObjectKey(object), kSep, type, kSep, reason);
+  // The group is forgotten only after a quiet window: the window runs
+  // from its latest event, not its first, as in client-go.
   Similar& similar = similar_[object_key];
   if (similar.messages.empty() ||
-      now - similar.first > options_.similar_window) {
-    similar.first = now;
+      now - similar.last > options_.similar_window) {
     similar.messages.clear();
   }
+  similar.last = now;
   std::string key, text = message;
   bool combined = false;
   // Once the threshold is met every event of the key is combined, the

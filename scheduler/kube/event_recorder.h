@@ -10,8 +10,9 @@
 //    `lastTimestamp` moves. Repeats that come while the Event is still
 //    waiting to be sent only raise the count it will be sent with.
 //  * Similar messages: once one object has had `similar_threshold`
-//    different messages for the same type and reason within
-//    `similar_window`, further ones go to a single Event whose message is
+//    different messages for the same type and reason, none of them more
+//    than `similar_window` after the one before (the window slides, as
+//    client-go's does), further ones go to a single Event whose message is
 //    "(combined from similar events): " and the latest message.
 //  * Across objects (Shoal's own, for a flood): when `max_pending` Events
 //    are already waiting, a new one is folded into one waiting Event per
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <map>
 #include <set>
@@ -54,9 +56,13 @@ struct EventRecorderOptions {
   size_t max_combined = 100;
   // Events remembered for repeats (client-go's LRU holds 4096).
   size_t cache_size = 4096;
-  // client-go's aggregator: 10 different messages in 10 minutes.
+  // client-go's aggregator: 10 different messages, each within 10 minutes
+  // of the group's previous event.
   size_t similar_threshold = 10;
   absl::Duration similar_window = absl::Minutes(10);
+  // The time of each Record; absl::Now when empty. Tests step it, as
+  // client-go's own tests step a fake clock.
+  std::function<absl::Time()> clock;
 };
 
 class EventRecorder {
@@ -98,7 +104,7 @@ class EventRecorder {
     std::list<std::string>::iterator lru;
   };
   struct Similar {
-    absl::Time first;
+    absl::Time last;  // the group's latest event
     std::set<std::string> messages;
   };
 
