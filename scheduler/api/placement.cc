@@ -8,6 +8,24 @@
 
 namespace shoal::api {
 
+Labels::Labels(std::vector<std::pair<std::string, std::string>> pairs)
+    : pairs_(std::move(pairs)) {
+  std::sort(pairs_.begin(), pairs_.end());
+  pairs_.erase(std::unique(pairs_.begin(), pairs_.end(),
+                           [](const auto& a, const auto& b) {
+                             return a.first == b.first;
+                           }),
+               pairs_.end());
+}
+
+const std::string* Labels::Find(absl::string_view key) const {
+  auto it = std::lower_bound(
+      pairs_.begin(), pairs_.end(), key,
+      [](const auto& p, absl::string_view k) { return p.first < k; });
+  if (it == pairs_.end() || it->first != key) return nullptr;
+  return &it->second;
+}
+
 bool Tolerates(const Toleration& t, const Taint& taint) {
   if (t.effect.has_value() && *t.effect != taint.effect) return false;
   if (t.key.empty()) return t.op == Toleration::Operator::kExists;

@@ -11,9 +11,24 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "scheduler/api/labels.h"
 
 namespace shoal::api {
+
+// Sorted by key; at most one value per key.
+class Labels {
+ public:
+  Labels() = default;
+  explicit Labels(std::vector<std::pair<std::string, std::string>> pairs);
+  // nullptr when the key is absent.
+  const std::string* Find(absl::string_view key) const;
+  const std::vector<std::pair<std::string, std::string>>& pairs() const {
+    return pairs_;
+  }
+  bool operator==(const Labels& o) const { return pairs_ == o.pairs_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pairs_;
+};
 
 enum class TaintEffect { kNoSchedule, kPreferNoSchedule, kNoExecute };
 
