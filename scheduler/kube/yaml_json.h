@@ -1,6 +1,8 @@
 // Reads YAML (or JSON, which YAML contains) into nlohmann::json the way
 // the API server reads a manifest: quoted scalars stay strings, plain ones
-// become numbers, booleans or null when they look like one.
+// become numbers, booleans or null when they look like one. A whole
+// stream becomes trees at once: tests use it as the reference for the
+// streaming readers (yaml_stream.h, json_stream.h), which the binary runs.
 #ifndef SHOAL_SCHEDULER_KUBE_YAML_JSON_H_
 #define SHOAL_SCHEDULER_KUBE_YAML_JSON_H_
 
