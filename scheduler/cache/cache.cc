@@ -615,6 +615,9 @@ bool Cache::PatchModel() const {
       foreign;
   std::vector<std::pair<const PodEntry*, std::shared_ptr<const api::PodInfo>>>
       views;
+  // Our pods of no PodGroup coming (their views) and going (their keys).
+  std::vector<std::shared_ptr<const api::PodInfo>> added_singles;
+  std::vector<std::string> deleted_singles;
   std::string group_key;
   for (const auto& [key, old] : changed_pods_) {
     auto it = pods_.find(key);
@@ -637,15 +640,23 @@ bool Cache::PatchModel() const {
       }
       continue;
     }
-    // Added or deleted: another scheduler's pod of no PodGroup, or one of
-    // ours in a PodGroup that has a job already and stays ours.
+    // Added or deleted: another scheduler's pod of no PodGroup, one of
+    // ours of no PodGroup (a job of one), or one of ours in a PodGroup
+    // that has a job already and stays ours.
     const api::PodInfo& pod = old != nullptr ? *old : *view;
     if (pod.scheduler_name != scheduler_name_) {
       if (!pod.group.empty()) return false;
       foreign.emplace_back(old.get(), std::move(view));
       continue;
     }
-    if (pod.group.empty()) return false;  // a job of one comes or goes
+    if (pod.group.empty()) {  // a job of one comes or goes
+      if (old != nullptr) {
+        deleted_singles.push_back(key);
+      } else {
+        added_singles.push_back(std::move(view));
+      }
+      continue;
+    }
     group_key.assign(pod.ns).append("/").append(pod.group);
     auto job = model_jobs_.find(group_key);
     if (job == model_jobs_.end() || model_->jobs[job->second].group_missing ||
@@ -670,7 +681,24 @@ bool Cache::PatchModel() const {
   if (model_.use_count() > 1)
     model_ = std::make_shared<api::ClusterInfo>(*model_);
   ClusterPatch patch(*model_);
-  // The log is unordered; tasks are in key order.
+  // The log is unordered; jobs of one and tasks are in key order.
+  std::sort(deleted_singles.begin(), deleted_singles.end());
+  std::sort(added_singles.begin(), added_singles.end(),
+            [](const auto& a, const auto& b) {
+              return CompareKey(*a, b->Key()) < 0;
+            });
+  const std::vector<api::JobIndex> single_jobs =
+      patch.ChangeSingleJobs(deleted_singles, added_singles);
+  const std::vector<api::JobIndex>& renumbered = patch.job_renumbering();
+  if (!renumbered.empty()) {
+    // Jobs of missing PodGroups may have moved among the jobs of one.
+    for (auto& [group, j] : model_jobs_) j = renumbered[j];
+    for (auto& [pod, j] : added) j = renumbered[j];
+  }
+  // The tasks of the jobs of one join the others', in key order.
+  for (size_t i = 0; i < added_singles.size(); ++i)
+    added.emplace_back(std::move(added_singles[i]), single_jobs[i]);
+  for (std::string& key : deleted_singles) deleted.push_back(std::move(key));
   std::sort(deleted.begin(), deleted.end());
   std::sort(added.begin(), added.end(), [](const auto& a, const auto& b) {
     return CompareKey(*a.first, b.first->Key()) < 0;
@@ -694,6 +722,7 @@ bool Cache::PatchModel() const {
     patch.ReplaceGroupJob(job->second, GroupJob(key, group->second));
   }
   std::move(patch).Finish(nodes_, csi_nodes_);
+  if (!single_jobs.empty() || !renumbered.empty()) ++single_pod_patches_;
   return true;
 }
 
@@ -732,6 +761,11 @@ api::ClusterInfo Cache::Snapshot() const {
   api::ClusterInfo cluster = *model;
   cluster.now = now;
   return cluster;
+}
+
+int64_t Cache::SinglePodPatches() const {
+  absl::MutexLock lock(&mu_);
+  return single_pod_patches_;
 }
 
 api::ClusterInfo Cache::SnapshotFromScratch() const {

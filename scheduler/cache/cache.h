@@ -19,13 +19,15 @@
 // rebuilt from every object under the lock. The cache keeps the cluster
 // it built last (the model) and logs what changed since. Pods, nodes and
 // PodGroups updated in place, another scheduler's pods of no PodGroup
-// coming and going, and our pods coming and going in a PodGroup the
-// model has a job for, are patched into it (ClusterPatch: only the
-// nodes and jobs they touch are recounted). Each pod's derived view
-// (priority from its class, the assumed node, its claims and CSI
-// volumes) is cached with the pod and redone only when the pod or its
-// assumed bind changes. Anything else moves nodes or jobs, or is rare
-// (a node, PodGroup or job of one added or deleted, a queue, a
+// coming and going, our pods coming and going in a PodGroup the model
+// has a job for, and our pods of no PodGroup coming and going (a job of
+// one joins or leaves where the builder puts it, the jobs after it
+// renumbered) are patched into it (ClusterPatch: only the nodes and
+// jobs they touch are recounted). Each pod's derived view (priority from
+// its class, the assumed node, its claims and CSI volumes) is cached
+// with the pod and redone only when the pod or its assumed bind
+// changes. Anything else moves nodes or jobs, or is rare (a node or
+// PodGroup added or deleted, a pod moving between jobs, a queue, a
 // namespace, a CSINode, a resource name first seen), and makes the next
 // snapshot assemble the model again from the cached views; a priority
 // class, claim, volume or storage class changing also derives every pod
@@ -35,6 +37,7 @@
 #ifndef SHOAL_SCHEDULER_CACHE_CACHE_H_
 #define SHOAL_SCHEDULER_CACHE_CACHE_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -136,6 +139,9 @@ class Cache {
   // without touching what the incremental snapshots keep: what they must
   // equal (the tests), and what they save (the benchmarks).
   api::ClusterInfo SnapshotFromScratch() const;
+  // How many snapshots patched the model with a job of one added or
+  // deleted rather than assembling it again (for the tests).
+  int64_t SinglePodPatches() const;
   // A consistent copy of everything held (see CacheContents).
   CacheContents Export() const;
 
@@ -281,6 +287,7 @@ class Cache {
   mutable int model_names_ ABSL_GUARDED_BY(mu_) = 0;
   // PodGroups that some other scheduler's pod names, in the model.
   mutable std::set<std::string> model_theirs_ ABSL_GUARDED_BY(mu_);
+  mutable int64_t single_pod_patches_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace shoal::cache

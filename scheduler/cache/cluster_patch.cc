@@ -76,6 +76,70 @@ void InsertSorted(std::vector<api::TaskIndex>& list, api::TaskIndex t) {
 }
 }  // namespace
 
+std::vector<api::JobIndex> ClusterPatch::ChangeSingleJobs(
+    const std::vector<std::string>& deleted,
+    const std::vector<std::shared_ptr<const api::PodInfo>>& added) {
+  std::vector<api::JobIndex> placed;  // of each added job
+  if (deleted.empty() && added.empty()) return placed;
+  std::vector<api::JobInfo>& jobs = cluster_.jobs;
+  const size_t before = jobs.size();
+  // The jobs of one and of missing PodGroups come last, after every
+  // PodGroup's, ordered by their first (lowest) pod's key.
+  size_t tail = before;
+  while (tail > 0 && (jobs[tail - 1].source == api::GroupSource::kSinglePod ||
+                      jobs[tail - 1].group_missing)) {
+    --tail;
+  }
+  std::vector<bool> gone(before, false);
+  size_t first = before;  // the first job that moves
+  for (const std::string& key : deleted) {
+    const api::JobIndex j = cluster_.tasks[LowerBound(key)].job;
+    gone[j] = true;
+    first = std::min(first, static_cast<size_t>(j));
+  }
+  // Where each new job goes among the old ones.
+  std::vector<size_t> at;
+  at.reserve(added.size());
+  for (const auto& pod : added) {
+    const std::string key = pod->Key();
+    auto it = std::lower_bound(
+        jobs.begin() + tail, jobs.end(), key,
+        [this](const api::JobInfo& job, const std::string& k) {
+          return CompareKey(*cluster_.tasks[job.tasks.front()].pod, k) < 0;
+        });
+    at.push_back(static_cast<size_t>(it - jobs.begin()));
+    first = std::min(first, at.back());
+  }
+  // Jobs before `first` stay where they are; the rest are laid out again.
+  std::vector<api::JobIndex> renumbered(before, api::kNone);
+  for (size_t i = 0; i < first; ++i)
+    renumbered[i] = static_cast<api::JobIndex>(i);
+  std::vector<api::JobInfo> rest;
+  rest.reserve(before - first - deleted.size() + added.size());
+  placed.reserve(added.size());
+  size_t next = 0;
+  for (size_t i = first; i <= before; ++i) {
+    for (; next < added.size() && at[next] == i; ++next) {
+      api::JobInfo job = SinglePodJob(*added[next]);
+      job.index = static_cast<api::JobIndex>(first + rest.size());
+      job.queue_index = cluster_.FindQueue(job.queue);
+      placed.push_back(job.index);
+      rest.push_back(std::move(job));
+    }
+    if (i == before || gone[i]) continue;
+    renumbered[i] = static_cast<api::JobIndex>(first + rest.size());
+    rest.push_back(std::move(jobs[i]));
+    rest.back().index = renumbered[i];
+  }
+  jobs.resize(first);
+  for (api::JobInfo& job : rest) jobs.push_back(std::move(job));
+  for (api::TaskInfo& task : cluster_.tasks) task.job = renumbered[task.job];
+  // Nothing was touched yet (this comes first): track the new jobs.
+  job_touched_.assign(jobs.size(), false);
+  job_renumbering_ = std::move(renumbered);
+  return placed;
+}
+
 void ClusterPatch::ChangeTasks(
     const std::vector<std::string>& deleted,
     const std::vector<
@@ -88,8 +152,9 @@ void ClusterPatch::ChangeTasks(
     const api::TaskIndex t = LowerBound(key);
     gone[t] = true;
     const api::TaskInfo& task = tasks[t];
-    --cluster_.jobs[task.job].count_by_status[static_cast<int>(task.status)];
     TouchNode(task.node);
+    if (task.job == api::kNone) continue;  // its job of one is gone
+    --cluster_.jobs[task.job].count_by_status[static_cast<int>(task.status)];
     TouchJob(task.job);
   }
   // Where each new task goes among the old ones (in key order).

@@ -1,7 +1,8 @@
 // Edits to a ClusterInfo that ClusterBuilder built, for changes that
-// leave the nodes and jobs where they were: a pod updated in place (same
-// key, same scheduler, same group), added or deleted (tasks renumbered),
-// a node's spec, a PodGroup's fields. After
+// leave the nodes where they were: a pod updated in place (same key, same
+// scheduler, same group), added or deleted (tasks renumbered), a job of
+// one (a pod of no PodGroup) added or deleted (jobs renumbered), a node's
+// spec, a PodGroup's fields. After
 // Finish() the cluster is exactly what the builder would build from the
 // changed inputs, down to the order of each node's host ports and
 // volumes and its generation, so the cache can keep one cluster between
@@ -30,6 +31,23 @@ int CompareKey(const api::PodInfo& pod, absl::string_view key);
 class ClusterPatch {
  public:
   explicit ClusterPatch(api::ClusterInfo& cluster);
+
+  // Jobs of one come and go, as the builder orders them: every PodGroup's
+  // job first, then the jobs of one and the jobs of missing PodGroups in
+  // the order of their first pod's key. The jobs of the pods with keys
+  // `deleted` (in key order, each one's pod a job of one) leave, a job
+  // of one for each pod of `added` (in key order, none there yet) joins,
+  // and every job index the cluster holds is renumbered; the tasks stay
+  // (a deleted job's with no job, for ChangeTasks to drop). Returns the
+  // index of each added pod's job, for ChangeTasks. Call first.
+  std::vector<api::JobIndex> ChangeSingleJobs(
+      const std::vector<std::string>& deleted,
+      const std::vector<std::shared_ptr<const api::PodInfo>>& added);
+  // After ChangeSingleJobs: the new index of each job the cluster had
+  // before (kNone for a deleted one); empty when no job moved.
+  const std::vector<api::JobIndex>& job_renumbering() const {
+    return job_renumbering_;
+  }
 
   // Tasks come and go: the pods with keys `deleted` leave, the pods
   // `added` (in key order, none there yet) join their jobs, and every
@@ -77,6 +95,7 @@ class ClusterPatch {
   std::vector<api::NodeIndex> nodes_;
   std::vector<bool> job_touched_;
   std::vector<api::JobIndex> jobs_;
+  std::vector<api::JobIndex> job_renumbering_;
   bool specs_changed_ = false;
 };
 

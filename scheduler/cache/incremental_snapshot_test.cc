@@ -3,6 +3,7 @@
 // operation, on a small world so that they collide, compare Snapshot()
 // with SnapshotFromScratch() after random steps, field by field.
 #include <atomic>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -292,9 +293,27 @@ class World {
     return g;
   }
 
+  // A key only pods of no PodGroup of ours have ("a/p3s" sorts among
+  // the other pods' keys), so that they come and go without changing job.
+  std::string SingleKey() { return absl::StrCat(Ns(), "/p", Pick(16), "s"); }
+
   // One random operation on `cache`; a name for failure messages.
   std::string Step(Cache& cache) {
-    switch (Pick(24)) {
+    switch (Pick(27)) {
+      case 24:
+      case 25:
+      case 26: {  // jobs of one coming and going
+        std::string key = SingleKey();
+        if (cache.FindPod(key) != nullptr && Chance(0.6)) {
+          cache.DeletePod(key);
+          return "DeletePod " + key;
+        }
+        auto pod = std::make_shared<api::PodInfo>(*Pod(key));
+        pod->scheduler_name = "shoal";
+        pod->group.clear();
+        cache.UpsertPod(std::move(pod), Chance(0.7));
+        return "UpsertPod single " + key;
+      }
       case 0:
       case 1: {
         std::string name = NodeName();
@@ -474,6 +493,7 @@ class World {
 
 TEST(IncrementalSnapshotTest, EqualsAFromScratchBuildAfterAnyOperations) {
   int compared = 0;
+  int64_t single_pod_patches = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     World world(seed);
     absl::Time clock = absl::FromUnixSeconds(1800000000);
@@ -507,8 +527,14 @@ TEST(IncrementalSnapshotTest, EqualsAFromScratchBuildAfterAnyOperations) {
       incremental.foreign_pods.clear();
       ASSERT_EQ(Diff(cache.Snapshot(), scratch), "") << "seed " << seed;
     }
+    single_pod_patches += cache.SinglePodPatches();
   }
   EXPECT_GT(compared, 10000);
+  // Jobs of one came and went by patching the model, not only by
+  // assembling it again.
+  EXPECT_GT(single_pod_patches, 1000);
+  std::cout << "snapshots patched with jobs of one: " << single_pod_patches
+            << "\n";
 }
 
 // A resource name first seen after a Queue is unlimited in it (as

@@ -1,7 +1,8 @@
 // What a cycle's snapshot costs on a large cluster (5,000 nodes, 50,000
 // pods; tools/bench/synthetic_cluster.h), by what changed since the
 // previous one: nothing, 1% of the pods bound (or pending again), 1%
-// deleted (or created again), every pod bound. The cache redoes only
+// deleted (or created again), every pod bound, 1% of the pods being
+// pods of no PodGroup (jobs of one) that come and go. The cache redoes only
 // what changed (scheduler/cache/cache.h); /incremental:0 builds from
 // every object each time, as every snapshot did before. The copy every
 // session gets of the cluster (BM_ClusterInfoCopy) is the floor.
@@ -43,6 +44,32 @@ struct Cluster {
     BuildSyntheticCluster(SyntheticClusterSpec(), cache);
     for (const auto& p : cache.Export().pods) pods.push_back(p.pod);
     for (const auto& n : cache.Export().nodes) nodes.push_back(n->name);
+    // Pods of no PodGroup, one beside every hundredth pod (so their keys
+    // and jobs fall all through the cluster's), fed only by Singles().
+    for (size_t i = 0; i < pods.size(); i += 100) {
+      auto single = std::make_shared<api::PodInfo>(*pods[i]);
+      single->name += "-single";
+      single->uid += "-single";
+      single->group.clear();
+      single->node_name.clear();
+      single->status = api::TaskStatus::kPending;
+      singles.push_back(std::move(single));
+    }
+  }
+
+  std::vector<std::shared_ptr<const api::PodInfo>> singles;
+
+  // Creates `count` of the jobs of one starting at `first` on odd rounds
+  // and deletes them again on even ones, as lone pods come and go.
+  void Singles(size_t first, size_t count, int round) {
+    for (size_t i = 0; i < count; ++i) {
+      size_t at = (first + i) % singles.size();
+      if (round % 2 == 1) {
+        cache.UpsertPod(singles[at], true);
+      } else {
+        cache.DeletePod(singles[at]->Key());
+      }
+    }
   }
 
   // Re-feeds `count` pods starting at `first` (wrapping around), each
@@ -109,7 +136,7 @@ class LockProbe {
   std::thread thread_;
 };
 
-enum Change { kNothing, kBound, kReplaced };
+enum Change { kNothing, kBound, kReplaced, kSingles };
 
 // Snapshots after `per_mille` of the pods changed as `change` says:
 // bound or pending again, or deleted or created again. `range(0)` is 1
@@ -120,6 +147,9 @@ void RunSnapshots(benchmark::State& state, Change change, int per_mille) {
   const bool incremental = state.range(0) == 1;
   const size_t count =
       change == kNothing ? 0 : cluster->pods.size() * per_mille / 1000;
+  // The jobs of one come and go all together, a round at a time.
+  const size_t pool =
+      change == kSingles ? cluster->singles.size() : cluster->pods.size();
   size_t next = 0;
   int round = 0;
   benchmark::DoNotOptimize(cluster->cache.Snapshot());  // warm
@@ -127,11 +157,13 @@ void RunSnapshots(benchmark::State& state, Change change, int per_mille) {
   for (auto _ : state) {
     if (count > 0) {
       state.PauseTiming();
-      if (next + count > cluster->pods.size()) {
+      if (next + count > pool) {
         next = 0;
         ++round;
       }
-      if (change == kReplaced) {
+      if (change == kSingles) {
+        cluster->Singles(next, count, round + 1);
+      } else if (change == kReplaced) {
         cluster->Churn(next, count, round + 1);
       } else {
         cluster->Change(next, count, round + 1);
@@ -162,6 +194,11 @@ void BM_SnapshotOnePercentReplaced(benchmark::State& state) {
 void BM_SnapshotAllBound(benchmark::State& state) {
   RunSnapshots(state, kBound, 1000);
 }
+// 1% of the pods are jobs of one (pods of no PodGroup), all created
+// between one snapshot and deleted before the next.
+void BM_SnapshotOnePercentSinglePods(benchmark::State& state) {
+  RunSnapshots(state, kSingles, 10);
+}
 BENCHMARK(BM_SnapshotUnchanged)
     ->ArgName("incremental")
     ->Arg(1)
@@ -181,6 +218,13 @@ BENCHMARK(BM_SnapshotOnePercentReplaced)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_SnapshotAllBound)
+    ->ArgName("incremental")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_SnapshotOnePercentSinglePods)
     ->ArgName("incremental")
     ->Arg(1)
     ->Arg(0)
