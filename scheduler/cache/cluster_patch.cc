@@ -133,7 +133,9 @@ std::vector<api::JobIndex> ClusterPatch::ChangeSingleJobs(
   }
   jobs.resize(first);
   for (api::JobInfo& job : rest) jobs.push_back(std::move(job));
-  for (api::TaskInfo& task : cluster_.tasks) task.job = renumbered[task.job];
+  for (api::TaskInfo& task : cluster_.tasks) {
+    if (task.job != api::kNone) task.job = renumbered[task.job];
+  }
   // Nothing was touched yet (this comes first): track the new jobs.
   job_touched_.assign(jobs.size(), false);
   job_renumbering_ = std::move(renumbered);
