@@ -4,6 +4,7 @@
 #include "scheduler/actions/allocate.h"
 
 #include <map>
+#include <set>
 
 #include "gtest/gtest.h"
 #include "plugins/builtin.h"
@@ -173,6 +174,48 @@ TEST(AllocateTest, GrowthOfAHigherPriorityJobWaitsForALowerOnesMinimum) {
   AddGang(b, "lone", 1, 1, {{"cpu", "1"}});
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"lone-0", "n"}}));
+}
+
+// Preempt does not evict a pod allocate placed in the same cycle (as
+// Volcano, which evicts only Bound or Running pods): the elastic job's
+// third pod, bound into the room the gang could not use whole, stays; the
+// gang takes the two pods that were running.
+TEST(AllocateTest, PreemptDoesNotEvictAPodBoundThisCycle) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "4"}}));
+  api::JobInfo elastic;
+  elastic.ns = "default";
+  elastic.name = "elastic";
+  elastic.min_member = 1;
+  api::JobIndex e = b.AddJob(elastic);
+  for (int i = 0; i < 3; ++i) {
+    auto p = Pod("elastic-" + std::to_string(i), {{"cpu", "1"}});
+    p->created = absl::FromUnixSeconds(1 + i);  // the pending one newest
+    if (i < 2) {
+      p->node_name = "n";
+      p->status = api::TaskStatus::kRunning;
+    }
+    b.AddTask(p, e);
+  }
+  api::JobIndex g = AddGang(b, "gang", 3, 3, {{"cpu", "1"}});
+  api::ClusterInfo c = std::move(b).Build();
+  c.jobs[g].priority = 1000;
+  auto out = RunPolicy(std::move(c), R"(
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)");
+  EXPECT_EQ(Binds(out),
+            (std::map<std::string, std::string>{{"elastic-2", "n"}}));
+  std::set<std::string> evicted;
+  for (const auto& ev : out.evictions)
+    evicted.insert(out.cluster.tasks[ev.task].pod->name);
+  EXPECT_EQ(evicted, (std::set<std::string>{"elastic-0", "elastic-1"}));
 }
 
 TEST(BackfillTest, BestEffortPodsGoWhereThereIsASlot) {
