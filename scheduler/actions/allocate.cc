@@ -66,6 +66,15 @@ class Allocate : public framework::Action {
     std::map<api::JobIndex, JobCursor> cursors;
     std::set<api::JobIndex> growing;
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
+      // A job whose minimum is met waits for the growth phase: were it to
+      // take a pod now, in job order (priority first), room that a gang
+      // or lone pod behind it needs for its minimum would go to growth,
+      // and preempt would evict that growth again for it, cycle after
+      // cycle.
+      if (s.Call<framework::JobReady>(s.job(j))) {
+        growing.insert(j);
+        continue;
+      }
       JobCursor& cursor = CursorFor(s, j, spares, cursors);
       if (PlaceSome(s, j, cursor)) {
         growing.insert(j);

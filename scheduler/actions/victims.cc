@@ -88,6 +88,15 @@ class GangFloor {
   std::map<std::pair<api::JobIndex, std::string>, int32_t> role_spare_;
 };
 
+// Placed but not yet bound: by this cycle (allocate, backfill), or bind
+// still in flight. Not a victim, as Volcano evicts only Bound or Running
+// pods: evicting it would undo a placement just made (the pod bound and
+// evicted in one cycle).
+bool NotYetBound(const api::TaskInfo& t) {
+  return t.status == api::TaskStatus::kAllocated ||
+         t.status == api::TaskStatus::kBinding;
+}
+
 }  // namespace
 
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort) {
@@ -125,8 +134,8 @@ std::optional<Room> FindRoom(
       bool own =
           other.job == task.job && other.pod->priority >= task.pod->priority;
       if (!api::HoldsShare(other.status) ||
-          other.status == api::TaskStatus::kPipelined || own ||
-          !MayBeVictimOf(other, taker_best_effort) || !eligible(other)) {
+          other.status == api::TaskStatus::kPipelined || NotYetBound(other) ||
+          own || !MayBeVictimOf(other, taker_best_effort) || !eligible(other)) {
         continue;
       }
       candidates.push_back(t);
@@ -194,15 +203,17 @@ std::optional<Room> FindWholeGang(
     for (api::JobIndex j : jobs) {
       std::vector<api::TaskIndex> all;
       api::Resource freed;
+      bool placed_now = false;  // ending it would undo this cycle's work
       for (api::TaskIndex t : s.job(j).tasks) {
         const api::TaskInfo& member = s.task(t);
+        placed_now = placed_now || NotYetBound(member);
         if (api::HoldsShare(member.status) &&
             member.status != api::TaskStatus::kPipelined) {
           all.push_back(t);
           freed += member.request();
         }
       }
-      if (freed_enough && !freed_enough(freed)) continue;
+      if (placed_now || (freed_enough && !freed_enough(freed))) continue;
       bool every_one =
           std::all_of(all.begin(), all.end(),
                       [&](api::TaskIndex t) {
