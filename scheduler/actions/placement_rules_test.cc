@@ -283,17 +283,8 @@ TEST(PlacementRulesTest, PreemptNeverEvictsForANodeTheRulesRefuse) {
     return c;
   };
   framework::Policy policy = framework::testing::MustPolicy(
-      R"(
-actions: "enqueue, allocate, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: predicates
-  - name: nodeorder
-)",
-      plugins::BuiltinPlugins(), BuiltinActions());
+      framework::testing::kPreemptingPolicy, plugins::BuiltinPlugins(),
+      BuiltinActions());
   EXPECT_EQ(framework::RunCycle(cluster(false), policy).evictions.size(), 1u);
   EXPECT_TRUE(framework::RunCycle(cluster(true), policy).evictions.empty());
 }

@@ -51,6 +51,19 @@ tiers:
   - name: nodeorder
 )";
 
+// The same with preempt in place of backfill (and no conformance plugin):
+// for tests of what preemption takes.
+inline constexpr char kPreemptingPolicy[] = R"(
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)";
+
 }  // namespace shoal::framework::testing
 
 #endif  // SHOAL_SCHEDULER_FRAMEWORK_TESTING_H_
