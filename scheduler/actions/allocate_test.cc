@@ -139,6 +139,29 @@ TEST(AllocateTest, ForeignPodsTakeRoom) {
             "Insufficient cpu.");
 }
 
+// A job of minMember 1 with `count` 1-cpu pods at `priority`, the first
+// `running` of them running on node "n" (pod i created at second 1 + i:
+// the pending ones newest).
+void AddGrowingJob(api::ClusterBuilder& b, const std::string& name, int count,
+                   int running, int32_t priority) {
+  api::JobInfo job;
+  job.ns = "default";
+  job.name = name;
+  job.min_member = 1;
+  job.priority = priority;
+  api::JobIndex j = b.AddJob(job);
+  for (int i = 0; i < count; ++i) {
+    auto p = Pod(name + "-" + std::to_string(i), {{"cpu", "1"}});
+    p->priority = priority;
+    p->created = absl::FromUnixSeconds(1 + i);
+    if (i < running) {
+      p->node_name = "n";
+      p->status = api::TaskStatus::kRunning;
+    }
+    b.AddTask(p, j);
+  }
+}
+
 TEST(AllocateTest, ElasticSurplusBindsWhenTheMinimumIsMet) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "3"}}));
@@ -156,21 +179,7 @@ TEST(AllocateTest, ElasticSurplusBindsWhenTheMinimumIsMet) {
 TEST(AllocateTest, GrowthOfAHigherPriorityJobWaitsForALowerOnesMinimum) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "3"}}));
-  api::JobInfo grower;
-  grower.ns = "default";
-  grower.name = "grower";
-  grower.min_member = 1;
-  grower.priority = 1000;
-  api::JobIndex g = b.AddJob(grower);
-  for (int i = 0; i < 3; ++i) {
-    auto p = Pod("grower-" + std::to_string(i), {{"cpu", "1"}});
-    p->priority = 1000;
-    if (i < 2) {
-      p->node_name = "n";
-      p->status = api::TaskStatus::kRunning;
-    }
-    b.AddTask(p, g);
-  }
+  AddGrowingJob(b, "grower", 3, 2, 1000);
   AddGang(b, "lone", 1, 1, {{"cpu", "1"}});
   auto out = RunPolicy(std::move(b).Build());
   EXPECT_EQ(Binds(out), (std::map<std::string, std::string>{{"lone-0", "n"}}));
@@ -183,33 +192,11 @@ TEST(AllocateTest, GrowthOfAHigherPriorityJobWaitsForALowerOnesMinimum) {
 TEST(AllocateTest, PreemptDoesNotEvictAPodBoundThisCycle) {
   api::ClusterBuilder b;
   b.AddNode(Node("n", {{"cpu", "4"}}));
-  api::JobInfo elastic;
-  elastic.ns = "default";
-  elastic.name = "elastic";
-  elastic.min_member = 1;
-  api::JobIndex e = b.AddJob(elastic);
-  for (int i = 0; i < 3; ++i) {
-    auto p = Pod("elastic-" + std::to_string(i), {{"cpu", "1"}});
-    p->created = absl::FromUnixSeconds(1 + i);  // the pending one newest
-    if (i < 2) {
-      p->node_name = "n";
-      p->status = api::TaskStatus::kRunning;
-    }
-    b.AddTask(p, e);
-  }
+  AddGrowingJob(b, "elastic", 3, 2, 0);
   api::JobIndex g = AddGang(b, "gang", 3, 3, {{"cpu", "1"}});
   api::ClusterInfo c = std::move(b).Build();
   c.jobs[g].priority = 1000;
-  auto out = RunPolicy(std::move(c), R"(
-actions: "enqueue, allocate, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: predicates
-  - name: nodeorder
-)");
+  auto out = RunPolicy(std::move(c), framework::testing::kPreemptingPolicy);
   EXPECT_EQ(Binds(out),
             (std::map<std::string, std::string>{{"elastic-2", "n"}}));
   std::set<std::string> evicted;
