@@ -85,7 +85,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   health_options.period = options.period;
   metrics::Health health(health_options);
   // Named before the first probe can ask: /readyz lists what is unlisted.
-  std::vector<kube::WatchedKind> kinds = LiveKinds(cache, status);
+  kube::WarningLog warnings(
+      [&events](const kube::ObjectRef& object, const std::string& message) {
+        events.Record(object, "Warning", kube::WarningLog::kReason, message);
+      });
+  std::vector<kube::WatchedKind> kinds = LiveKinds(cache, status, warnings);
   std::vector<std::string> required;
   for (const auto& kind : kinds) {
     if (!kind.optional) required.push_back(kind.name);

@@ -19,10 +19,21 @@ json Typed(json object, const char* api_version, const char* kind) {
   return object;
 }
 
+// The object an Event about `o` names.
+kube::ObjectRef RefOf(const json& o, const char* api_version,
+                      const char* kind) {
+  const json& meta = o.contains("metadata") && o["metadata"].is_object()
+                         ? o["metadata"]
+                         : json::object();
+  return {api_version, kind, kube::StringMember(meta, "namespace"),
+          kube::StringMember(meta, "name"), kube::StringMember(meta, "uid")};
+}
+
 }  // namespace
 
 std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
-                                         kube::StatusWriter& status) {
+                                         kube::StatusWriter& status,
+                                         kube::WarningLog& warnings) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back(
       {"nodes", "/api/v1/nodes", false,
@@ -34,44 +45,57 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
        },
        [&cache](const std::string& key) { cache.DeleteNode(key); }});
   kinds.push_back({"pods", "/api/v1/pods", false,
-                   [&cache, &status](const json& o) {
-                     auto pod = kube::DecodePod(Typed(o, "v1", "Pod"));
+                   [&cache, &status, &warnings](const json& o) {
+                     kube::DecodeWarnings said;
+                     auto pod = kube::DecodePod(Typed(o, "v1", "Pod"), &said);
                      if (!pod.ok()) return pod.status();
+                     warnings.Report(RefOf(o, "v1", "Pod"), said);
                      if (pod->pod->scheduler_name == cache.scheduler_name())
                        status.ObservePod(o);
                      cache.UpsertPod(pod->pod, pod->has_priority);
                      return absl::OkStatus();
                    },
-                   [&cache, &status](const std::string& key) {
+                   [&cache, &status, &warnings](const std::string& key) {
                      cache.DeletePod(key);
                      status.ForgetPod(key);
+                     warnings.Forget("pod " + key);
                    }});
   for (const char* api_version :
        {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
-    kinds.push_back({absl::StrCat("podgroups (", api_version, ")"),
-                     absl::StrCat("/apis/", api_version, "/podgroups"), true,
-                     [&cache, &status, api_version](const json& o) {
-                       json typed = Typed(o, api_version, "PodGroup");
-                       auto group = kube::DecodePodGroup(typed);
-                       if (!group.ok()) return group.status();
-                       status.ObservePodGroup(typed);
-                       cache.UpsertPodGroup(*group);
-                       return absl::OkStatus();
-                     },
-                     [&cache, &status, api_version](const std::string& key) {
-                       cache.DeletePodGroup(key);
-                       status.ForgetPodGroup(api_version, key);
-                     }});
+    kinds.push_back(
+        {absl::StrCat("podgroups (", api_version, ")"),
+         absl::StrCat("/apis/", api_version, "/podgroups"), true,
+         [&cache, &status, &warnings, api_version](const json& o) {
+           json typed = Typed(o, api_version, "PodGroup");
+           kube::DecodeWarnings said;
+           auto group = kube::DecodePodGroup(typed, &said);
+           if (!group.ok()) return group.status();
+           warnings.Report(RefOf(o, api_version, "PodGroup"), said);
+           status.ObservePodGroup(typed);
+           cache.UpsertPodGroup(*group);
+           return absl::OkStatus();
+         },
+         [&cache, &status, &warnings, api_version](const std::string& key) {
+           cache.DeletePodGroup(key);
+           status.ForgetPodGroup(api_version, key);
+           warnings.Forget("podgroup " + key);
+         }});
   }
-  kinds.push_back(
-      {"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
-       [&cache](const json& o) {
-         auto queue = kube::DecodeQueue(o);
-         if (!queue.ok()) return queue.status();
-         cache.UpsertQueue(*queue);
-         return absl::OkStatus();
-       },
-       [&cache](const std::string& key) { cache.DeleteQueue(key); }});
+  kinds.push_back({"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
+                   [&cache, &warnings](const json& o) {
+                     kube::DecodeWarnings said;
+                     auto queue = kube::DecodeQueue(o, &said);
+                     if (!queue.ok()) return queue.status();
+                     warnings.Report(
+                         RefOf(o, "scheduling.volcano.sh/v1beta1", "Queue"),
+                         said);
+                     cache.UpsertQueue(*queue);
+                     return absl::OkStatus();
+                   },
+                   [&cache, &warnings](const std::string& key) {
+                     cache.DeleteQueue(key);
+                     warnings.Forget("queue " + key);
+                   }});
   kinds.push_back(
       {"namespaces", "/api/v1/namespaces", false,
        [&cache](const json& o) {

@@ -10,11 +10,14 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/kube/informer.h"
 #include "scheduler/kube/status_writer.h"
+#include "scheduler/kube/warning_log.h"
 
 namespace shoal {
 
+// What the decoders leave out goes to `warnings`, said once.
 std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
-                                         kube::StatusWriter& status);
+                                         kube::StatusWriter& status,
+                                         kube::WarningLog& warnings);
 
 }  // namespace shoal
 

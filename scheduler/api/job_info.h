@@ -45,6 +45,12 @@ struct JobInfo {
   PodGroupPhase phase = PodGroupPhase::kPending;
   // Pods name this group but no PodGroup object exists (yet).
   bool group_missing = false;
+  // The first field of the PodGroup that bears on placement and that
+  // Shoal does not implement yet ("spec.networkTopology"): the gang waits,
+  // naming it, rather than be placed as if it were absent. Its value
+  // (JSON) is kept so that a snapshot of the cache writes it back.
+  std::string unsupported_field;
+  std::string unsupported_value;
   // Admitted (Inqueue) in an earlier cycle without placing anything yet:
   // the session puts it back to Pending and enqueue decides again, so an
   // admission never holds room that allocate would not give it.

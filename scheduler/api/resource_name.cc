@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
@@ -59,6 +60,25 @@ absl::StatusOr<ResourceId> InternResourceName(absl::string_view name) {
                      " distinct resource names in one cluster"));
   }
   return t.AddLocked(name);
+}
+
+bool IsNodeResourceName(absl::string_view name) {
+  if (name == "cpu" || name == "memory" || name == "pods" ||
+      name == "ephemeral-storage") {
+    return true;
+  }
+  if (absl::StartsWith(name, "hugepages-") ||
+      absl::StartsWith(name, "attachable-volumes-")) {
+    return true;
+  }
+  // requests.nvidia.com/gpu and count/pods have a slash too.
+  if (absl::StartsWith(name, "requests.") ||
+      absl::StartsWith(name, "limits.") || absl::StartsWith(name, "count/")) {
+    return false;
+  }
+  size_t slash = name.find('/');
+  return slash != absl::string_view::npos && slash > 0 &&
+         slash + 1 < name.size();
 }
 
 absl::string_view ResourceName(ResourceId id) {

@@ -36,6 +36,16 @@ absl::string_view ResourceName(ResourceId id);
 // cpu", or "Too many pods" for the pod count. Stable storage, never freed.
 absl::string_view InsufficientReason(ResourceId id);
 
+// Whether a node can have a resource of this name, told apart as Volcano's
+// scheduler and kube-scheduler do: the native names (cpu, memory, pods,
+// ephemeral-storage, hugepages-<size>, attachable-volumes-<kind>) and
+// extended resources (a domain-prefixed name such as nvidia.com/gpu).
+// ResourceQuota's names are not: count/<kind> (object counts),
+// requests.<name> and limits.<name> (its spellings of a request or a
+// limit), nor other bare names (storage, services, ...). Volcano's job
+// controller writes such names into PodGroup minResources.
+bool IsNodeResourceName(absl::string_view name);
+
 // Number of ids handed out so far.
 int ResourceNameCount();
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "scheduler/api/resource_name.h"
 
 namespace shoal::api {
 namespace {
@@ -88,6 +89,27 @@ TEST(ResourceTest, MaxWith) {
   Resource a = R({{"cpu", "1"}, {"memory", "4Gi"}});
   a.MaxWith(R({{"cpu", "2"}, {"memory", "1Gi"}}));
   EXPECT_EQ(a, R({{"cpu", "2"}, {"memory", "4Gi"}}));
+}
+
+// Volcano's job controller writes these into PodGroup minResources
+// (e2e/fixtures/volcano-v1.7/pending.yaml); none is a resource of a node.
+TEST(ResourceNameTest, QuotaNamesAreNotNodeResources) {
+  for (const char* name :
+       {"count/pods", "count/deployments.apps", "requests.cpu",
+        "requests.memory", "limits.cpu", "limits.memory",
+        "requests.nvidia.com/gpu", "limits.nvidia.com/gpu", "storage",
+        "services", "persistentvolumeclaims", "/gpu", "example.com/"}) {
+    EXPECT_FALSE(IsNodeResourceName(name)) << name;
+  }
+}
+
+TEST(ResourceNameTest, NativeAndExtendedNamesAreNodeResources) {
+  for (const char* name :
+       {"cpu", "memory", "pods", "ephemeral-storage", "hugepages-2Mi",
+        "hugepages-1Gi", "attachable-volumes-aws-ebs", "nvidia.com/gpu",
+        "amd.com/gpu", "example.com/foo", "kubernetes.io/batch-cpu"}) {
+    EXPECT_TRUE(IsNodeResourceName(name)) << name;
+  }
 }
 
 }  // namespace

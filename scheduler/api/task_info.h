@@ -77,9 +77,11 @@ struct PodInfo {
   // spec.schedulingGates: while any is left the pod is never placed.
   std::vector<std::string> scheduling_gates;
   // The first field of the pod that bears on placement and that Shoal
-  // does not implement yet ("spec.affinity.podAntiAffinity"): the pod
-  // waits, naming it, rather than be placed as if it were absent.
+  // does not implement yet ("spec.workloadRef"): the pod waits, naming
+  // it, rather than be placed as if it were absent. Its value (JSON) is
+  // kept so that a snapshot of the cache writes the field back.
   std::string unsupported_field;
+  std::string unsupported_value;
   // The claims its volumes use (persistentVolumeClaim, ephemeral).
   std::vector<VolumeClaimRef> volume_claims;
   // Set by the cache at snapshot time for a pending pod: why its claims

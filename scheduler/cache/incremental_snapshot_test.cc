@@ -60,6 +60,7 @@ std::string DiffPod(const std::string& what, const api::PodInfo& a,
   SAME(host_ports);
   SAME(scheduling_gates);
   SAME(unsupported_field);
+  SAME(unsupported_value);
   SAME(volume_claims);
   SAME(volume_refusal);
   SAME(volume_reason);
@@ -110,6 +111,8 @@ std::string DiffJob(const std::string& what, const api::JobInfo& a,
   SAME(name);
   SAME(uid);
   SAME(source);
+  SAME(unsupported_field);
+  SAME(unsupported_value);
   SAME(index);
   SAME(queue);
   SAME(queue_index);

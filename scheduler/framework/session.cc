@@ -136,6 +136,12 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
                         " does not exist; its pods wait until it is created");
     return false;
   }
+  if (!job.unsupported_field.empty()) {
+    *why = absl::StrCat("podgroup ", job.Key(), " uses ", job.unsupported_field,
+                        ", which Shoal does not implement yet; the gang waits "
+                        "rather than be placed as if that were absent");
+    return false;
+  }
   int32_t q = job.queue_index;
   if (q == api::kNone) {
     *why = absl::StrCat("queue \"", job.queue,

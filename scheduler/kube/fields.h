@@ -1,5 +1,5 @@
-// Field reading shared by the decoders of this folder (defined in
-// objects.cc beside the pod decoder's own), so that every decoder refuses
+// Field reading for the decoders of other files (volumes.cc), defined
+// beside the kinds' own Reader (reader.cc), so that every decoder refuses
 // in the same words: "<what>: <field path>: <why>", and none throws
 // whatever a field holds.
 #ifndef SHOAL_SCHEDULER_KUBE_FIELDS_H_

@@ -1,11 +1,15 @@
 // Decodes Kubernetes objects (as the API server serves them, or as kubectl
-// prints them) into Shoal's model. Refusals name the object and the field:
+// prints them) into Shoal's model, one file per kind (node_decoder.cc,
+// pod_decoder.cc, ...). Refusals name the object and the field:
 //   podgroup team-a/resnet: spec.minMember: must be >= 0, got -1
+// What a decoder reads but leaves out is never dropped without a word: it
+// comes back as a warning for the operator.
 #ifndef SHOAL_SCHEDULER_KUBE_OBJECTS_H_
 #define SHOAL_SCHEDULER_KUBE_OBJECTS_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -26,6 +30,19 @@ inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 
+// Something a decoder read and left out, or a field it does not know.
+struct DecodeWarning {
+  // Said once per key: the object ("podgroup ns/name") for what one
+  // object holds; the kind and the field ("podgroup spec.foo") for a field
+  // Shoal does not know at all, which every object of a kind may carry.
+  std::string once_key;
+  // With the object, the field and the value, as kubectl would say it.
+  std::string message;
+  // True when the warning is about one object (an Event on it is useful).
+  bool per_object = true;
+};
+using DecodeWarnings = std::vector<DecodeWarning>;
+
 // obj[key] when it is a string, else "" (never throws, whatever the
 // object holds).
 std::string StringMember(const nlohmann::json& obj, const char* key);
@@ -39,12 +56,18 @@ struct DecodedPod {
   std::shared_ptr<api::PodInfo> pod;
   bool has_priority = false;
 };
-absl::StatusOr<DecodedPod> DecodePod(const nlohmann::json& obj);
+// The three decoders of workload objects add to `warnings` (when not
+// null) what they left out: resource names no node has, fields Shoal
+// does not know.
+absl::StatusOr<DecodedPod> DecodePod(const nlohmann::json& obj,
+                                     DecodeWarnings* warnings);
 
 // A PodGroup of either API group; the job has no tasks yet.
-absl::StatusOr<api::JobInfo> DecodePodGroup(const nlohmann::json& obj);
+absl::StatusOr<api::JobInfo> DecodePodGroup(const nlohmann::json& obj,
+                                            DecodeWarnings* warnings);
 
-absl::StatusOr<api::QueueInfo> DecodeQueue(const nlohmann::json& obj);
+absl::StatusOr<api::QueueInfo> DecodeQueue(const nlohmann::json& obj,
+                                           DecodeWarnings* warnings);
 
 absl::StatusOr<api::PriorityClass> DecodePriorityClass(
     const nlohmann::json& obj);

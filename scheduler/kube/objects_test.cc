@@ -1,11 +1,30 @@
 #include "scheduler/kube/objects.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "scheduler/api/resource_name.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
+
+// The decoders, for tests that do not look at the warnings.
+absl::StatusOr<DecodedPod> DecodePod(const json& obj) {
+  return kube::DecodePod(obj, nullptr);
+}
+absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj) {
+  return kube::DecodePodGroup(obj, nullptr);
+}
+absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj) {
+  return kube::DecodeQueue(obj, nullptr);
+}
+
+std::vector<std::string> Messages(const DecodeWarnings& warnings) {
+  std::vector<std::string> out;
+  for (const auto& w : warnings) out.push_back(w.message);
+  return out;
+}
 
 json Pod(json spec, json meta = json::object()) {
   meta["name"] = "w-0";
@@ -199,6 +218,17 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
   EXPECT_EQ(field(json::object()), "");
   EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}),
             "spec.resourceClaims");
+  EXPECT_EQ(
+      field({{"workloadRef", {{"name", "job"}, {"podGroup", "workers"}}}}),
+      "spec.workloadRef");
+  EXPECT_EQ(field({{"resources", {{"requests", {{"cpu", "2"}}}}}}),
+            "spec.resources");
+  // Known fields with no bearing on placement, and empty ones, are not.
+  EXPECT_EQ(field({{"restartPolicy", "Never"},
+                   {"runtimeClassName", "gvisor"},
+                   {"resourceClaims", json::array()},
+                   {"workloadRef", nullptr}}),
+            "");
   EXPECT_EQ(field({{"volumes",
                     json::array({{{"name", "v"}, {"emptyDir", json::object()}},
                                  {{"name", "d"},
@@ -484,6 +514,181 @@ TEST(DecodeStatusTest, AStatusThatIsNotAnObjectIsRefused) {
   // Absent or null is no status at all.
   pod["status"] = nullptr;
   EXPECT_TRUE(DecodePod(pod).ok());
+}
+
+// Volcano's job controller writes PodGroup minResources with
+// ResourceQuota's names beside the real ones (e2e/fixtures/volcano-v1.7):
+// they are left out, said once in one warning naming the object and the
+// names, and the real resources are kept.
+TEST(DecodePodGroupTest, QuotaNamesInMinResourcesAreLeftOutWithAWarning) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "tf"}, {"namespace", "capture"}}},
+             {"spec",
+              {{"minMember", 4},
+               {"minResources",
+                {{"count/pods", "4"},
+                 {"cpu", "4"},
+                 {"limits.cpu", "4"},
+                 {"limits.memory", "4Gi"},
+                 {"memory", "4Gi"},
+                 {"pods", "4"},
+                 {"requests.cpu", "4"},
+                 {"requests.memory", "4Gi"},
+                 {"nvidia.com/gpu", "2"}}}}}};
+  DecodeWarnings warnings;
+  auto j = kube::DecodePodGroup(pg, &warnings);
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_TRUE(j->min_resources.has_value());
+  EXPECT_EQ(j->min_resources->Get(api::kCpu), 4000);
+  EXPECT_EQ(j->min_resources->Get(api::kMemory), int64_t{4} << 30);
+  EXPECT_EQ(j->min_resources->Get(api::kPods), 4);
+  // A real resource the cluster may lack is kept: the gang waits for it.
+  EXPECT_EQ(j->min_resources->Get(*api::InternResourceName("nvidia.com/gpu")),
+            2);
+  for (const char* quota :
+       {"count/pods", "requests.cpu", "limits.cpu", "limits.memory"}) {
+    EXPECT_EQ(j->min_resources->Get(*api::InternResourceName(quota)), 0)
+        << quota;
+  }
+  EXPECT_EQ(Messages(warnings),
+            std::vector<std::string>{
+                "podgroup capture/tf: ignored spec.minResources count/pods, "
+                "limits.cpu, limits.memory, requests.cpu, requests.memory: "
+                "not resources a node has (ResourceQuota's names; Volcano's "
+                "scheduler ignores them too)"});
+  EXPECT_EQ(warnings[0].once_key, "podgroup capture/tf");
+  // Nothing to say about a tidy one.
+  warnings.clear();
+  pg["spec"]["minResources"] = {{"cpu", "4"}, {"pods", "4"}};
+  ASSERT_TRUE(kube::DecodePodGroup(pg, &warnings).ok());
+  EXPECT_TRUE(warnings.empty()) << Messages(warnings)[0];
+}
+
+// The same rule wherever a ResourceList comes from outside.
+TEST(DecodeQueueTest, QuotaNamesInLimitsAreLeftOutWithAWarning) {
+  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
+            {"metadata", {{"name", "research"}}},
+            {"spec",
+             {{"capability", {{"cpu", "8"}, {"limits.cpu", "8"}}},
+              {"deserved", {{"requests.memory", "1Gi"}}},
+              {"guarantee", {{"resource", {{"count/pods", "3"}}}}}}}};
+  DecodeWarnings warnings;
+  auto d = kube::DecodeQueue(q, &warnings);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->capability->Get(api::kCpu), 8000);
+  // An ignored name bounds nothing: it is not a limit of zero.
+  EXPECT_EQ(d->capability->Get(*api::InternResourceName("limits.cpu")),
+            api::kUnlimited);
+  EXPECT_EQ(d->deserved->Get(api::kMemory), api::kUnlimited);
+  EXPECT_EQ(Messages(warnings),
+            std::vector<std::string>{
+                "queue research: ignored spec.capability limits.cpu; "
+                "spec.deserved requests.memory; spec.guarantee.resource "
+                "count/pods: not resources a node has (ResourceQuota's names; "
+                "Volcano's scheduler ignores them too)"});
+}
+
+TEST(DecodePodTest, QuotaNamesInRequestsAndOverheadAreLeftOutWithAWarning) {
+  json spec = {{"containers",
+                {Container({{"cpu", "1"}, {"requests.cpu", "1"}},
+                           {{"limits.memory", "1Gi"}})}},
+               {"overhead", {{"count/pods", "1"}, {"memory", "64Mi"}}}};
+  DecodeWarnings warnings;
+  auto pod = kube::DecodePod(Pod(spec), &warnings);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->request.Get(api::kCpu), 1000);
+  EXPECT_EQ(pod->pod->request.Get(api::kMemory), int64_t{64} << 20);
+  EXPECT_EQ(Messages(warnings),
+            std::vector<std::string>{
+                "pod team-a/w-0: ignored spec.containers[0].resources.requests "
+                "requests.cpu; spec.containers[0].resources.limits "
+                "limits.memory; spec.overhead count/pods: not resources a node "
+                "has (ResourceQuota's names; Volcano's scheduler ignores them "
+                "too)"});
+}
+
+// Every listed PodGroup field Shoal does not implement makes the gang
+// wait (session_test checks the message); known fields with no bearing on
+// placement pass; a field no list names is a warning said once per kind.
+TEST(DecodePodGroupTest, SchedulingFieldsShoalDoesNotImplementAreNamed) {
+  json vc = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "llm"}, {"namespace", "team-a"}}},
+             {"spec", {{"minMember", 4}}}};
+  auto field = [&](const char* name, json value) {
+    json o = vc;
+    o["spec"][name] = value;
+    auto j = DecodePodGroup(o);
+    EXPECT_TRUE(j.ok()) << j.status();
+    return j.ok() ? std::make_pair(j->unsupported_field, j->unsupported_value)
+                  : std::make_pair(std::string("?"), std::string());
+  };
+  EXPECT_EQ(
+      field("networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}),
+      std::make_pair(std::string("spec.networkTopology"),
+                     std::string(R"({"highestTierAllowed":1,"mode":"hard"})")));
+  EXPECT_EQ(field("subGroupPolicy",
+                  json::array({{{"name", "w"}, {"subGroupSize", 2}}}))
+                .first,
+            "spec.subGroupPolicy");
+  EXPECT_EQ(field("queue", "gpu").first, "");
+  EXPECT_EQ(field("networkTopology", nullptr).first, "");
+  json sp = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "sp"}, {"namespace", "team-b"}}},
+             {"spec", {{"minMember", 3}, {"scheduleTimeoutSeconds", 10}}}};
+  DecodeWarnings warnings;
+  auto s = kube::DecodePodGroup(sp, &warnings);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->unsupported_field, "");
+  EXPECT_TRUE(warnings.empty());
+  sp["spec"]["minMembers"] = 3;  // a typo
+  s = kube::DecodePodGroup(sp, &warnings);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->unsupported_field, "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].message,
+            "podgroup team-b/sp: spec.minMembers: not a field Shoal knows; "
+            "ignored (said once for every podgroup)");
+  EXPECT_EQ(warnings[0].once_key, "podgroup spec.minMembers");
+  EXPECT_FALSE(warnings[0].per_object);
+}
+
+// A Queue has no pods to hold back: a field Shoal does not implement is a
+// warning naming the queue, the field and its value.
+TEST(DecodeQueueTest, SchedulingFieldsShoalDoesNotImplementAreWarnedAbout) {
+  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
+            {"metadata", {{"name", "team-a-dev"}}},
+            {"spec", {{"weight", 1}, {"parent", "team-a"}}}};
+  struct Case {
+    const char* name;
+    const char* value;  // as JSON, and as the warning shows it
+  };
+  for (
+      const Case& c : std::vector<Case>{
+          {"parent", R"("team-a")"},
+          {"affinity",
+           R"({"nodeGroupAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":["gpu"]}})"},
+          {"dequeueStrategy", R"("fifo")"}}) {
+    json o = q;
+    o["spec"].erase("parent");
+    o["spec"][c.name] = json::parse(c.value);
+    DecodeWarnings warnings;
+    ASSERT_TRUE(kube::DecodeQueue(o, &warnings).ok());
+    EXPECT_EQ(Messages(warnings),
+              std::vector<std::string>{absl::StrCat(
+                  "queue team-a-dev: spec.", c.name, ": ", c.value,
+                  ": Shoal does not implement it yet; the queue is scheduled "
+                  "as if it were absent")});
+  }
+  DecodeWarnings none;
+  q["spec"].erase("parent");
+  q["spec"]["extendClusters"] = json::array({{{"name", "c1"}}});
+  ASSERT_TRUE(kube::DecodeQueue(q, &none).ok());
+  EXPECT_TRUE(none.empty());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -53,8 +54,18 @@ class SnapshotObjects {
                         absl::StrCat(file_, ":", line, ": ", s.message()));
   }
 
+  // The decoder's warnings, with the place in the file; a field Shoal
+  // does not know is said once per kind for the whole file.
+  void Warn(int line, const DecodeWarnings& warnings) {
+    for (const DecodeWarning& w : warnings) {
+      if (!w.per_object && !said_once_.insert(w.once_key).second) continue;
+      warnings_->push_back(absl::StrCat(file_, ":", line, ": ", w.message));
+    }
+  }
+
   std::string file_;
   std::vector<std::string>* warnings_;
+  std::set<std::string> said_once_;
   std::vector<std::function<void(cache::Cache&)>> apply_;
 };
 
@@ -87,21 +98,27 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     if (!node.ok()) return Fail(line, node.status());
     apply_.push_back([n = *node](cache::Cache& cache) { cache.UpsertNode(n); });
   } else if (kind == "Pod") {
-    auto pod = DecodePod(object);
+    DecodeWarnings said;
+    auto pod = DecodePod(object, &said);
     if (!pod.ok()) return Fail(line, pod.status());
+    Warn(line, said);
     apply_.push_back([p = *pod](cache::Cache& cache) {
       cache.UpsertPod(p.pod, p.has_priority);
     });
   } else if (IsVolcanoPodGroup(object) || IsSchedulerPluginsPodGroup(object)) {
-    auto group = DecodePodGroup(object);
+    DecodeWarnings said;
+    auto group = DecodePodGroup(object, &said);
     if (!group.ok()) return Fail(line, group.status());
+    Warn(line, said);
     apply_.push_back(
         [g = *group](cache::Cache& cache) { cache.UpsertPodGroup(g); });
   } else if (kind == "Queue" &&
              absl::StartsWith(StringMember(object, "apiVersion"),
                               "scheduling.volcano.sh/")) {
-    auto queue = DecodeQueue(object);
+    DecodeWarnings said;
+    auto queue = DecodeQueue(object, &said);
     if (!queue.ok()) return Fail(line, queue.status());
+    Warn(line, said);
     apply_.push_back(
         [q = *queue](cache::Cache& cache) { cache.UpsertQueue(q); });
   } else if (kind == "Namespace") {

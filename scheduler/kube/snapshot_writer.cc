@@ -300,6 +300,16 @@ const char* PodPhase(api::TaskStatus s) {
   }
 }
 
+// A field Shoal does not implement ("spec.workloadRef") goes back as it
+// came, so that the snapshot's pods and gangs wait for the same reason.
+void WriteUnsupported(const std::string& field, const std::string& value,
+                      json& spec) {
+  if (field.empty()) return;
+  std::string name = field.substr(field.find('.') + 1);
+  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  spec[name] = parsed.is_discarded() ? json::object() : std::move(parsed);
+}
+
 json EncodePod(const cache::CacheContents::Pod& entry) {
   const api::PodInfo& pod = *entry.pod;
   json meta = Metadata(pod.name, pod.ns);
@@ -337,8 +347,7 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
     for (const auto& g : pod.scheduling_gates) gates.push_back({{"name", g}});
     spec["schedulingGates"] = std::move(gates);
   }
-  if (!pod.unsupported_field.empty())
-    spec["resourceClaims"] = json::array({{{"name", "unsupported"}}});
+  WriteUnsupported(pod.unsupported_field, pod.unsupported_value, spec);
   json container = {{"name", "main"}};
   json requests = Resources(pod.request, /*skip_pods=*/true);
   if (!requests.empty()) container["resources"]["requests"] = requests;
@@ -384,6 +393,7 @@ json EncodePodGroup(const api::JobInfo& job) {
   if (volcano) spec["queue"] = job.queue;
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
+  WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);
   obj["status"] = {{"phase", api::PodGroupPhaseName(job.phase)}};
   return obj;

@@ -177,11 +177,13 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
     if (std::tie(x.ns, x.name, x.uid, x.source, x.queue, x.queue_index,
                  x.min_member, x.min_task_member, x.min_resources,
                  x.priority_class, x.priority, x.phase, x.group_missing,
-                 x.renewing_admission, x.created, x.tasks) !=
+                 x.unsupported_field, x.unsupported_value, x.renewing_admission,
+                 x.created, x.tasks) !=
         std::tie(y.ns, y.name, y.uid, y.source, y.queue, y.queue_index,
                  y.min_member, y.min_task_member, y.min_resources,
                  y.priority_class, y.priority, y.phase, y.group_missing,
-                 y.renewing_admission, y.created, y.tasks))
+                 y.unsupported_field, y.unsupported_value, y.renewing_admission,
+                 y.created, y.tasks))
       return "job " + x.Key();
   }
   if (a.tasks.size() != b.tasks.size()) return "task count";
@@ -197,14 +199,14 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
                  x.role, x.priority_class, x.priority, x.preempt_never,
                  x.preemption_policy_set, x.preemptable, x.critical, x.status,
                  x.created, x.host_ports, x.scheduling_gates,
-                 x.unsupported_field, x.volume_claims, x.volume_refusal,
-                 x.volume_reason, x.csi_volumes, x.request) !=
+                 x.unsupported_field, x.unsupported_value, x.volume_claims,
+                 x.volume_refusal, x.volume_reason, x.csi_volumes, x.request) !=
         std::tie(y.ns, y.name, y.uid, y.scheduler_name, y.node_name, y.group,
                  y.role, y.priority_class, y.priority, y.preempt_never,
                  y.preemption_policy_set, y.preemptable, y.critical, y.status,
                  y.created, y.host_ports, y.scheduling_gates,
-                 y.unsupported_field, y.volume_claims, y.volume_refusal,
-                 y.volume_reason, y.csi_volumes, y.request))
+                 y.unsupported_field, y.unsupported_value, y.volume_claims,
+                 y.volume_refusal, y.volume_reason, y.csi_volumes, y.request))
       return at + " pod";
     if (!(x.labels == y.labels)) return at + " labels";
     if (!(*x.placement == *y.placement) ||
@@ -466,6 +468,7 @@ items:
     minTaskMember: {ps: 1, worker: 2}
     queue: q
     priorityClassName: low
+    networkTopology: {mode: hard, highestTierAllowed: 1}
 - apiVersion: v1
   kind: Pod
   metadata:

@@ -45,7 +45,7 @@ TEST(DecodePodVolumeClaimsTest, ClaimsAndEphemeralVolumes) {
                      {{"name", "scratch"},
                       {"ephemeral", {{"volumeClaimTemplate", json::object()}}}},
                  })}}}};
-  auto decoded = DecodePod(pod);
+  auto decoded = DecodePod(pod, nullptr);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   std::vector<api::VolumeClaimRef> want = {{"data", false},
                                            {"w-0-scratch", true}};

@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (lines.size() < 2) return 0;
   shoal::cache::Cache cache("shoal");
   kube::StatusWriter status(*pool, *events);
-  for (kube::WatchedKind& kind : shoal::LiveKinds(cache, status)) {
+  kube::WarningLog warnings;  // logged; no Events without a server
+  for (kube::WatchedKind& kind : shoal::LiveKinds(cache, status, warnings)) {
     if (kind.name != lines[0]) continue;
     kube::Informer informer(*client, std::move(kind));
     // The list's result (a version, or "not a list") is what List()

@@ -20,9 +20,10 @@ using shoal::fuzz::CheckRefusal;
 void DecodeAll(const json& obj) {
   namespace kube = shoal::kube;
   CheckRefusal(kube::DecodeNode(obj).status(), "DecodeNode");
-  CheckRefusal(kube::DecodePod(obj).status(), "DecodePod");
-  CheckRefusal(kube::DecodePodGroup(obj).status(), "DecodePodGroup");
-  CheckRefusal(kube::DecodeQueue(obj).status(), "DecodeQueue");
+  kube::DecodeWarnings warnings;  // their paths are fuzzed too
+  CheckRefusal(kube::DecodePod(obj, &warnings).status(), "DecodePod");
+  CheckRefusal(kube::DecodePodGroup(obj, &warnings).status(), "DecodePodGroup");
+  CheckRefusal(kube::DecodeQueue(obj, &warnings).status(), "DecodeQueue");
   CheckRefusal(kube::DecodePriorityClass(obj).status(), "DecodePriorityClass");
   CheckRefusal(kube::DecodeNamespace(obj).status(), "DecodeNamespace");
   CheckRefusal(kube::DecodePersistentVolumeClaim(obj).status(),
