@@ -73,6 +73,8 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
       pg->set_scheduled(job.ScheduledCount());
       pg->set_min_member(job.min_member);
       pg->set_message(job.message);
+      pg->set_queue(job.queue);
+      pg->set_priority(job.priority);
     }
   }
   return report;
@@ -130,9 +132,10 @@ std::string ReportText(const v1::ReplayReport& report) {
     }
     if (cycle.pod_groups_size() > 0) {
       std::vector<std::vector<std::string>> rows = {
-          {"PODGROUP", "PHASE", "SCHEDULED", "MINMEMBER", "MESSAGE"}};
+          {"PODGROUP", "QUEUE", "PHASE", "SCHEDULED", "MINMEMBER", "MESSAGE"}};
       for (const auto& pg : cycle.pod_groups()) {
-        rows.push_back({pg.name(), pg.phase(), absl::StrCat(pg.scheduled()),
+        rows.push_back({pg.name(), pg.queue(), pg.phase(),
+                        absl::StrCat(pg.scheduled()),
                         absl::StrCat(pg.min_member()),
                         pg.message().empty() ? "-" : pg.message()});
       }

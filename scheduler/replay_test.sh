@@ -18,7 +18,7 @@ got: $2";; esac; }
 # --- The deadlock case, exact JSON of cycle 1.
 out=$($BIN --snapshot=$SNAP --output=json 2>$TMP/err); rc=$?
 expect_eq "deadlock exit code" "$rc" 0
-expect_eq "deadlock json" "$out" '{"cycles":[{"binds":[{"pod":"ml-team/bert-large-worker-0","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-1","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-2","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-3","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-4","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-5","node":"gpu-node-a"}],"evictions":[],"podGroups":[{"name":"ml-team/bert-large","phase":"Running","scheduled":6,"minMember":6,"message":""},{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"waiting for admission: the gang'"'"'s minimum does not fit what the cluster can still promise (nvidia.com/gpu needs 6, 3 left; idle x overcommit-factor 1.2, less gangs already admitted)"}]}]}'
+expect_eq "deadlock json" "$out" '{"cycles":[{"binds":[{"pod":"ml-team/bert-large-worker-0","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-1","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-2","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-3","node":"gpu-node-a"},{"pod":"ml-team/bert-large-worker-4","node":"gpu-node-b"},{"pod":"ml-team/bert-large-worker-5","node":"gpu-node-a"}],"evictions":[],"podGroups":[{"name":"ml-team/bert-large","phase":"Running","scheduled":6,"minMember":6,"message":"","queue":"default","priority":1000},{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"waiting for admission: the gang'"'"'s minimum does not fit what the cluster can still promise (nvidia.com/gpu needs 6, 3 left; idle x overcommit-factor 1.2, less gangs already admitted)","queue":"default","priority":1000}]}]}'
 
 # Under the fair-share preset the second gang's queue is full.
 out=$($BIN --snapshot=$SNAP --scheduler-conf=./policies/fair-share.yaml --output=json)
@@ -32,8 +32,8 @@ expect_eq "cycle 3 binds nothing" "$(echo "$out" | grep -o '"binds":\[\]' | wc -
 
 # --- Text output reads like kubectl.
 out=$($BIN --snapshot=$SNAP)
-expect_has "text table header" "$out" "PODGROUP             PHASE     SCHEDULED   MINMEMBER   MESSAGE"
-expect_has "text pending reason" "$out" "ml-team/resnet-152   Pending   0           6           waiting for admission:"
+expect_has "text table header" "$out" "PODGROUP             QUEUE     PHASE     SCHEDULED   MINMEMBER   MESSAGE"
+expect_has "text pending reason" "$out" "ml-team/resnet-152   default   Pending   0           6           waiting for admission:"
 
 # --- Volcano's shipped default configuration loads unchanged, and so does
 # a full one with every action and per-plugin switches.
