@@ -100,12 +100,13 @@ class FairAdmissionTest(unittest.TestCase):
         last = {pg["name"]: pg for pg in report["cycles"][-1]["podGroups"]}
         waiting = last["qa/job-qa-39"]
         self.assertEqual(waiting["phase"], "Pending")
-        # The cluster is full: overcommit (first in the tier) says so.
+        # qa holds its deserved share; proportion says so. (overcommit still
+        # has 8 cpus of promise left: only admitted gangs are charged to
+        # it, never one another plugin refused.)
         self.assertEqual(
             waiting["message"],
-            "waiting for admission: the gang's minimum does not fit what the cluster can still "
-            "promise (cpu needs 1, 0 left; idle x overcommit-factor 1.2, less gangs already "
-            "admitted)")
+            "waiting for admission: queue qa has reached its deserved share (cpu would reach "
+            "11 of 10, counting running pods and admitted gangs); allocate would not place it")
         # After the first cycle, before the cluster filled up, proportion's
         # cap on qa's admissions was the reason.
         first = {pg["name"]: pg for pg in report["cycles"][0]["podGroups"]}

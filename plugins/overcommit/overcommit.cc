@@ -50,8 +50,12 @@ class OvercommitSession : public framework::PluginSession {
           absl::StrJoin(short_of, ", "), factor_);
       return -1;
     }
-    room_ -= minimum;
     return 1;
+  }
+
+  // Admitted: its minimum is promised.
+  void Admitted(const Session& s, const api::JobInfo& job) {
+    room_ -= s.cluster().UnheldMinimum(job);
   }
 
  private:
@@ -70,6 +74,8 @@ class Overcommit : public framework::Plugin {
         [o, &s](const api::JobInfo& job, std::string* why) {
           return o->Enqueueable(s, job, why);
         });
+    s.AddAdmissionHandler(
+        [o, &s](const api::JobInfo& job) { o->Admitted(s, job); });
     return state;
   }
 

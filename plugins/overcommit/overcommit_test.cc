@@ -34,6 +34,9 @@ TEST_F(OvercommitTest, AdmitsUpToIdleTimesFactor) {
   framework::Session s(std::move(b).Build(), *policy);
   std::string why;
   EXPECT_TRUE(s.Call<framework::JobEnqueueable>(s.job(0), &why));
+  // A yes alone promises nothing: another plugin may still refuse it.
+  EXPECT_TRUE(s.Call<framework::JobEnqueueable>(s.job(1), &why));
+  s.Admitted(s.job(0));  // the enqueue action, once every plugin said yes
   EXPECT_FALSE(s.Call<framework::JobEnqueueable>(s.job(1), &why));
   EXPECT_EQ(
       why,

@@ -115,9 +115,13 @@ class ProportionSession : public framework::PluginSession {
                                 counting, "); allocate would not place it");
             return -1;
           }
-          qs.committed[job.priority] += extra;
           return 1;
         });
+    s.AddAdmissionHandler([this, &s](const api::JobInfo& job) {
+      if (job.queue_index == api::kNone) return;
+      shares_[job.queue_index].committed[job.priority] +=
+          s.cluster().UnheldMinimum(job);
+    });
     s.AddEventHandler(
         {[this, &s](const api::TaskInfo& t) { Account(s, t, +1); },
          [this, &s](const api::TaskInfo& t) { Account(s, t, -1); }});

@@ -21,6 +21,7 @@ class Enqueue : public framework::Action {
       if (s.Call<framework::JobEnqueueable>(job, &why)) {
         job.phase = api::PodGroupPhase::kInqueue;
         job.message.clear();
+        s.Admitted(job);
       } else {
         job.message = "waiting for admission: " + why;
       }

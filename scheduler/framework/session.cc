@@ -115,13 +115,6 @@ bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
                           "); it waits until they are removed");
       return false;
     }
-    if (!pod.unsupported_field.empty()) {
-      *why = absl::StrCat(
-          "pod ", pod.Key(), " uses ", pod.unsupported_field,
-          ", which Shoal does not implement yet; it waits rather than be "
-          "placed as if that were absent");
-      return false;
-    }
     if (!pod.volume_refusal.empty()) {  // the cache's words, pod named
       *why = pod.volume_refusal;
       return false;
@@ -140,6 +133,19 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
     *why = absl::StrCat("podgroup ", job.Key(), " uses ", job.unsupported_field,
                         ", which Shoal does not implement yet; the gang waits "
                         "rather than be placed as if that were absent");
+    return false;
+  }
+  // Nor is room promised to a job whose pods cannot be placed as they are.
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = cluster_.tasks[t];
+    const api::PodInfo& pod = *task.pod;
+    if (task.status != api::TaskStatus::kPending ||
+        pod.unsupported_field.empty())
+      continue;
+    *why = absl::StrCat(
+        "pod ", pod.Key(), " uses ", pod.unsupported_field,
+        ", which Shoal does not implement yet; it waits rather than be "
+        "placed as if that were absent");
     return false;
   }
   int32_t q = job.queue_index;

@@ -82,6 +82,18 @@ class Session {
   void AddEventHandler(EventHandler handler) {
     handlers_.push_back(std::move(handler));
   }
+  // Told of each job the enqueue action admits, once every plugin has
+  // voted (Volcano's JobEnqueued): what a JobEnqueueable vote counts
+  // against (room promised, a queue's share) is charged here, never in
+  // the vote, so that a job a later plugin vetoes charges nothing. Off
+  // with the plugin's enableJobEnqueued switch, as its vote is.
+  void AddAdmissionHandler(std::function<void(const api::JobInfo&)> handler) {
+    if (!current_->config.Enabled(JobEnqueueable::kSwitch)) return;
+    admission_handlers_.push_back(std::move(handler));
+  }
+  void Admitted(const api::JobInfo& job) const {
+    for (const auto& h : admission_handlers_) h(job);
+  }
 
   // --- Dispatch through the tiers.
   template <typename Kind, typename... Args>
@@ -219,6 +231,7 @@ class Session {
              CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
       tables_;
   std::vector<EventHandler> handlers_;
+  std::vector<std::function<void(const api::JobInfo&)>> admission_handlers_;
   // Keyed by fingerprint; equal fingerprints are checked for equality.
   absl::flat_hash_map<uint64_t,
                       std::vector<std::pair<const api::PlacementConstraints*,

@@ -221,6 +221,8 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
   EXPECT_EQ(
       field({{"workloadRef", {{"name", "job"}, {"podGroup", "workers"}}}}),
       "spec.workloadRef");
+  EXPECT_EQ(field({{"schedulingGroup", {{"podGroupName", "workers"}}}}),
+            "spec.schedulingGroup");
   EXPECT_EQ(field({{"resources", {{"requests", {{"cpu", "2"}}}}}}),
             "spec.resources");
   // Known fields with no bearing on placement, and empty ones, are not.

@@ -40,8 +40,10 @@ const SchedulingFields kPodSpecFields = {
         {"preemptionPolicy", FieldUse::kHonoured},
         // Dynamic Resource Allocation: devices the scheduler must pick.
         {"resourceClaims", FieldUse::kNotImplemented},
-        // KEP-4671: the pod belongs to a Workload's gang.
+        // KEP-4671: the pod belongs to a Workload's gang (workloadRef in
+        // Kubernetes 1.35, schedulingGroup in k8s.io/api v0.36).
         {"workloadRef", FieldUse::kNotImplemented},
+        {"schedulingGroup", FieldUse::kNotImplemented},
         // KEP-2837: pod-level requests replace the containers' sum.
         {"resources", FieldUse::kNotImplemented},
         // Not read by kube-scheduler either. A RuntimeClass's overhead and
