@@ -176,7 +176,10 @@ TEST_F(EventRecorderTest, WhatIsNotDeliveredIsCounted) {
   double lost_error = Dropped("api_error") - error;
   double lost_shutdown = Dropped("shutdown") - shutdown;
   EXPECT_EQ(lost_shutdown, static_cast<double>(waiting));
-  EXPECT_GE(lost_full, 17);
+  // At most max_pending wait, and each of the two workers may have taken
+  // one off the queue while the loop ran (how many depends on the
+  // machine's load): the other 15 of the 20 are dropped as queue_full.
+  EXPECT_GE(lost_full, 20 - 3 - 2);
   EXPECT_EQ(delivered + lost_full + lost_error + lost_shutdown, 21);
   EXPECT_EQ(events_->dropped(), 21 - delivered);
 }
