@@ -107,7 +107,7 @@ tiers:
 YAML
 out=$($BIN --snapshot=$SNAP --scheduler-conf=$TMP/kube-batch.conf --output=json); rc=$?
 expect_eq "kube-batch config exit" "$rc" 0
-expect_has "kube-batch: tried without enqueue, refused whole" "$out" '{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"6/6 tasks in gang unschedulable: queue default has reached its deserved share of the cluster","queue":"default"'
+expect_has "kube-batch: tried without enqueue, refused whole" "$out" '{"name":"ml-team/resnet-152","phase":"Pending","scheduled":0,"minMember":6,"message":"6/6 tasks in gang unschedulable: queue default is full (its capability, or the cluster less other queues'"'"' guarantees, is reached)","queue":"default"'
 expect_eq "kube-batch: exactly one gang bound" "$(echo "$out" | grep -o '"node":' | wc -l)" 6
 
 # kube-batch's documented full configuration, predicate arguments included.

@@ -67,7 +67,6 @@ UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread
 # excuse; run.py prints how often each one was used.
 ACCEPTED_RULES = [
     ("queue capability (queue ... is full)", "is full"),
-    ("queue reached its deserved share", "has reached its deserved share"),
     ("reservation: admission held for a waiting gang", "admission is held for podgroup"),
     ("reservation: nodes reserved for a waiting gang", "reserved for a gang waiting too long"),
     ("overcommit: minimum exceeds what the cluster can still promise",

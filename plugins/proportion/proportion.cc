@@ -50,11 +50,13 @@ class ProportionSession : public framework::PluginSession {
     // dips below its deserved memory.)
     s.Register<framework::Overused>(
         [this](const api::QueueInfo& q) { return Of(q).share > 1; });
+    // Within its deserved share; while borrowing, within its capability.
     s.Register<framework::Allocatable>(
-        [this](const api::QueueInfo& q, const api::TaskInfo& t) {
+        [this, &s](const api::QueueInfo& q, const api::TaskInfo& t) {
           const QueueShare& qs = Of(q);
           return (qs.allocated + t.request())
-              .LessEqualWhere(qs.deserved, t.request());
+              .LessEqualWhere(s.borrowing() ? qs.real_capability : qs.deserved,
+                              t.request());
         });
     // Victims only from queues above their deserved share, and only while
     // they stay above it.
@@ -108,7 +110,7 @@ class ProportionSession : public framework::PluginSession {
                                 ", ", counting, ")");
             return -1;
           }
-          if (!after.LessEqualWhere(qs.deserved, minimum)) {
+          if (!s.borrowing() && !after.LessEqualWhere(qs.deserved, minimum)) {
             *why = absl::StrCat("queue ", job.queue,
                                 " has reached its deserved share (",
                                 Overshoot(after, qs.deserved, minimum), ", ",

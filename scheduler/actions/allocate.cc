@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
@@ -50,6 +51,28 @@ class Allocate : public framework::Action {
   explicit Allocate(bool strict_order) : strict_order_(strict_order) {}
 
   void Execute(Session& s) override {
+    Pass(s);
+    // Jobs a queue's deserved share held back borrow what the first pass
+    // left idle (Session::borrowing).
+    bool fenced = false;
+    for (const api::JobInfo& job : s.cluster().jobs) {
+      fenced |= job.PendingCount() > 0 &&
+                absl::StrContains(job.fit_error, kDeservedShareReached);
+    }
+    if (!fenced) return;
+    s.set_borrowing(true);
+    Pass(s);
+    s.set_borrowing(false);
+  }
+
+ private:
+  static constexpr char kDeservedShareReached[] =
+      " has reached its deserved share of the cluster";
+  static constexpr char kCapabilityReached[] =
+      " is full (its capability, or the cluster less other queues' "
+      "guarantees, is reached)";
+
+  void Pass(Session& s) {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
       return job.PendingCount() > 0 && s.JobAdmitted(job) &&
              s.JobSchedulable(job, &job.message);
@@ -101,7 +124,6 @@ class Allocate : public framework::Action {
     }
   }
 
- private:
   static JobCursor& CursorFor(Session& s, api::JobIndex j,
                               NodePicker::Spares& spares,
                               std::map<api::JobIndex, JobCursor>& cursors) {
@@ -182,9 +204,10 @@ class Allocate : public framework::Action {
       api::TaskIndex t = cursor.tasks[cursor.next];
       const api::TaskInfo& task = s.task(t);
       if (!s.Call<framework::Allocatable>(queue, task)) {
-        job.fit_error =
-            absl::StrCat("queue ", queue.name,
-                         " has reached its deserved share of the cluster");
+        // While borrowing, only the queue's capability still stops it.
+        job.fit_error = absl::StrCat(
+            "queue ", queue.name,
+            s.borrowing() ? kCapabilityReached : kDeservedShareReached);
         break;
       }
       api::NodeIndex n = cursor.fit == JobCursor::Fit::kTightest

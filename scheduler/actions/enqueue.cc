@@ -11,6 +11,16 @@ using framework::Session;
 class Enqueue : public framework::Action {
  public:
   void Execute(Session& s) override {
+    Pass(s);
+    // What the queues' deserved shares kept out may borrow room the first
+    // pass left: votes are asked again with borrowing on.
+    s.set_borrowing(true);
+    Pass(s);
+    s.set_borrowing(false);
+  }
+
+ private:
+  static void Pass(Session& s) {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
       return job.phase == api::PodGroupPhase::kPending &&
              s.JobAdmissible(job, &job.message);

@@ -95,6 +95,15 @@ class Session {
     for (const auto& h : admission_handlers_) h(job);
   }
 
+  // Borrowing: enqueue and allocate make a second pass over what their
+  // first left waiting, in which a queue may go past its deserved share
+  // into room the first pass left idle, up to its capability. A plugin
+  // that fences queues at their deserved share (proportion) lets them
+  // through while it is set; deserved still orders the queues and decides
+  // what reclaim takes back.
+  bool borrowing() const { return borrowing_; }
+  void set_borrowing(bool borrowing) { borrowing_ = borrowing; }
+
   // --- Dispatch through the tiers.
   template <typename Kind, typename... Args>
   auto Call(Args&&... args) const {
@@ -232,6 +241,7 @@ class Session {
       tables_;
   std::vector<EventHandler> handlers_;
   std::vector<std::function<void(const api::JobInfo&)>> admission_handlers_;
+  bool borrowing_ = false;
   // Keyed by fingerprint; equal fingerprints are checked for equality.
   absl::flat_hash_map<uint64_t,
                       std::vector<std::pair<const api::PlacementConstraints*,
