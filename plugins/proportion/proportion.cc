@@ -29,6 +29,8 @@ struct QueueShare {
 // what it holds, kept current as the session's statements move tasks.
 class ProportionSession : public framework::PluginSession {
  public:
+  explicit ProportionSession(bool borrowing) : borrowing_(borrowing) {}
+
   // Registers the callbacks, which point into this object.
   void Register(Session& s) {
     const api::ClusterInfo& c = s.cluster();
@@ -55,7 +57,7 @@ class ProportionSession : public framework::PluginSession {
         [this, &s](const api::QueueInfo& q, const api::TaskInfo& t) {
           const QueueShare& qs = Of(q);
           return (qs.allocated + t.request())
-              .LessEqualWhere(s.borrowing() ? qs.real_capability : qs.deserved,
+              .LessEqualWhere(Borrows(s) ? qs.real_capability : qs.deserved,
                               t.request());
         });
     // Victims only from queues above their deserved share, and only while
@@ -110,7 +112,7 @@ class ProportionSession : public framework::PluginSession {
                                 ", ", counting, ")");
             return -1;
           }
-          if (!s.borrowing() && !after.LessEqualWhere(qs.deserved, minimum)) {
+          if (!Borrows(s) && !after.LessEqualWhere(qs.deserved, minimum)) {
             *why = absl::StrCat("queue ", job.queue,
                                 " has reached its deserved share (",
                                 Overshoot(after, qs.deserved, minimum), ", ",
@@ -284,23 +286,37 @@ class ProportionSession : public framework::PluginSession {
     }
   }
 
+  // In the actions' borrowing pass, and allowed to: past the deserved
+  // share, up to the capability.
+  bool Borrows(const Session& s) const { return borrowing_ && s.borrowing(); }
+
+  const bool borrowing_;
   std::vector<QueueShare> shares_;  // by queue
 };
 
 class Proportion : public framework::Plugin {
  public:
+  explicit Proportion(bool borrowing) : borrowing_(borrowing) {}
+
   std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
-    auto state = std::make_unique<ProportionSession>();
+    auto state = std::make_unique<ProportionSession>(borrowing_);
     state->Register(s);
     return state;
   }
+
+ private:
+  // `borrowing: false` fences every queue at its deserved share, as
+  // Volcano's proportion does.
+  const bool borrowing_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-    const framework::Arguments&) {
-  return std::make_unique<Proportion>();
+    const framework::Arguments& args) {
+  auto borrowing = args.GetBool("borrowing", true);
+  if (!borrowing.ok()) return borrowing.status();
+  return std::make_unique<Proportion>(*borrowing);
 }
 
 }  // namespace shoal::plugins::proportion

@@ -130,5 +130,28 @@ TEST_F(ProportionTest, AdmissionVotes) {
             "and admitted gangs)");
 }
 
+// Deserved is a claim, not a fence: in the actions' borrowing pass a queue
+// goes past its deserved share up to its capability; `borrowing: false`
+// keeps Volcano's fence.
+TEST_F(ProportionTest, BorrowsPastDeservedUpToCapabilityUnlessTurnedOff) {
+  api::Resource cap = Res({{"cpu", "7"}});
+  for (int id = 1; id < api::ResourceNameCount(); ++id)
+    cap.Set(id, api::kUnlimited);
+  // a (weight 1) and b (weight 3) both want 10 cpus: a deserves 2.5.
+  auto admitted = [&](framework::Policy& policy, bool borrowing) {
+    framework::Session s(Cluster(10, 10, cap), policy);
+    s.set_borrowing(borrowing);
+    return Admitted(s, "a", 0);
+  };
+  EXPECT_EQ(admitted(policy_, false), 2);
+  EXPECT_EQ(admitted(policy_, true), 7);  // its capability
+  framework::Policy fenced = framework::testing::MustPolicy(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: proportion\n"
+      "    arguments: {borrowing: false}\n",
+      registry_, actions_);
+  EXPECT_EQ(admitted(fenced, false), 2);
+  EXPECT_EQ(admitted(fenced, true), 2);
+}
+
 }  // namespace
 }  // namespace shoal::plugins::proportion
