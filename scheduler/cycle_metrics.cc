@@ -76,8 +76,13 @@ void RecordQueues(const api::ClusterInfo& c,
       ++s.pending_gangs;
     }
   }
-  for (size_t q = 0; q < c.queues.size(); ++q)
+  for (size_t q = 0; q < c.queues.size(); ++q) {
     samples[q].allocated = InVolcanoUnits(allocated[q]);
+    if (!c.queues[q].standing_known) continue;
+    api::Resource borrowed = allocated[q] - c.queues[q].deserved_now;
+    borrowed.MaxWith(api::Resource());
+    samples[q].borrowed = InVolcanoUnits(borrowed);
+  }
   metrics::Shoal().PublishQueues(samples);
 }
 

@@ -34,6 +34,8 @@ def test_metrics_after_a_gang_is_bound(objects, kubelet, schedulers):
     # The default policy has proportion: what the queue deserves and its share.
     assert value(m, "shoal_queue_deserved_milli_cpu", queue_name=queue) >= 4000
     assert 0 < value(m, "shoal_queue_share", queue_name=queue) <= 1
+    # Within its deserved share: nothing borrowed.
+    assert value(m, "shoal_queue_borrowed_milli_cpu", queue_name=queue) == 0
     assert value(m, "shoal_schedule_attempts_total", result="scheduled") >= 1
     # The Kubernetes client: lists and binding posts, by verb and code.
     assert value(m, "shoal_api_request_duration_seconds_count", verb="POST", code="201") >= 4

@@ -97,3 +97,25 @@ def test_scheduler_creates_the_default_queue_when_missing(cluster, objects, kube
     wait_for("the default Queue", lambda: cluster.custom.list_cluster_custom_object(
         *VOLCANO, "queues", field_selector="metadata.name=default")["items"])
     wait_for("the gang bound in it", lambda: len(objects.bound("plain-")) == 2)
+
+
+def test_a_queue_borrows_room_another_queue_cannot_use(objects, kubelet, schedulers):
+    # Two queues of equal weight on 8 cpus: b's gang asks for a node label
+    # no node has, so the 4 cpus it deserves would sit idle behind a fence
+    # at a's deserved share (Volcano's proportion). a borrows them, and
+    # the metrics say how much.
+    for i in range(2):
+        objects.node(f"n{i}", cpu="4", memory="64Gi")
+    a = objects.queue("a", weight=1)
+    b = objects.queue("b", weight=1)
+    objects.gang("b", 4, queue=b, node_selector={"accelerator": "none-here"})
+    lone_jobs(objects, "a", 8, a)
+    s = schedulers(conf=FAIR_SHARE)
+    wait_for("queue a borrowing the cpus b cannot use",
+             lambda: len(objects.bound("a-")) == 8)
+    assert objects.bound("b-") == []
+    m = wait_for("a's borrowed cpus in the metrics", lambda: (
+        lambda m: m if (m.get(("shoal_queue_borrowed_milli_cpu", (("queue_name", a),)))
+                        or 0) > 0 else None)(s.metrics()))
+    assert m[("shoal_queue_borrowed_milli_cpu", (("queue_name", a),))] == 4000
+    assert m.get(("shoal_queue_borrowed_milli_cpu", (("queue_name", b),))) == 0

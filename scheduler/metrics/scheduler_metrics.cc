@@ -83,6 +83,19 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           r.AddGaugeFamily("shoal_queue_deserved_scalar_resources",
                            "Deserved scalar resources for one queue",
                            {"queue_name", "resource"})),
+      queue_borrowed_milli_cpu(r.AddGaugeFamily(
+          "shoal_queue_borrowed_milli_cpu",
+          "CPU one queue holds beyond its deserved share (borrowed from "
+          "queues that could not use it), in millicores",
+          {"queue_name"})),
+      queue_borrowed_memory_bytes(r.AddGaugeFamily(
+          "shoal_queue_borrowed_memory_bytes",
+          "Memory one queue holds beyond its deserved share, in bytes",
+          {"queue_name"})),
+      queue_borrowed_scalar_resources(r.AddGaugeFamily(
+          "shoal_queue_borrowed_scalar_resources",
+          "Scalar resources one queue holds beyond its deserved share",
+          {"queue_name", "resource"})),
       queue_capacity_milli_cpu(r.AddGaugeFamily(
           "shoal_queue_capacity_milli_cpu",
           "Capacity (spec.capability) CPU count for one queue, in millicores",
@@ -200,13 +213,14 @@ struct ResourceValues {
 }  // namespace
 
 void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
-  ResourceValues allocated, request, deserved, capability;
+  ResourceValues allocated, request, deserved, borrowed, capability;
   Values share, weight, overused, pending, inqueue, running, unknown,
       pending_gangs, running_gangs;
   for (const QueueSample& q : queues) {
     allocated.Add(q.name, q.allocated);
     request.Add(q.name, q.request);
     deserved.Add(q.name, q.deserved);
+    borrowed.Add(q.name, q.borrowed);
     capability.Add(q.name, q.capability);
     share.push_back({{q.name}, q.share});
     weight.push_back({{q.name}, q.weight});
@@ -224,6 +238,8 @@ void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
                   queue_request_scalar_resources);
   deserved.Publish(queue_deserved_milli_cpu, queue_deserved_memory_bytes,
                    queue_deserved_scalar_resources);
+  borrowed.Publish(queue_borrowed_milli_cpu, queue_borrowed_memory_bytes,
+                   queue_borrowed_scalar_resources);
   capability.Publish(queue_capacity_milli_cpu, queue_capacity_memory_bytes,
                      queue_capacity_scalar_resources);
   queue_share.Replace(share);

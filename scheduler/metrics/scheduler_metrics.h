@@ -52,6 +52,9 @@ struct QueueResources {
 struct QueueSample {
   std::string name;
   QueueResources allocated, request, deserved, capability;
+  // What it holds beyond its deserved share, resource by resource: room
+  // borrowed from queues that could not use it (reclaim takes it back).
+  QueueResources borrowed;
   double share = 0;
   double weight = 0;
   bool overused = false;
@@ -89,6 +92,9 @@ class ShoalMetrics {
   Family<Gauge>& queue_deserved_milli_cpu;
   Family<Gauge>& queue_deserved_memory_bytes;
   Family<Gauge>& queue_deserved_scalar_resources;
+  Family<Gauge>& queue_borrowed_milli_cpu;
+  Family<Gauge>& queue_borrowed_memory_bytes;
+  Family<Gauge>& queue_borrowed_scalar_resources;
   Family<Gauge>& queue_capacity_milli_cpu;
   Family<Gauge>& queue_capacity_memory_bytes;
   Family<Gauge>& queue_capacity_scalar_resources;
