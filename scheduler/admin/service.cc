@@ -439,6 +439,9 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
     if (queue.standing_known) {
       s->set_deserved(queue.deserved_now.ToString());
       s->set_allocated(queue.allocated.ToString());
+      api::Resource borrowed = queue.allocated - queue.deserved_now;
+      borrowed.MaxWith(api::Resource());
+      s->set_borrowed(borrowed.ToString());
       s->set_request(queue.request.ToString());
       s->set_share(queue.share);
     }

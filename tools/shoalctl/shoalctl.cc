@@ -199,12 +199,13 @@ void PrintExplain(const v1::ExplainResponse& e) {
 void PrintQueues(const v1::QueuesResponse& r) {
   std::vector<std::vector<std::string>> rows = {
       {"NAME", "WEIGHT", "STATE", "SHARE", "PENDING", "RUNNING", "DESERVED",
-       "ALLOCATED", "CAPABILITY"}};
+       "ALLOCATED", "BORROWED", "CAPABILITY"}};
   for (const auto& q : r.queues()) {
     rows.push_back(
         {q.name(), absl::StrCat(q.weight()), q.open() ? "Open" : "Closed",
          absl::StrFormat("%.2f", q.share()), absl::StrCat(q.pending_gangs()),
          absl::StrCat(q.running_gangs()), q.deserved(), q.allocated(),
+         q.borrowed().empty() ? "-" : q.borrowed(),
          q.capability().empty() ? "unlimited" : q.capability()});
   }
   std::cout << Table(rows);

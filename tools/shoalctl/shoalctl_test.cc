@@ -145,10 +145,10 @@ TEST_F(ShoalctlTest, Queues) {
       r.out,
       "NAME      WEIGHT   STATE   SHARE   PENDING   RUNNING   DESERVED    "
       "                                          ALLOCATED               "
-      "                            CAPABILITY\n"
+      "                            BORROWED   CAPABILITY\n"
       "default   1        Open    0.75    1         1         cpu: 48, "
       "memory: 192Gi, pods: 12, nvidia.com/gpu: 8   cpu: 24, memory: "
-      "96Gi, pods: 6, nvidia.com/gpu: 6   unlimited\n");
+      "96Gi, pods: 6, nvidia.com/gpu: 6   none       unlimited\n");
   r = Run("queues -o json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
