@@ -5,7 +5,6 @@
 #include <set>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
@@ -29,6 +28,8 @@ struct JobCursor {
   // gang, as a bin packer would (tightest fit, then first fit).
   enum class Fit { kScores, kTightest, kFirst };
   Fit fit = Fit::kScores;
+  // The queue's limit (the tiers' Allocatable) refused one of its tasks.
+  bool held_by_queue = false;
 };
 
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
@@ -51,15 +52,9 @@ class Allocate : public framework::Action {
   explicit Allocate(bool strict_order) : strict_order_(strict_order) {}
 
   void Execute(Session& s) override {
-    Pass(s);
     // Jobs a queue's deserved share held back borrow what the first pass
     // left idle (Session::borrowing).
-    bool fenced = false;
-    for (const api::JobInfo& job : s.cluster().jobs) {
-      fenced |= job.PendingCount() > 0 &&
-                absl::StrContains(job.fit_error, kDeservedShareReached);
-    }
-    if (!fenced) return;
+    if (!Pass(s)) return;
     s.set_borrowing(true);
     Pass(s);
     s.set_borrowing(false);
@@ -72,7 +67,8 @@ class Allocate : public framework::Action {
       " is full (its capability, or the cluster less other queues' "
       "guarantees, is reached)";
 
-  void Pass(Session& s) {
+  // Returns whether a queue's limit held back a job that still waits.
+  bool Pass(Session& s) {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
       return job.PendingCount() > 0 && s.JobAdmitted(job) &&
              s.JobSchedulable(job, &job.message);
@@ -88,6 +84,10 @@ class Allocate : public framework::Action {
     NodePicker::Spares spares;
     std::map<api::JobIndex, JobCursor> cursors;
     std::set<api::JobIndex> growing;
+    bool held = false;
+    auto held_back = [&s](api::JobIndex j, const JobCursor& cursor) {
+      return cursor.held_by_queue && s.job(j).PendingCount() > 0;
+    };
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       // A job whose minimum is met waits for the growth phase: were it to
       // take a pod now, in job order (priority first), room that a gang
@@ -113,15 +113,19 @@ class Allocate : public framework::Action {
                            "jobs of a queue start in order)");
         }
       }
+      held |= held_back(j, cursor);
       cursors.erase(j);
     }
-    if (growing.empty()) return;
-    PendingJobs growers(
-        s, [&](api::JobInfo& job) { return growing.count(job.index) > 0; });
-    for (api::JobIndex j = growers.Next(); j != api::kNone;
-         j = growers.Next()) {
-      if (PlaceSome(s, j, CursorFor(s, j, spares, cursors))) growers.Push(j);
+    if (!growing.empty()) {
+      PendingJobs growers(
+          s, [&](api::JobInfo& job) { return growing.count(job.index) > 0; });
+      for (api::JobIndex j = growers.Next(); j != api::kNone;
+           j = growers.Next()) {
+        if (PlaceSome(s, j, CursorFor(s, j, spares, cursors))) growers.Push(j);
+      }
     }
+    for (const auto& [j, cursor] : cursors) held |= held_back(j, cursor);
+    return held;
   }
 
   static JobCursor& CursorFor(Session& s, api::JobIndex j,
@@ -204,6 +208,7 @@ class Allocate : public framework::Action {
       api::TaskIndex t = cursor.tasks[cursor.next];
       const api::TaskInfo& task = s.task(t);
       if (!s.Call<framework::Allocatable>(queue, task)) {
+        cursor.held_by_queue = true;
         // While borrowing, only the queue's capability still stops it.
         job.fit_error = absl::StrCat(
             "queue ", queue.name,
