@@ -1,6 +1,7 @@
 #include "scheduler/live_kinds.h"
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/kube/fields.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/volumes.h"
 
@@ -22,9 +23,7 @@ json Typed(json object, const char* api_version, const char* kind) {
 // The object an Event about `o` names.
 kube::ObjectRef RefOf(const json& o, const char* api_version,
                       const char* kind) {
-  const json& meta = o.contains("metadata") && o["metadata"].is_object()
-                         ? o["metadata"]
-                         : json::object();
+  const json& meta = kube::fields::Metadata(o);
   return {api_version, kind, kube::StringMember(meta, "namespace"),
           kube::StringMember(meta, "name"), kube::StringMember(meta, "uid")};
 }
@@ -58,7 +57,7 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
                    [&cache, &status, &warnings](const std::string& key) {
                      cache.DeletePod(key);
                      status.ForgetPod(key);
-                     warnings.Forget("pod " + key);
+                     warnings.Forget(kube::NamedObject("pod", key));
                    }});
   for (const char* api_version :
        {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
@@ -78,7 +77,7 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
          [&cache, &status, &warnings, api_version](const std::string& key) {
            cache.DeletePodGroup(key);
            status.ForgetPodGroup(api_version, key);
-           warnings.Forget("podgroup " + key);
+           warnings.Forget(kube::NamedObject("podgroup", key));
          }});
   }
   kinds.push_back({"queues", "/apis/scheduling.volcano.sh/v1beta1/queues", true,
@@ -94,7 +93,7 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
                    },
                    [&cache, &warnings](const std::string& key) {
                      cache.DeleteQueue(key);
-                     warnings.Forget("queue " + key);
+                     warnings.Forget(kube::NamedObject("queue", key));
                    }});
   kinds.push_back(
       {"namespaces", "/api/v1/namespaces", false,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/node_info.h"
@@ -42,6 +43,13 @@ struct DecodeWarning {
   bool per_object = true;
 };
 using DecodeWarnings = std::vector<DecodeWarning>;
+
+// How the decoders name an object ("podgroup team/llm", "queue research"):
+// the start of every refusal and warning about it, and the once_key of
+// its per-object warnings, so that whoever forgets a deleted object
+// (WarningLog::Forget) names it the same way. `key` is namespace/name, or
+// the name of a cluster-scoped object.
+std::string NamedObject(absl::string_view kind, absl::string_view key);
 
 // obj[key] when it is a string, else "" (never throws, whatever the
 // object holds).

@@ -222,7 +222,8 @@ bool Preemptable(
 absl::StatusOr<DecodedPod> DecodePod(const json& obj,
                                      DecodeWarnings* warnings) {
   if (auto s = RequireName(obj, "pod"); !s.ok()) return s;
-  Reader r(absl::StrCat("pod ", NamespaceOf(obj), "/", NameOf(obj)));
+  Reader r(
+      NamedObject("pod", absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
   static const json kEmpty = json::object();
   const json& meta = Metadata(obj);
   const json* spec_ptr = Reader::Get(obj, "spec");

@@ -40,7 +40,8 @@ const SchedulingFields kCoschedulingFields = {
 absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
                                             DecodeWarnings* warnings) {
   if (auto s = RequireName(obj, "podgroup"); !s.ok()) return s;
-  Reader r(absl::StrCat("podgroup ", NamespaceOf(obj), "/", NameOf(obj)));
+  Reader r(NamedObject("podgroup",
+                       absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
   static const json kEmpty = json::object();
   const json& meta = Metadata(obj);
   const json* spec_ptr = Reader::Get(obj, "spec");

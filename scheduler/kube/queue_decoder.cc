@@ -52,7 +52,7 @@ absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
 absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj,
                                            DecodeWarnings* warnings) {
   if (auto s = RequireName(obj, "queue"); !s.ok()) return s;
-  Reader r(absl::StrCat("queue ", NameOf(obj)));
+  Reader r(NamedObject("queue", NameOf(obj)));
   static const json kEmpty = json::object();
   const json* spec_ptr = Reader::Get(obj, "spec");
   const json& spec = spec_ptr != nullptr ? *spec_ptr : kEmpty;

@@ -116,6 +116,10 @@ void Reader::TakeWarnings(DecodeWarnings* out) const {
   warnings_.clear();
 }
 
+std::string NamedObject(absl::string_view kind, absl::string_view key) {
+  return absl::StrCat(kind, " ", key);
+}
+
 const json& Metadata(const json& obj) {
   static const json kEmpty = json::object();
   const json* m = Reader::Get(obj, "metadata");
