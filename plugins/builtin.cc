@@ -1,5 +1,6 @@
 #include "plugins/builtin.h"
 
+#include "plugins/capacity/capacity.h"
 #include "plugins/conformance/conformance.h"
 #include "plugins/drf/drf.h"
 #include "plugins/elastic/elastic.h"
@@ -16,6 +17,7 @@ namespace shoal::plugins {
 framework::PluginRegistry BuiltinPlugins() {
   framework::PluginRegistry r;
   r.Add("binpack", nodeorder::NewBinpack);
+  r.Add("capacity", capacity::New);
   r.Add("conformance", conformance::New);
   r.Add("drf", drf::New);
   r.Add("elastic", elastic::New);

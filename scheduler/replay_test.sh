@@ -143,7 +143,7 @@ done
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drff\n' > $TMP/typo.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown plugin exit" "$rc" 2
-expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, conformance, drf, elastic, gang, nodeorder, overcommit, predicates, priority, proportion, reservation)"
+expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, capacity, conformance, drf, elastic, gang, nodeorder, overcommit, predicates, priority, proportion, reservation)"
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2
@@ -218,7 +218,7 @@ out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"
 expect_has "pod field holds the pod" "$out" "pod team/lone uses spec.workloadRef, which Shoal does not implement yet; it waits rather than be placed as if that were absent"
 expect_eq "nothing bound" "$(echo "$out" | head -1)" "Cycle 1: 0 bound, 0 evicted"
-expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:11: queue default: spec.parent: \"root\": Shoal does not implement it yet; the queue is scheduled as if it were absent"
+expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:11: queue default: spec.dequeueStrategy: \"fifo\": Shoal does not implement it yet; the queue is scheduled as if it were absent"
 expect_has "unknown field warned" "$(cat $TMP/err)" "podgroup team/llm: spec.minMembers: not a field Shoal knows; ignored (said once for every podgroup)"
 
 # --- Live mode: what it cannot use is refused before anything runs.

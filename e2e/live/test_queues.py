@@ -119,3 +119,30 @@ def test_a_queue_borrows_room_another_queue_cannot_use(objects, kubelet, schedul
                         or 0) > 0 else None)(s.metrics()))
     assert m[("shoal_queue_borrowed_milli_cpu", (("queue_name", a),))] == 4000
     assert m.get(("shoal_queue_borrowed_milli_cpu", (("queue_name", b),))) == 0
+
+
+def test_a_parent_queue_caps_its_children_together(objects, kubelet, schedulers):
+    # The case: on 16 cpus, a parent capped at 8 cpu holds two
+    # children with no capability of their own. Whatever the children ask,
+    # the subtree runs 8 cpus, and the rest says which queue holds it.
+    for i in range(2):
+        objects.node(f"n{i}", cpu="8", memory="64Gi")
+    eng = objects.queue("eng", capability={"cpu": "8"})
+    ml = objects.queue("ml", parent=eng)
+    web = objects.queue("web", parent=eng)
+    lone_jobs(objects, "ml", 6, ml)
+    lone_jobs(objects, "web", 6, web)
+    schedulers(conf=FAIR_SHARE)
+    wait_for("eight pods under eng bound",
+             lambda: len(objects.bound("ml-")) + len(objects.bound("web-")) == 8)
+    groups = [f"{team}-{i}" for team in ("ml", "web") for i in range(6)]
+
+    def held_message():
+        for name in groups:
+            for c in objects.get_pod_group(name).get("status", {}).get("conditions", []):
+                if "above queue" in (c.get("message") or ""):
+                    return c["message"]
+        return None
+    message = wait_for("the others told which queue holds them", held_message)
+    assert f"queue {eng}, above queue" in message, message
+    assert len(objects.bound("ml-")) + len(objects.bound("web-")) == 8

@@ -19,19 +19,32 @@ class Reclaim : public EvictingAction {
     // would do the evicting (Volcano issue #3642).
     if (task.pod->preempt_never) return false;
     const api::ClusterInfo& c = s.cluster();
-    return s.Call<framework::Allocatable>(
-        c.queues[c.jobs[task.job].queue_index], task);
+    const api::QueueInfo& queue = c.queues[c.jobs[task.job].queue_index];
+    if (s.Table<framework::Preemptive>().empty()) {
+      return s.Call<framework::Allocatable>(queue, task);
+    }
+    // A plugin that judges reclaim on the task's own resources
+    // (capacity) bounds the queue by its capability, not by the deserved
+    // share its Preemptive answer already weighed.
+    s.set_borrowing(true);
+    bool within = s.Call<framework::Allocatable>(queue, task);
+    s.set_borrowing(false);
+    return within && s.Call<framework::Preemptive>(queue, task);
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
     // Only queues holding more than their deserved share lend back, and
     // only while they do: the tiers' answer alone would let a tier of
     // safety plugins (gang, conformance) decide without asking the
-    // fairness plugins in a later tier.
+    // fairness plugins in a later tier. Under a policy where no plugin
+    // answers Overused (Volcano's capacity has no such callback), the
+    // Reclaimable answer alone decides, as in Volcano.
     const api::ClusterInfo& c = s.cluster();
     int32_t q = c.jobs[other.job].queue_index;
     return q != c.jobs[taker.job].queue_index && q != api::kNone &&
-           c.queues[q].reclaimable && s.Call<framework::Overused>(c.queues[q]);
+           c.queues[q].reclaimable &&
+           (s.Table<framework::Overused>().empty() ||
+            s.Call<framework::Overused>(c.queues[q]));
   }
   std::vector<api::TaskIndex> Ask(
       const framework::Session& s, const api::TaskInfo& taker,

@@ -1,5 +1,9 @@
 #include "scheduler/api/cluster_builder.h"
 
+#include <algorithm>
+
+#include "scheduler/api/queue_tree.h"
+
 namespace shoal::api {
 
 void ClusterBuilder::SetNow(absl::Time now) { cluster_.now = now; }
@@ -96,6 +100,16 @@ ClusterInfo ClusterBuilder::Build() && {
     q.implicit = true;
     AddQueue(std::move(q));
   }
+  const bool named_parent =
+      std::any_of(cluster_.queues.begin(), cluster_.queues.end(),
+                  [](const QueueInfo& q) { return !q.parent.empty(); });
+  if (named_parent && cluster_.FindQueue(kRootQueue) == kNone) {
+    QueueInfo root;
+    root.name = kRootQueue;
+    root.implicit = true;
+    AddQueue(std::move(root));
+  }
+  LinkQueueTree(cluster_);
   for (JobInfo& job : cluster_.jobs)
     job.queue_index = cluster_.FindQueue(job.queue);
   return std::move(cluster_);

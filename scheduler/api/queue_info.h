@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
@@ -27,8 +28,21 @@ struct QueueInfo {
   std::optional<Resource> deserved;
   bool reclaimable = true;
   bool open = true;  // status.state/spec.state Open; Closed admits nothing
-  // True for the implicit `default` queue when no Queue object exists.
+  // True for the implicit `default` queue when no Queue object exists
+  // (and the implicit `root`, queue_tree.h).
   bool implicit = false;
+  // spec.parent: the queue this one sits under; empty for a top-level
+  // queue (under `root` when the cluster has one).
+  std::string parent;
+
+  // The tree, linked by LinkQueueTree when the snapshot is built: the
+  // parent's position (kNone at the top), the children's, the depth (0 at
+  // the top), and why this queue's place cannot be honoured (its jobs
+  // wait with that message).
+  int32_t parent_index = kNone;
+  std::vector<int32_t> children;
+  int32_t depth = 0;
+  std::string tree_error;
 
   // Written during a session by the plugin that divides the cluster
   // between queues (proportion), for the admin service and the metrics:

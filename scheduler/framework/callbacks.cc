@@ -63,8 +63,8 @@ std::string CanonicalSwitch(const std::string& key) {
 bool SwitchHasCallback(const std::string& canonical) {
   return AnyKindObeys<QueueOrder, JobOrder, TaskOrder, JobValid, JobReady,
                       JobPipelined, JobEnqueueable, JobStarving, Overused,
-                      Allocatable, Predicate, Fit, NodeOrder, Preemptable,
-                      Reclaimable>(canonical);
+                      Allocatable, Preemptive, Predicate, Fit, NodeOrder,
+                      Preemptable, Reclaimable>(canonical);
 }
 
 }  // namespace shoal::framework

@@ -79,6 +79,10 @@ SHOAL_CALLBACK(Overused, "overused", "enabledOverused", Combine::kAnyTrue,
 SHOAL_CALLBACK(Allocatable, "allocatable", "enabledAllocatable",
                Combine::kAllPass,
                bool(const api::QueueInfo&, const api::TaskInfo&));
+// Preemptive: the queue may take this task's room back from other queues
+// (reclaim), judged on the resources the task asks for.
+SHOAL_CALLBACK(Preemptive, "preemptive", "enablePreemptive", Combine::kAllPass,
+               bool(const api::QueueInfo&, const api::TaskInfo&));
 
 // Node filters. A predicate sees only the pod's placement constraints and
 // the node's static facts, so the session caches its answer per distinct

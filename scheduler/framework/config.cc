@@ -33,6 +33,8 @@ bool SchedulerConfig::HasAction(absl::string_view name) const {
 
 namespace {
 
+constexpr char kHierarchySwitch[] = "enableHierarchy";
+
 class Parser {
  public:
   explicit Parser(absl::string_view file) : file_(file) {}
@@ -106,6 +108,35 @@ class Parser {
     return out;
   }
 
+  // Volcano's enableHierarchy: the queue tree (Queue spec.parent) is
+  // read whatever the switch says, by proportion and capacity alike
+  // (scheduler/api/queue_tree.h), so there it changes nothing and says so;
+  // drf's namespace hierarchy (the volcano.sh/hierarchy annotations) is
+  // not implemented, and turning it on is refused rather than ignored.
+  absl::Status CheckHierarchy(const PluginConfig& plugin, const YAML::Node& key,
+                              const std::string& path) const {
+    const bool on = plugin.switches.at(kHierarchySwitch);
+    if (plugin.name == "drf" && on) {
+      return Error(key, path + "." + kHierarchySwitch,
+                   "drf's hierarchical fair share (namespaces annotated "
+                   "volcano.sh/hierarchy and volcano.sh/hierarchy-weights) "
+                   "is not implemented; describe the hierarchy with Queue "
+                   "spec.parent, which proportion and capacity read");
+    }
+    if (plugin.name != "proportion" && plugin.name != "capacity" && on) {
+      warnings_.push_back(
+          absl::StrCat(At(key).Describe(), ": ", path, ".", kHierarchySwitch,
+                       ": plugin ", plugin.name, " has no hierarchy; ignored"));
+    } else if ((plugin.name == "proportion" || plugin.name == "capacity") &&
+               !on) {
+      warnings_.push_back(absl::StrCat(
+          At(key).Describe(), ": ", path, ".", kHierarchySwitch, ": ",
+          plugin.name,
+          " reads the queue tree (spec.parent) even with this off"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<PluginConfig> ParsePlugin(const YAML::Node& node,
                                            const std::string& path) const {
     if (!node.IsMap()) {
@@ -114,6 +145,7 @@ class Parser {
     PluginConfig plugin;
     plugin.path = path;
     plugin.location = At(node);
+    std::optional<YAML::Node> hierarchy;  // the enableHierarchy key
     const auto& switches = KnownSwitches();
     for (const auto& kv : node) {
       auto k = Key(kv.first, path);
@@ -140,7 +172,9 @@ class Parser {
         }
         const std::string canonical = CanonicalSwitch(key);
         plugin.switches[canonical] = on;
-        if (!SwitchHasCallback(canonical)) {
+        if (canonical == kHierarchySwitch) {
+          hierarchy = kv.first;
+        } else if (!SwitchHasCallback(canonical)) {
           warnings_.push_back(absl::StrCat(
               At(kv.first).Describe(), ": ", path, ".", key,
               ": Shoal has no callback this switch turns on or off; ignored"));
@@ -153,6 +187,11 @@ class Parser {
       }
     }
     if (plugin.name.empty()) return Error(node, path, "has no name");
+    if (hierarchy) {
+      if (auto s = CheckHierarchy(plugin, *hierarchy, path); !s.ok()) {
+        return s;
+      }
+    }
     return plugin;
   }
 

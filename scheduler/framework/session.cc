@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/api/queue_tree.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
@@ -157,6 +158,12 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
   if (!cluster_.queues[q].open) {
     *why = absl::StrCat("queue \"", job.queue,
                         "\" is closed and admits no new work");
+    return false;
+  }
+  // Whatever the policy, a queue tree is honoured or its jobs wait: a
+  // job never runs outside limits its queue's parents were meant to set.
+  if (std::string tree = api::QueuePlacementError(cluster_, q); !tree.empty()) {
+    *why = std::move(tree);
     return false;
   }
   return true;

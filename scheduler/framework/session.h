@@ -235,9 +235,10 @@ class Session {
              CallbackTable<JobReady>, CallbackTable<JobPipelined>,
              CallbackTable<JobEnqueueable>, CallbackTable<JobStarving>,
              CallbackTable<Overused>, CallbackTable<Allocatable>,
-             CallbackTable<Predicate>, CallbackTable<Fit>,
-             CallbackTable<NodeOrder>, CallbackTable<DomainOrder>,
-             CallbackTable<Preemptable>, CallbackTable<Reclaimable>>
+             CallbackTable<Preemptive>, CallbackTable<Predicate>,
+             CallbackTable<Fit>, CallbackTable<NodeOrder>,
+             CallbackTable<DomainOrder>, CallbackTable<Preemptable>,
+             CallbackTable<Reclaimable>>
       tables_;
   std::vector<EventHandler> handlers_;
   std::vector<std::function<void(const api::JobInfo&)>> admission_handlers_;

@@ -664,19 +664,17 @@ TEST(DecodeQueueTest, SchedulingFieldsShoalDoesNotImplementAreWarnedAbout) {
   json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
             {"kind", "Queue"},
             {"metadata", {{"name", "team-a-dev"}}},
-            {"spec", {{"weight", 1}, {"parent", "team-a"}}}};
+            {"spec", {{"weight", 1}}}};
   struct Case {
     const char* name;
     const char* value;  // as JSON, and as the warning shows it
   };
   for (
       const Case& c : std::vector<Case>{
-          {"parent", R"("team-a")"},
           {"affinity",
            R"({"nodeGroupAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":["gpu"]}})"},
           {"dequeueStrategy", R"("fifo")"}}) {
     json o = q;
-    o["spec"].erase("parent");
     o["spec"][c.name] = json::parse(c.value);
     DecodeWarnings warnings;
     ASSERT_TRUE(kube::DecodeQueue(o, &warnings).ok());
@@ -687,10 +685,25 @@ TEST(DecodeQueueTest, SchedulingFieldsShoalDoesNotImplementAreWarnedAbout) {
                   "as if it were absent")});
   }
   DecodeWarnings none;
-  q["spec"].erase("parent");
   q["spec"]["extendClusters"] = json::array({{{"name", "c1"}}});
   ASSERT_TRUE(kube::DecodeQueue(q, &none).ok());
   EXPECT_TRUE(none.empty());
+}
+
+// spec.parent places the queue in the tree (scheduler/api/queue_tree.h).
+TEST(DecodeQueueTest, ParentIsRead) {
+  json q = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
+            {"metadata", {{"name", "team-a-dev"}}},
+            {"spec", {{"parent", "team-a"}}}};
+  DecodeWarnings warnings;
+  auto decoded = kube::DecodeQueue(q, &warnings);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->parent, "team-a");
+  EXPECT_TRUE(warnings.empty());
+  q["spec"]["parent"] = 7;
+  EXPECT_EQ(kube::DecodeQueue(q, &warnings).status().message(),
+            "queue team-a-dev: spec.parent: must be a string, got 7");
 }
 
 }  // namespace

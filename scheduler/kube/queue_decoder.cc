@@ -18,8 +18,9 @@ const SchedulingFields kQueueFields = {
         {"guarantee", FieldUse::kHonoured},
         {"reclaimable", FieldUse::kHonoured},
         {"priority", FieldUse::kHonoured},
-        // A queue hierarchy: the parent's limits bound its children.
-        {"parent", FieldUse::kNotImplemented},
+        // A queue hierarchy: the parent's limits bound its children
+        // (scheduler/api/queue_tree.h).
+        {"parent", FieldUse::kHonoured},
         // Node groups the queue's pods must (or prefer to) run on.
         {"affinity", FieldUse::kNotImplemented},
         // In which order a queue's jobs are tried for admission.
@@ -83,6 +84,8 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj,
   SHOAL_ASSIGN_OR_RETURN(reclaimable,
                          r.Bool(spec, "reclaimable", "spec.reclaimable", true));
   q.reclaimable = reclaimable;
+  SHOAL_ASSIGN_OR_RETURN(parent, r.String(spec, "parent", "spec.parent", ""));
+  q.parent = parent;
   SHOAL_ASSIGN_OR_RETURN(state,
                          r.String(status, "state", "status.state", "Open"));
   q.open = state == "Open" || state.empty();

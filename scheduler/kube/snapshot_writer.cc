@@ -403,6 +403,7 @@ json EncodeQueue(const api::QueueInfo& q) {
   json obj = Object("scheduling.volcano.sh/v1beta1", "Queue", Metadata(q.name));
   json spec = {{"weight", q.weight}, {"reclaimable", q.reclaimable}};
   if (q.priority != 0) spec["priority"] = q.priority;
+  if (!q.parent.empty()) spec["parent"] = q.parent;
   if (q.capability.has_value()) spec["capability"] = Limit(*q.capability);
   if (q.deserved.has_value()) spec["deserved"] = Limit(*q.deserved);
   if (!q.guarantee.IsZero())

@@ -165,7 +165,8 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
     if (x.name != y.name || x.weight != y.weight || x.priority != y.priority ||
         x.capability != y.capability || x.guarantee != y.guarantee ||
         x.deserved != y.deserved || x.reclaimable != y.reclaimable ||
-        x.open != y.open || x.implicit != y.implicit)
+        x.open != y.open || x.implicit != y.implicit || x.parent != y.parent ||
+        x.children != y.children)
       return "queue " + x.name;
   }
   if (a.now != b.now || a.total_allocatable != b.total_allocatable)

@@ -37,9 +37,13 @@ class Objects:
                             "message": "e2e node"}]}})
         return name
 
-    def queue(self, name, weight=1, capability=None, reclaimable=True, guarantee=None):
+    def queue(self, name, weight=1, capability=None, reclaimable=True, guarantee=None,
+              parent=None):
+        """A Queue; `parent` is another queue's full name (as returned)."""
         name = f"{self.ns}-{name}"
         spec = {"weight": weight, "reclaimable": reclaimable}
+        if parent:
+            spec["parent"] = parent
         if capability:
             spec["capability"] = capability
         if guarantee:
