@@ -1,5 +1,6 @@
 #include "scheduler/cycle_metrics.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -76,12 +77,31 @@ void RecordQueues(const api::ClusterInfo& c,
       ++s.pending_gangs;
     }
   }
+  // A parent queue holds what its subtree holds (queue_tree.h).
+  std::vector<api::Resource> subtree = allocated;
   for (size_t q = 0; q < c.queues.size(); ++q) {
-    samples[q].allocated = InVolcanoUnits(allocated[q]);
+    for (int32_t at = c.queues[q].parent_index; at != api::kNone;
+         at = c.queues[at].parent_index) {
+      subtree[at] += allocated[q];
+    }
+  }
+  for (size_t q = 0; q < c.queues.size(); ++q) {
+    samples[q].allocated = InVolcanoUnits(subtree[q]);
     if (!c.queues[q].standing_known) continue;
-    api::Resource borrowed = allocated[q] - c.queues[q].deserved_now;
+    const api::Resource& deserved = c.queues[q].deserved_now;
+    api::Resource borrowed = subtree[q] - deserved;
     borrowed.MaxWith(api::Resource());
     samples[q].borrowed = InVolcanoUnits(borrowed);
+    // Only what the deserved share names (a resource it leaves unbounded
+    // is nobody's to lend).
+    api::Resource lent;
+    for (size_t id = 0; id < deserved.size(); ++id) {
+      auto rid = static_cast<api::ResourceId>(id);
+      if (deserved.Get(rid) >= api::kUnlimited) continue;
+      lent.Set(rid,
+               std::max<int64_t>(0, deserved.Get(rid) - subtree[q].Get(rid)));
+    }
+    samples[q].lent = InVolcanoUnits(lent);
   }
   metrics::Shoal().PublishQueues(samples);
 }

@@ -1,6 +1,7 @@
 """Queues share the cluster by weight; reclaim and preempt go through the
 Eviction API."""
 import collections
+import json
 
 import kubernetes
 
@@ -132,7 +133,7 @@ def test_a_parent_queue_caps_its_children_together(objects, kubelet, schedulers)
     web = objects.queue("web", parent=eng)
     lone_jobs(objects, "ml", 6, ml)
     lone_jobs(objects, "web", 6, web)
-    schedulers(conf=FAIR_SHARE)
+    s = schedulers(conf=FAIR_SHARE)
     wait_for("eight pods under eng bound",
              lambda: len(objects.bound("ml-")) + len(objects.bound("web-")) == 8)
     groups = [f"{team}-{i}" for team in ("ml", "web") for i in range(6)]
@@ -146,3 +147,17 @@ def test_a_parent_queue_caps_its_children_together(objects, kubelet, schedulers)
     message = wait_for("the others told which queue holds them", held_message)
     assert f"queue {eng}, above queue" in message, message
     assert len(objects.bound("ml-")) + len(objects.bound("web-")) == 8
+    # shoalctl draws the tree: eng under the root, its children indented
+    # below it, eng holding the 8 cpus of its subtree.
+    code, out, err = s.shoalctl("queues")
+    assert code == 0, err
+    rows = {line.strip().split()[0]: line for line in out.splitlines()[1:]}
+    assert rows[eng].startswith(f"  {eng} "), out
+    assert rows[ml].startswith(f"    {ml} ") and rows[web].startswith(f"    {web} "), out
+    assert out.index(eng) < out.index(ml) < out.index(web), out
+    code, out, err = s.shoalctl("-o", "json", "queues")
+    assert code == 0, err
+    by_name = {q["name"]: q for q in json.loads(out)["queues"]}
+    assert by_name[eng]["parent"] == "root" and by_name[ml]["parent"] == eng
+    assert by_name[ml]["depth"] == 2
+    assert by_name[eng]["allocated"].startswith("cpu: 8,"), by_name[eng]

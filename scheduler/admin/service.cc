@@ -435,13 +435,27 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend) {
     s->set_open(queue.open);
     s->set_reclaimable(queue.reclaimable);
     s->set_implicit(queue.implicit);
-    // Stated by the queue plugin (proportion); unknown without one.
+    if (queue.parent_index != api::kNone) {
+      s->set_parent(c.queues[queue.parent_index].name);
+    }
+    s->set_depth(queue.depth);
+    // Stated by the queue plugin (proportion, capacity); unknown without
+    // one. A parent's amounts are its subtree's.
     if (queue.standing_known) {
-      s->set_deserved(queue.deserved_now.ToString());
+      s->set_deserved(Limited(queue.deserved_now));
       s->set_allocated(queue.allocated.ToString());
       api::Resource borrowed = queue.allocated - queue.deserved_now;
       borrowed.MaxWith(api::Resource());
       s->set_borrowed(borrowed.ToString());
+      api::Resource lent;
+      for (size_t id = 0; id < queue.deserved_now.size(); ++id) {
+        auto rid = static_cast<api::ResourceId>(id);
+        int64_t deserved = queue.deserved_now.Get(rid);
+        if (deserved >= api::kUnlimited) continue;
+        lent.Set(rid,
+                 std::max<int64_t>(0, deserved - queue.allocated.Get(rid)));
+      }
+      s->set_lent(lent.ToString());
       s->set_request(queue.request.ToString());
       s->set_share(queue.share);
     }

@@ -96,6 +96,19 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "shoal_queue_borrowed_scalar_resources",
           "Scalar resources one queue holds beyond its deserved share",
           {"queue_name", "resource"})),
+      queue_lent_milli_cpu(r.AddGaugeFamily(
+          "shoal_queue_lent_milli_cpu",
+          "CPU one queue deserves and does not hold (room others may "
+          "borrow), in millicores",
+          {"queue_name"})),
+      queue_lent_memory_bytes(r.AddGaugeFamily(
+          "shoal_queue_lent_memory_bytes",
+          "Memory one queue deserves and does not hold, in bytes",
+          {"queue_name"})),
+      queue_lent_scalar_resources(r.AddGaugeFamily(
+          "shoal_queue_lent_scalar_resources",
+          "Scalar resources one queue deserves and does not hold",
+          {"queue_name", "resource"})),
       queue_capacity_milli_cpu(r.AddGaugeFamily(
           "shoal_queue_capacity_milli_cpu",
           "Capacity (spec.capability) CPU count for one queue, in millicores",
@@ -213,7 +226,7 @@ struct ResourceValues {
 }  // namespace
 
 void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
-  ResourceValues allocated, request, deserved, borrowed, capability;
+  ResourceValues allocated, request, deserved, borrowed, lent, capability;
   Values share, weight, overused, pending, inqueue, running, unknown,
       pending_gangs, running_gangs;
   for (const QueueSample& q : queues) {
@@ -221,6 +234,7 @@ void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
     request.Add(q.name, q.request);
     deserved.Add(q.name, q.deserved);
     borrowed.Add(q.name, q.borrowed);
+    lent.Add(q.name, q.lent);
     capability.Add(q.name, q.capability);
     share.push_back({{q.name}, q.share});
     weight.push_back({{q.name}, q.weight});
@@ -240,6 +254,8 @@ void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
                    queue_deserved_scalar_resources);
   borrowed.Publish(queue_borrowed_milli_cpu, queue_borrowed_memory_bytes,
                    queue_borrowed_scalar_resources);
+  lent.Publish(queue_lent_milli_cpu, queue_lent_memory_bytes,
+               queue_lent_scalar_resources);
   capability.Publish(queue_capacity_milli_cpu, queue_capacity_memory_bytes,
                      queue_capacity_scalar_resources);
   queue_share.Replace(share);

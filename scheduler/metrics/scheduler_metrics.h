@@ -55,6 +55,9 @@ struct QueueSample {
   // What it holds beyond its deserved share, resource by resource: room
   // borrowed from queues that could not use it (reclaim takes it back).
   QueueResources borrowed;
+  // What it deserves and does not hold, in the resources its deserved
+  // share names: room others may borrow now.
+  QueueResources lent;
   double share = 0;
   double weight = 0;
   bool overused = false;
@@ -95,6 +98,9 @@ class ShoalMetrics {
   Family<Gauge>& queue_borrowed_milli_cpu;
   Family<Gauge>& queue_borrowed_memory_bytes;
   Family<Gauge>& queue_borrowed_scalar_resources;
+  Family<Gauge>& queue_lent_milli_cpu;
+  Family<Gauge>& queue_lent_memory_bytes;
+  Family<Gauge>& queue_lent_scalar_resources;
   Family<Gauge>& queue_capacity_milli_cpu;
   Family<Gauge>& queue_capacity_memory_bytes;
   Family<Gauge>& queue_capacity_scalar_resources;

@@ -2,6 +2,7 @@
 // pods wait, how queues share the cluster, what the cache holds, and what
 // another policy would do.
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -196,18 +197,30 @@ void PrintExplain(const v1::ExplainResponse& e) {
   std::cout << out.str();
 }
 
+// Queues as a tree: each parent above its children, names indented by
+// depth; a flat cluster prints as before, in the server's order.
 void PrintQueues(const v1::QueuesResponse& r) {
+  std::map<std::string, std::vector<int>> children;  // parent -> queues
+  for (int i = 0; i < r.queues_size(); ++i) {
+    children[r.queues(i).parent()].push_back(i);
+  }
   std::vector<std::vector<std::string>> rows = {
       {"NAME", "WEIGHT", "STATE", "SHARE", "PENDING", "RUNNING", "DESERVED",
-       "ALLOCATED", "BORROWED", "CAPABILITY"}};
-  for (const auto& q : r.queues()) {
-    rows.push_back(
-        {q.name(), absl::StrCat(q.weight()), q.open() ? "Open" : "Closed",
-         absl::StrFormat("%.2f", q.share()), absl::StrCat(q.pending_gangs()),
-         absl::StrCat(q.running_gangs()), q.deserved(), q.allocated(),
-         q.borrowed().empty() ? "-" : q.borrowed(),
-         q.capability().empty() ? "unlimited" : q.capability()});
-  }
+       "ALLOCATED", "BORROWED", "LENT", "CAPABILITY"}};
+  std::function<void(const std::string&)> add = [&](const std::string& parent) {
+    for (int i : children[parent]) {
+      const v1::QueueStatus& q = r.queues(i);
+      auto dash = [](const std::string& v) { return v.empty() ? "-" : v; };
+      rows.push_back(
+          {std::string(2 * q.depth(), ' ') + q.name(), absl::StrCat(q.weight()),
+           q.open() ? "Open" : "Closed", absl::StrFormat("%.2f", q.share()),
+           absl::StrCat(q.pending_gangs()), absl::StrCat(q.running_gangs()),
+           q.deserved(), q.allocated(), dash(q.borrowed()), dash(q.lent()),
+           q.capability().empty() ? "unlimited" : q.capability()});
+      add(q.name());
+    }
+  };
+  add("");
   std::cout << Table(rows);
 }
 

@@ -145,10 +145,12 @@ TEST_F(ShoalctlTest, Queues) {
       r.out,
       "NAME      WEIGHT   STATE   SHARE   PENDING   RUNNING   DESERVED    "
       "                                          ALLOCATED               "
-      "                            BORROWED   CAPABILITY\n"
+      "                            BORROWED   LENT                      "
+      "                          CAPABILITY\n"
       "default   1        Open    0.75    1         1         cpu: 48, "
       "memory: 192Gi, pods: 12, nvidia.com/gpu: 8   cpu: 24, memory: "
-      "96Gi, pods: 6, nvidia.com/gpu: 6   none       unlimited\n");
+      "96Gi, pods: 6, nvidia.com/gpu: 6   none       cpu: 24, memory: 96Gi, "
+      "pods: 6, nvidia.com/gpu: 2   unlimited\n");
   r = Run("queues -o json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
