@@ -213,6 +213,17 @@ $BIN --snapshot=$SNAP cluster.yaml >/dev/null 2>$TMP/err; rc=$?
 expect_eq "positional argument exit" "$rc" 2
 expect_eq "positional argument message" "$(cat $TMP/err)" "shoal-scheduler: unexpected argument \"cluster.yaml\"; flags take the form --name=value"
 
+# --- Queue trees: reclaim takes from siblings before cousins, and from a
+# sibling even when the parent stands at its capability.
+TREE=./e2e/snapshots/queue-tree-reclaim.yaml
+out=$($BIN --snapshot=$TREE --scheduler-conf=./policies/fair-share.yaml --output=json 2>/dev/null)
+expect_has "reclaim from the sibling, not the cousin" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim"},{"pod":"team/ml-1","reason":"reclaim"}]'
+sed -e '/metadata: {name: eng}/{n;s/spec: {weight: 1}/spec: {weight: 1, capability: {cpu: "6"}}/}' \
+    -e 's/{phase: Inqueue}/{phase: Pending}/' $TREE > $TMP/full-parent.yaml
+out=$($BIN --snapshot=$TMP/full-parent.yaml --scheduler-conf=./policies/fair-share.yaml --output=json 2>/dev/null)
+expect_has "a full parent admits and reclaims from the sibling" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim"},{"pod":"team/ml-1","reason":"reclaim"}]'
+expect_has "the parent's capability was in force" "$(grep -c 'capability: {cpu: "6"}' $TMP/full-parent.yaml)" "1"
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

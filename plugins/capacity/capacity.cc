@@ -109,28 +109,41 @@ class CapacitySession : public framework::PluginSession {
     // Admission by capability alone, at every level, counting what the
     // queue's jobs hold and the minimums of gangs already admitted (less
     // elastic surplus), as Volcano's capacity does.
-    s.Register<framework::JobEnqueueable>([this, &c](const api::JobInfo& job,
-                                                     std::string* why) {
-      int32_t q = job.queue_index;
-      if (q == api::kNone) return 0;
-      api::Resource minimum = c.GangMinimum(job);
-      api::Resource extra = c.UnheldMinimum(job);
-      int vote = 1;
-      api::ForEachOnPathToRoot(c, q, [&](const api::QueueInfo& at) {
-        if (vote < 0) return;
-        api::Resource after = extra + ledger_[at.index].Committed();
-        const api::Resource& cap = limits_[at.index].real_capability;
-        if (after.LessEqualWhere(cap, minimum)) return;
-        *why = absl::StrCat(
-            at.index == q ? absl::StrCat("queue ", at.name)
-                          : absl::StrCat("queue ", at.name, ", above queue ",
-                                         c.queues[q].name, ","),
-            " is full (", queues::Overshoot(after, cap, minimum),
-            ", counting running pods and admitted gangs)");
-        vote = -1;
-      });
-      return vote;
-    });
+    // With reclaim in the policy, what siblings of the job's branch hold
+    // beyond their deserved shares does not count at the parent: reclaim
+    // gives it back once the job is admitted.
+    const bool reclaiming = s.policy().config.HasAction("reclaim");
+    s.Register<framework::JobEnqueueable>(
+        [this, &c, reclaiming](const api::JobInfo& job, std::string* why) {
+          int32_t q = job.queue_index;
+          if (q == api::kNone) return 0;
+          api::Resource minimum = c.GangMinimum(job);
+          api::Resource extra = c.UnheldMinimum(job);
+          int vote = 1;
+          api::ForEachOnPathToRoot(c, q, [&](const api::QueueInfo& at) {
+            if (vote < 0) return;
+            api::Resource after = extra + ledger_[at.index].Committed();
+            if (reclaiming && at.index != q) {
+              after -= queues::SurplusBeside(
+                  c, ledger_, at.index, q, [this](int32_t child) {
+                    return limits_[child].best_effort ? api::Resource()
+                                                      : limits_[child].deserved;
+                  });
+              after.MaxWith(extra);
+            }
+            const api::Resource& cap = limits_[at.index].real_capability;
+            if (after.LessEqualWhere(cap, minimum)) return;
+            *why = absl::StrCat(
+                at.index == q
+                    ? absl::StrCat("queue ", at.name)
+                    : absl::StrCat("queue ", at.name, ", above queue ",
+                                   c.queues[q].name, ","),
+                " is full (", queues::Overshoot(after, cap, minimum),
+                ", counting running pods and admitted gangs)");
+            vote = -1;
+          });
+          return vote;
+        });
     s.AddAdmissionHandler([this, &s](const api::JobInfo& job) {
       if (job.queue_index == api::kNone) return;
       ledger_.Admit(job.queue_index, job.priority,

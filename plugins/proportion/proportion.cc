@@ -108,10 +108,14 @@ class ProportionSession : public framework::PluginSession {
     // capability), at every level of the tree. With preempt in the
     // policy, lower-priority work does not count: preemption makes room
     // for this job.
+    // With reclaim in the policy, what siblings of the job's branch hold
+    // beyond their deserved shares does not count at the parent: reclaim
+    // gives it back once the job is admitted.
     const bool preempting = s.policy().config.HasAction("preempt");
-    s.Register<framework::JobEnqueueable>([this, &s, &c, preempting](
-                                              const api::JobInfo& job,
-                                              std::string* why) {
+    const bool reclaiming = s.policy().config.HasAction("reclaim");
+    s.Register<framework::JobEnqueueable>([this, &s, &c, preempting,
+                                           reclaiming](const api::JobInfo& job,
+                                                       std::string* why) {
       int32_t q = job.queue_index;
       if (q == api::kNone) return 0;
       api::Resource minimum = c.GangMinimum(job);
@@ -131,6 +135,12 @@ class ProportionSession : public framework::PluginSession {
         api::Resource after =
             extra + (preempting ? account.CommittedFrom(job.priority)
                                 : account.Committed());
+        if (reclaiming && at.index != q) {
+          after -= queues::SurplusBeside(
+              c, ledger_, at.index, q,
+              [this](int32_t child) { return shares_[child].deserved; });
+          after.MaxWith(extra);
+        }
         std::string whose = Whose(c, at.index, q);
         if (!after.LessEqualWhere(qs.real_capability, minimum)) {
           *why = absl::StrCat(

@@ -49,6 +49,25 @@ class QueueLedger {
   std::vector<QueueAccount> accounts_;  // by queue
 };
 
+// What the branches under `ancestor` other than the one holding queue `q`
+// hold beyond what each deserves (`deserved_of(child)`; kUnlimited where
+// it names nothing): room reclaim may take back for a job of `q`, which
+// admission at `ancestor` need not count against it. Only reclaimable
+// branches lend.
+template <typename DeservedOf>
+api::Resource SurplusBeside(const api::ClusterInfo& c,
+                            const QueueLedger& ledger, int32_t ancestor,
+                            int32_t q, DeservedOf deserved_of) {
+  api::Resource surplus;
+  for (int32_t child : c.queues[ancestor].children) {
+    if (api::InSubtree(c, q, child) || !c.queues[child].reclaimable) continue;
+    api::Resource over = ledger[child].allocated - deserved_of(child);
+    over.MaxWith(api::Resource());
+    surplus += over;
+  }
+  return surplus;
+}
+
 // Every resource at kUnlimited: a limit that names nothing.
 api::Resource Unlimited();
 

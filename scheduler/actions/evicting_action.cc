@@ -4,6 +4,7 @@
 
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/actions/victims.h"
+#include "scheduler/api/queue_tree.h"
 #include "scheduler/framework/statement.h"
 
 namespace shoal::actions {
@@ -50,37 +51,49 @@ void EvictingAction::Execute(framework::Session& s) {
       const api::TaskInfo& task = s.task(t);
       // Take only what the job is short of (its gang minimum, or its
       // elastic target); beyond that it waits for free room.
-      if (!s.Starving(job) || !MayTake(s, task)) break;
+      // preemptionPolicy: Never takes nothing by eviction, whichever action
+      // would do the evicting (Volcano issue #3642).
+      if (!s.Starving(job) || task.pod->preempt_never) break;
+      const bool may_take = MayTake(s, task);
       std::vector<api::NodeIndex>& free_room = roomy_for(task);
       const FreedEnough freed_enough = FreedEnoughFor(s, task);
-      auto room = FindRoom(
-          s, task,
-          [&](const api::TaskInfo& other) { return Eligible(s, task, other); },
-          [&](const std::vector<api::TaskIndex>& candidates) {
-            return Ask(s, task, candidates);
-          },
-          &free_room, freed_enough);
-      if (!room.has_value() && may_end_whole_gangs()) {
-        room = FindWholeGang(
-            s, task,
-            [&](const api::TaskInfo& other) {
-              return Eligible(s, task, other);
-            },
-            [&](const std::vector<api::TaskIndex>& candidates) {
-              return Ask(s, task, candidates);
-            },
-            freed_enough);
+      bool placed = false;
+      for (int32_t scope : Scopes(s, task)) {
+        if (!may_take && scope == api::kNone) continue;
+        auto eligible = [&](const api::TaskInfo& other) {
+          return (scope == api::kNone ||
+                  api::InSubtree(s.cluster(),
+                                 s.cluster().jobs[other.job].queue_index,
+                                 scope)) &&
+                 Eligible(s, task, other);
+        };
+        auto ask = [&](const std::vector<api::TaskIndex>& candidates) {
+          return Ask(s, task, candidates);
+        };
+        auto room = FindRoom(s, task, eligible, ask, &free_room, freed_enough);
+        if (!room.has_value() && may_end_whole_gangs()) {
+          room = FindWholeGang(s, task, eligible, ask, freed_enough);
+        }
+        if (!room.has_value()) continue;
+        const size_t mark = stmt.Mark();
+        for (api::TaskIndex v : room->victims) {
+          // Shrinking an elastic job is its own reason, whoever asked.
+          const char* why =
+              s.job(s.task(v).job).elastic() ? "elastic" : reason();
+          stmt.Evict(v, why, task.pod->Key());
+        }
+        if (!may_take && !MayTake(s, task)) {
+          stmt.DiscardSince(mark);
+          continue;
+        }
+        if (!room->victims.empty()) {
+          for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
+        }
+        stmt.Pipeline(t, room->node);
+        placed = true;
+        break;
       }
-      if (!room.has_value()) break;
-      if (!room->victims.empty()) {
-        for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
-      }
-      for (api::TaskIndex v : room->victims) {
-        // Shrinking an elastic job is its own reason, whoever asked.
-        const char* why = s.job(s.task(v).job).elastic() ? "elastic" : reason();
-        stmt.Evict(v, why, task.pod->Key());
-      }
-      stmt.Pipeline(t, room->node);
+      if (!placed) break;
     }
     // Room found without evicting (freed by earlier evictions) is kept for
     // the job too.

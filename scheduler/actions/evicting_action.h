@@ -40,6 +40,15 @@ class EvictingAction : public framework::Action {
   // Which running tasks the action considers for `taker`.
   virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                         const api::TaskInfo& other) const = 0;
+  // Where to look for `task`'s victims, in order: queue subtrees
+  // (api::kNone: anywhere Eligible allows). When MayTake refused the
+  // task, only a scoped search is tried, and its evictions are kept only
+  // if MayTake agrees once they are made: room freed inside a parent
+  // queue at its limit is room the parent may give again.
+  virtual std::vector<int32_t> Scopes(const framework::Session&,
+                                      const api::TaskInfo&) const {
+    return {api::kNone};
+  }
   // Whether a whole running gang may be evicted when no surplus suffices.
   virtual bool may_end_whole_gangs() const { return false; }
   // The tiers' victim answer for `taker` among `candidates`.

@@ -31,6 +31,27 @@ class Reclaim : public EvictingAction {
     s.set_borrowing(false);
     return within && s.Call<framework::Preemptive>(queue, task);
   }
+  // In a queue tree, siblings before cousins: victims under the taker's
+  // parent first, then under each ancestor in turn, then anywhere. (The
+  // root's subtree is everywhere, searched once, unless the root states
+  // a capability of its own that room freed under it gives back.)
+  std::vector<int32_t> Scopes(const framework::Session& s,
+                              const api::TaskInfo& task) const override {
+    const api::ClusterInfo& c = s.cluster();
+    std::vector<int32_t> scopes;
+    int32_t q = c.jobs[task.job].queue_index;
+    if (q == api::kNone) return {api::kNone};
+    for (int32_t at = c.queues[q].parent_index; at != api::kNone;
+         at = c.queues[at].parent_index) {
+      if (c.queues[at].parent_index == api::kNone &&
+          !c.queues[at].capability.has_value()) {
+        break;
+      }
+      scopes.push_back(at);
+    }
+    scopes.push_back(api::kNone);
+    return scopes;
+  }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
                 const api::TaskInfo& other) const override {
     // Only queues holding more than their deserved share lend back, and

@@ -45,7 +45,9 @@ namespace {
 
 // How many more of the job's tasks of `role` may be evicted without
 // leaving a running gang below its minMember or the role below its
-// minTaskMember. A job of one pod may go whole. This is the scheduler's
+// minTaskMember. A job of one pod may go whole, its role's minimum with it
+// (a one-pod Volcano Job carries minTaskMember {worker: 1}, and would
+// otherwise never lend back a thing). This is the scheduler's
 // promise, not a policy: the tiers' answer cannot override it.
 class GangFloor {
  public:
@@ -62,7 +64,8 @@ class GangFloor {
     }
     auto min_it = job.min_task_member.find(role);
     int32_t* role_spare = nullptr;
-    if (job.RoleMinimumsApply() && min_it != job.min_task_member.end()) {
+    if (job.tasks.size() > 1 && job.RoleMinimumsApply() &&
+        min_it != job.min_task_member.end()) {
       auto [it, fresh_role] = role_spare_.try_emplace({j, role}, 0);
       if (fresh_role) {
         int32_t ready = 0;

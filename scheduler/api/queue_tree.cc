@@ -167,6 +167,13 @@ void LinkQueueTree(ClusterInfo& c) {
   }
 }
 
+bool InSubtree(const ClusterInfo& c, int32_t q, int32_t ancestor) {
+  for (int32_t at = q; at != kNone; at = c.queues[at].parent_index) {
+    if (at == ancestor) return true;
+  }
+  return false;
+}
+
 std::string QueuePlacementError(const ClusterInfo& c, int32_t q) {
   const QueueInfo& queue = c.queues[q];
   if (!queue.tree_error.empty()) return queue.tree_error;

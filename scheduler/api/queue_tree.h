@@ -34,6 +34,9 @@ void LinkQueueTree(ClusterInfo& c);
 // may.
 std::string QueuePlacementError(const ClusterInfo& c, int32_t q);
 
+// Whether queue `q` is `ancestor` or sits anywhere below it.
+bool InSubtree(const ClusterInfo& c, int32_t q, int32_t ancestor);
+
 // Calls fn(queue) for `q` and each of its ancestors, leaf first.
 template <typename Fn>
 void ForEachOnPathToRoot(const ClusterInfo& c, int32_t q, Fn fn) {

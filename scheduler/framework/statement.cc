@@ -56,6 +56,15 @@ void Statement::Discard() {
   ops_.clear();
 }
 
+void Statement::DiscardSince(size_t mark) {
+  if (ops_.size() > mark) session_.CountDiscard();
+  while (ops_.size() > mark) {
+    const Op& op = ops_.back();
+    session_.MoveTask(op.task, op.previous_status, op.previous_node);
+    ops_.pop_back();
+  }
+}
+
 void Statement::Hold() { ops_.clear(); }
 
 }  // namespace shoal::framework

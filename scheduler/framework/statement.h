@@ -28,6 +28,11 @@ class Statement {
   void Commit();
   // Undoes every operation, newest first.
   void Discard();
+  // Where the statement stands now, and undoing back to such a point: a
+  // tentative step within the statement (evictions found for one task
+  // that its queue's limits then refuse).
+  size_t Mark() const { return ops_.size(); }
+  void DiscardSince(size_t mark);
   // Keeps the operations in the session (so later jobs of this cycle see
   // the room as taken) but decides nothing: a pipelined gang waits.
   void Hold();
