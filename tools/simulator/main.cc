@@ -1,10 +1,11 @@
 // shoal-sim: runs Shoal's scheduler over a simulated cluster and clock.
 //
-//   shoal-sim --scenario=FILE [--policy=FILE] [--rigid | --compare] [--out=DIR]
+//   shoal-sim --scenario=FILE [--policy=FILE] [--rigid | --compare]
+//             [--label=NAME] [--out=DIR]
 //
-// Writes DIR/<elastic|rigid>/summary.json and timeseries.csv, then the
-// plots DIR/*.png (every mode found in DIR side by side), and prints the
-// summaries.
+// Writes DIR/<elastic|rigid|NAME>/summary.json and timeseries.csv, then
+// the plots DIR/*.png (every run found in DIR side by side), and prints
+// the summaries.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -32,6 +33,9 @@ ABSL_FLAG(bool, rigid, false,
           "elasticity).");
 ABSL_FLAG(bool, compare, false,
           "Run elastic and rigid, and plot them side by side.");
+ABSL_FLAG(std::string, label, "",
+          "Name of the run's directory under --out instead of elastic or "
+          "rigid, to compare policies: run once per policy into one --out.");
 ABSL_FLAG(std::string, out, "out/sim",
           "Directory for summaries, time series and plots.");
 
@@ -127,15 +131,50 @@ void PrintSummaries(
       {"Jain fairness (elastic jobs)", "jain"},
       {"service pods pending, pod-s", "svc"},
       {"evictions", "evictions"}};
-  std::string header = absl::StrFormat("%-32s", "");
+  std::string header = absl::StrFormat("%-34s", "");
   for (const auto& [mode, j] : runs)
     absl::StrAppend(&header, absl::StrFormat("%-16s", mode));
   std::cout << header << "\n";
   for (const auto& [label, key] : rows) {
-    std::string line = absl::StrFormat("%-32s", label);
+    std::string line = absl::StrFormat("%-34s", label);
     for (const auto& [mode, j] : runs)
       absl::StrAppend(&line, absl::StrFormat("%-16s", cell(j, key)));
     std::cout << line << "\n";
+  }
+  // Extended resources (GPUs), and per queue when there is more than one.
+  auto row = [&runs](const std::string& label, auto cell_of) {
+    std::string line = absl::StrFormat("%-34s", label);
+    for (const auto& [mode, j] : runs)
+      absl::StrAppend(&line, absl::StrFormat("%-16s", cell_of(j)));
+    std::cout << line << "\n";
+  };
+  for (const auto& item : runs.front().second["utilization"].items()) {
+    const std::string name = item.key();
+    if (name == "cpu" || name == "memory") continue;
+    row(name + " utilization, mean", [&name](const nlohmann::ordered_json& j) {
+      return absl::StrFormat("%.3f",
+                             j["utilization"][name]["mean"].get<double>());
+    });
+  }
+  const auto& queues = runs.front().second["queues"];
+  for (const auto& item : queues.items()) {
+    if (queues.size() < 2) break;  // one queue: the rows above say it all
+    const std::string name = item.key();
+    row(name + " jct mean / p95 s", [&name](const nlohmann::ordered_json& j) {
+      const auto& jobs = j["queues"][name]["jobs"];
+      return absl::StrFormat("%.0f / %.0f",
+                             jobs["jctMeanSeconds"].get<double>(),
+                             jobs["jctP95Seconds"].get<double>());
+    });
+    row(name + " regain mean / max s",
+        [&name](const nlohmann::ordered_json& j) {
+          const auto& regain = j["queues"][name]["regain"];
+          int unmet = regain["unmet"].get<int>();
+          return absl::StrFormat(
+              "%.0f / %.0f%s", regain["meanSeconds"].get<double>(),
+              regain["maxSeconds"].get<double>(),
+              unmet > 0 ? absl::StrCat(" (", unmet, " unmet)") : "");
+        });
   }
   for (const auto& [mode, j] : runs) {
     std::cout << "summary: " << (fs::path(dir) / mode / "summary.json").string()
@@ -165,6 +204,11 @@ int main(int argc, char** argv) {
   auto config = shoal::framework::LoadSchedulerConfig(Locate(policy_path));
   if (!config.ok()) return Refuse(std::string(config.status().message()));
 
+  const std::string label = absl::GetFlag(FLAGS_label);
+  if (!label.empty() && absl::GetFlag(FLAGS_compare))
+    return Refuse("--label names one run; --compare makes two");
+  if (label.find('/') != std::string::npos || label == "." || label == "..")
+    return Refuse("--label=\"" + label + "\": must be a plain directory name");
   std::vector<std::string> modes;
   if (absl::GetFlag(FLAGS_compare)) {
     modes = {"elastic", "rigid"};
@@ -186,12 +230,13 @@ int main(int argc, char** argv) {
     if (!policy.ok()) return Refuse(std::string(policy.status().message()));
     shoal::sim::Options options;
     options.rigid = mode == "rigid";
+    const std::string name = label.empty() ? mode : label;
     ProgressBar bar(
-        absl::StrCat("simulating ", scenario->file, " (", mode, ")"));
+        absl::StrCat("simulating ", scenario->file, " (", name, ")"));
     options.progress = [&bar](double f) { bar.Update(f); };
     shoal::sim::Result result =
         shoal::sim::Simulate(*scenario, *policy, options);
-    fs::path dir = out / mode;
+    fs::path dir = out / name;
     fs::create_directories(dir, ec);
     if (ec)
       return Refuse(
@@ -199,7 +244,7 @@ int main(int argc, char** argv) {
     std::ofstream(dir / "summary.json") << result.summary.dump(2) << "\n";
     std::ofstream(dir / "timeseries.csv")
         << shoal::sim::SeriesCsv(result.series);
-    summaries.emplace_back(mode, result.summary);
+    summaries.emplace_back(name, result.summary);
   }
   PrintSummaries(summaries, out.string());
   // Plots of every mode in the directory, side by side.

@@ -26,6 +26,18 @@ struct JobRun {
   std::map<std::string, int> running;  // per task, this second
 };
 
+// A queue's standing over the run. Its weighted share is its weight over
+// the scenario's queues' total. A wait opens in a second its jobs arrive
+// and closes in the first second its running pods hold min(weighted
+// share, what its jobs ask for), as dominant shares of the cluster.
+struct QueueStats {
+  double weighted_share = 0;
+  double held_sum = 0;         // dominant share held, summed over samples
+  int64_t waiting_since = -1;  // the open wait's first second, or -1
+  std::vector<double> waits;   // seconds, closed waits and any left open
+  int unmet = 0;               // waits still open at the end
+};
+
 struct PodRecord {
   std::string workload;
   int job = -1;  // index into jobs_, or -1 for a service pod
@@ -57,7 +69,12 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       cache_.UpsertPriorityClass(pc);
       priority_[pc.name] = pc.value;
     }
-    for (const auto& q : sc.queues) cache_.UpsertQueue(q);
+    int64_t weights = 0;
+    for (const auto& q : sc.queues) weights += q.weight;
+    for (const auto& q : sc.queues) {
+      cache_.UpsertQueue(q);
+      queues_[q.name].weighted_share = static_cast<double>(q.weight) / weights;
+    }
     for (const auto& pool : sc.pools) {
       for (int i = 0; i < pool.count; ++i) {
         auto node = std::make_shared<api::NodeSpec>();
@@ -97,6 +114,11 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     for (const auto& [key, rec] : pods_) {
       if (rec.job < 0 && !rec.running)
         max_service_wait_ = std::max(max_service_wait_, end - rec.created);
+    }
+    for (auto& [name, q] : queues_) {
+      if (q.waiting_since < 0) continue;
+      q.waits.push_back(end - q.waiting_since);
+      ++q.unmet;
     }
     return Result{Summary(), std::move(series_), max_service_wait_};
   }
@@ -162,6 +184,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         std::string name = absl::StrCat(w.name, "-", k);
         if (at > now_ || arrived_.count(name) != 0) continue;
         arrived_.insert(name);
+        arrived_queues_.insert(w.queue);
         JobRun run;
         run.spec = &w;
         run.name = name;
@@ -322,7 +345,39 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     ++samples_;
     pending_max_ = std::max(pending_max_, s.pending_jobs);
     s.evictions = evictions_;
+    MeasureQueues(s);
     return s;
+  }
+
+  // The largest fraction of the cluster `r` holds of any tracked resource.
+  double Share(const api::Resource& r) const {
+    double share = 0;
+    for (api::ResourceId id : tracked_)
+      share = std::max(share, static_cast<double>(r.Get(id)) / total_.Get(id));
+    return share;
+  }
+
+  void MeasureQueues(Sample& s) {
+    std::map<std::string, api::Resource> held, asked;
+    for (const auto& [key, rec] : pods_) {
+      if (rec.job < 0) continue;
+      const std::string& q = jobs_[rec.job].spec->queue;
+      asked[q] += rec.request;
+      if (rec.running) held[q] += rec.request;
+    }
+    for (auto& [name, q] : queues_) {
+      double share = Share(held[name]);
+      s.queue_share[name] = share;
+      q.held_sum += share;
+      if (arrived_queues_.count(name) != 0 && q.waiting_since < 0)
+        q.waiting_since = now_;
+      double target = std::min(q.weighted_share, Share(asked[name]));
+      if (q.waiting_since >= 0 && share + 1e-9 >= target) {
+        q.waits.push_back(static_cast<double>(now_ - q.waiting_since));
+        q.waiting_since = -1;
+      }
+    }
+    arrived_queues_.clear();
   }
 
   void Progress(int64_t step) {
@@ -384,7 +439,56 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
+    out["queues"] = QueueSummary();
     return out;
+  }
+
+  nlohmann::ordered_json QueueSummary() const {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    const int64_t end = absl::ToInt64Seconds(sc_.duration);
+    for (const auto& queue : sc_.queues) {
+      const QueueStats& q = queues_.at(queue.name);
+      std::vector<double> jct;
+      int submitted = 0;
+      double wait = 0;
+      for (const auto& job : jobs_) {
+        if (job.spec->queue != queue.name) continue;
+        ++submitted;
+        if (job.finished >= 0) jct.push_back(job.finished - job.arrival);
+        wait += (job.started >= 0 ? job.started : end) - job.arrival;
+      }
+      std::sort(jct.begin(), jct.end());
+      double jct_sum = 0;
+      for (double x : jct) jct_sum += x;
+      double regain_sum = 0, regain_max = 0;
+      for (double x : q.waits) {
+        regain_sum += x;
+        regain_max = std::max(regain_max, x);
+      }
+      out[queue.name] = {
+          {"weightedShare", Round(q.weighted_share)},
+          {"heldMean", Round(samples_ ? q.held_sum / samples_ : 0)},
+          {"jobs",
+           {{"submitted", submitted},
+            {"completed", static_cast<int>(jct.size())},
+            {"jctMeanSeconds", Round(jct.empty() ? 0 : jct_sum / jct.size())},
+            {"jctP95Seconds", Round(NearestRank(jct, 0.95))},
+            {"waitMeanSeconds", Round(submitted ? wait / submitted : 0)}}},
+          {"regain",
+           {{"count", static_cast<int>(q.waits.size())},
+            {"meanSeconds",
+             Round(q.waits.empty() ? 0 : regain_sum / q.waits.size())},
+            {"maxSeconds", Round(regain_max)},
+            {"unmet", q.unmet}}}};
+    }
+    return out;
+  }
+
+  // The p-th percentile of sorted values by nearest rank; 0 if none.
+  static double NearestRank(const std::vector<double>& sorted, double p) {
+    if (sorted.empty()) return 0;
+    size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
+    return sorted[std::max<size_t>(rank, 1) - 1];
   }
 
   static double Round(double x) { return std::round(x * 10000) / 10000; }
@@ -401,6 +505,8 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   std::map<std::string, PodRecord> pods_;
   std::vector<JobRun> jobs_;
   std::set<std::string> arrived_;
+  std::set<std::string> arrived_queues_;  // jobs arrived this second
+  std::map<std::string, QueueStats> queues_;
   int64_t next_serial_ = 0;
   int64_t evictions_ = 0;
   int64_t max_service_wait_ = 0;
@@ -424,9 +530,10 @@ Result Simulate(const Scenario& scenario, framework::Policy& policy,
 
 std::string SeriesCsv(const std::vector<Sample>& series) {
   if (series.empty()) return "";
-  std::set<std::string> workloads;
+  std::set<std::string> workloads, queues;
   for (const auto& s : series) {
     for (const auto& [w, n] : s.running_pods) workloads.insert(w);
+    for (const auto& [q, share] : s.queue_share) queues.insert(q);
   }
   std::vector<std::string> header = {"second"};
   for (const auto& [r, u] : series.front().utilization)
@@ -434,6 +541,7 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
   for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"})
     header.push_back(c);
   for (const auto& w : workloads) header.push_back("pods_" + w);
+  for (const auto& q : queues) header.push_back("queue_" + q);
   std::string out = absl::StrJoin(header, ",") + "\n";
   for (const auto& s : series) {
     std::vector<std::string> row = {absl::StrCat(s.second)};
@@ -446,6 +554,11 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
     for (const auto& w : workloads) {
       auto it = s.running_pods.find(w);
       row.push_back(absl::StrCat(it == s.running_pods.end() ? 0 : it->second));
+    }
+    for (const auto& q : queues) {
+      auto it = s.queue_share.find(q);
+      row.push_back(absl::StrFormat(
+          "%.4f", it == s.queue_share.end() ? 0.0 : it->second));
     }
     out += absl::StrJoin(row, ",") + "\n";
   }

@@ -38,6 +38,8 @@ struct Sample {
   double jain = -1;  // -1 while fewer than two elastic jobs run
   std::map<std::string, int> running_pods;  // by workload name
   int64_t evictions = 0;                    // so far
+  // By queue: the dominant share of the cluster its running pods hold.
+  std::map<std::string, double> queue_share;
 };
 
 struct Result {

@@ -197,5 +197,77 @@ workloads:
   EXPECT_EQ(run(1000).series.back().evictions, 0);
 }
 
+// Two queues of weight 1 on 8 GPUs (two nodes of 4): queue a runs alone
+// from 0 s, queue b submits at 10 s. Per queue, summary.json has the
+// completion times and how long the queue waited for min(its weighted
+// share, what it asks for); timeseries.csv has each queue's share.
+Result TwoQueues(const std::string& a_tasks, const std::string& b_tasks) {
+  auto scenario = ParseScenario(R"(
+duration: 200s
+period: 1s
+policy: policies/fair-share.yaml
+cluster:
+  nodes: [{prefix: node, count: 2, allocatable: {cpu: "8", nvidia.com/gpu: "4", pods: "110"}}]
+queues: [{name: a, weight: 1}, {name: b, weight: 1}]
+workloads:
+- {kind: Job, name: ja, queue: a, )" +
+                                    a_tasks + R"(}
+- {kind: Job, name: jb, queue: b, arrival: {start: 10s}, )" +
+                                    b_tasks + "}\n",
+                                "two-queues.yaml");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  auto config = framework::LoadSchedulerConfig(scenario->policy);
+  EXPECT_TRUE(config.ok()) << config.status();
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  return Simulate(*scenario, *policy, Options());
+}
+
+TEST(Queues, AQueueWaitsForARunningGangToEnd) {
+  // a's 2-pod gang holds all 8 GPUs for 100 s; reclaim never cuts a gang
+  // below its minimum, so b gets its half when the gang ends.
+  Result r = TwoQueues(
+      "tasks: [{name: w, replicas: 2, min: 2, requests: {cpu: \"1\", "
+      "nvidia.com/gpu: \"4\"}}], work: {task: w, podSeconds: 200}",
+      "tasks: [{name: w, replicas: 1, requests: {cpu: \"1\", nvidia.com/gpu: "
+      "\"4\"}}], work: {task: w, podSeconds: 50}");
+  const auto& a = r.summary["queues"]["a"];
+  const auto& b = r.summary["queues"]["b"];
+  EXPECT_EQ(a["weightedShare"].get<double>(), 0.5);
+  EXPECT_EQ(a["jobs"]["completed"].get<int>(), 1) << r.summary.dump();
+  EXPECT_EQ(a["jobs"]["jctMeanSeconds"].get<double>(), 100);
+  EXPECT_EQ(a["jobs"]["jctP95Seconds"].get<double>(), 100);
+  EXPECT_EQ(a["regain"]["count"].get<int>(), 1);
+  EXPECT_EQ(a["regain"]["maxSeconds"].get<double>(), 0);
+  EXPECT_EQ(b["regain"]["count"].get<int>(), 1);
+  EXPECT_EQ(b["regain"]["meanSeconds"].get<double>(), 90) << r.summary.dump();
+  EXPECT_EQ(b["regain"]["unmet"].get<int>(), 0);
+  EXPECT_EQ(b["jobs"]["jctMeanSeconds"].get<double>(), 140);  // 10 s to 150 s
+  EXPECT_EQ(a["heldMean"].get<double>(), 0.5);    // all of it for 100 of 200 s
+  EXPECT_EQ(b["heldMean"].get<double>(), 0.125);  // half of it for 50 s
+  EXPECT_EQ(r.summary["evictions"].get<int64_t>(), 0);
+  std::string csv = SeriesCsv(r.series);
+  EXPECT_NE(csv.find(",queue_a,queue_b\n"), std::string::npos)
+      << csv.substr(0, 200);
+  EXPECT_EQ(r.series[50].queue_share.at("a"), 1.0);
+  EXPECT_EQ(r.series[120].queue_share.at("b"), 0.5);
+}
+
+TEST(Queues, ReclaimReturnsAShareWithinSeconds) {
+  // a holds b's half too with a pod beyond its job's minimum, which
+  // reclaim takes back when b submits.
+  Result r = TwoQueues(
+      "tasks: [{name: w, replicas: 2, min: 1, requests: {cpu: \"1\", "
+      "nvidia.com/gpu: \"4\"}}]",
+      "tasks: [{name: w, replicas: 1, requests: {cpu: \"1\", nvidia.com/gpu: "
+      "\"4\"}}], work: {task: w, podSeconds: 50}");
+  const auto& b = r.summary["queues"]["b"];
+  EXPECT_EQ(r.summary["evictions"].get<int64_t>(), 1) << r.summary.dump();
+  EXPECT_EQ(b["regain"]["count"].get<int>(), 1);
+  EXPECT_EQ(b["regain"]["maxSeconds"].get<double>(), 1) << r.summary.dump();
+  EXPECT_EQ(r.summary["queues"]["a"]["jobs"]["completed"].get<int>(), 0);
+}
+
 }  // namespace
 }  // namespace shoal::sim
