@@ -153,5 +153,52 @@ TEST_F(ProportionTest, BorrowsPastDeservedUpToCapabilityUnlessTurnedOff) {
   EXPECT_EQ(admitted(fenced, true), 2);
 }
 
+// In a queue tree deserved shares are filled level by level: eng and ops
+// split the cluster by weight, eng's children split eng's share by
+// theirs, and a parent's capability bounds its children together.
+TEST_F(ProportionTest, TreeSharesLevelByLevel) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n", {{"cpu", "16"}, {"pods", "1000"}}));
+  auto queue = [](const std::string& name, const std::string& parent,
+                  int32_t weight) {
+    api::QueueInfo q;
+    q.name = name;
+    q.parent = parent;
+    q.weight = weight;
+    return q;
+  };
+  b.AddQueue(queue("eng", "", 1));
+  b.AddQueue(queue("ops", "", 1));
+  b.AddQueue(queue("ml", "eng", 3));
+  b.AddQueue(queue("web", "eng", 1));
+  std::vector<std::pair<std::string, api::JobIndex>> jobs;
+  for (const char* q : {"ops", "ml", "web"}) {
+    jobs.emplace_back(q,
+                      AddGang(b, std::string("j-") + q, 1, 16, {{"cpu", "1"}}));
+  }
+  api::ClusterInfo c = std::move(b).Build();
+  for (const auto& [q, j] : jobs) {
+    c.jobs[j].queue = q;
+    c.jobs[j].queue_index = c.FindQueue(q);
+  }
+  framework::Session s(std::move(c), policy_);
+  EXPECT_EQ(Admitted(s, "ops", jobs[0].second), 8);  // half the cluster
+  EXPECT_EQ(Admitted(s, "ml", jobs[1].second), 6);   // 3/4 of eng's 8
+  EXPECT_EQ(Admitted(s, "web", jobs[2].second), 2);  // 1/4 of eng's 8
+  // Leaves are ordered by their branches' shares where the paths part.
+  const api::ClusterInfo& cl = s.cluster();
+  auto q = [&](const char* name) -> const api::QueueInfo& {
+    return cl.queues[cl.FindQueue(name)];
+  };
+  framework::Statement undo(s);
+  for (int i = 0; i < 4; ++i) {
+    undo.Evict(s.job(jobs[1].second).tasks[i], "test", "");
+  }
+  // ml now holds 2: eng at 4 of 8 goes before ops at 8 of 8.
+  EXPECT_TRUE(s.QueueBefore(q("web"), q("ops")));
+  EXPECT_TRUE(s.QueueBefore(q("ml"), q("ops")));
+  undo.Discard();
+}
+
 }  // namespace
 }  // namespace shoal::plugins::proportion
