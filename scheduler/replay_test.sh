@@ -224,6 +224,19 @@ out=$($BIN --snapshot=$TMP/full-parent.yaml --scheduler-conf=./policies/fair-sha
 expect_has "a full parent admits and reclaims from the sibling" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim"},{"pod":"team/ml-1","reason":"reclaim"}]'
 expect_has "the parent's capability was in force" "$(grep -c 'capability: {cpu: "6"}' $TMP/full-parent.yaml)" "1"
 
+# --- A reservation holds admission and nodes only for a gang that waits
+# for room: behind Volcano's fence (borrowing: false), a gang its own
+# queue refuses does not keep the rest of the cluster idle.
+sed 's/^  - name: proportion$/  - name: proportion\n    arguments: {borrowing: false}/' ./policies/fair-share.yaml > $TMP/fence.yaml
+expect_has "the fence policy has a reservation" "$(cat $TMP/fence.yaml)" "name: reservation"
+out=$($BIN --snapshot=./e2e/snapshots/reservation-behind-a-fence.yaml --scheduler-conf=$TMP/fence.yaml 2>/dev/null)
+expect_has "the other queue's job runs" "$out" "team/small-0   n0"
+expect_has "the fenced gang names the fence" "$out" "waiting for admission: queue a has reached its deserved share"
+
+# --- Reclaim never takes a queue below its guarantee, whatever the tiers say.
+out=$($BIN --snapshot=./e2e/snapshots/reclaim-keeps-guarantees.yaml --scheduler-conf=./policies/capacity.yaml 2>/dev/null)
+expect_eq "the guaranteed queue keeps its pods" "$(echo "$out" | head -1)" "Cycle 1: 0 bound, 0 evicted"
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

@@ -33,7 +33,40 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     selects the pod are no room for it; gangs with inter-pod constraints
     only in the case one_per_domain_fit decides) must carry a message
     naming one of
-    ACCEPTED_RULES, else `idle-fitting-gang`.
+    ACCEPTED_RULES, else `idle-fitting-gang`. A message naming a rule of
+    the queue tree excuses only a gang whose queue the oracle's own
+    reading of the tree (QueueTree) finds held;
+  * queues (QueueTree: the tree from the Queues' spec.parent, read
+    from the documented rules, not from the scheduler):
+    - queue-capability (only asked of policies listing `proportion` or
+      `capacity`, the plugins that divide the cluster between queues: the
+      README's "under both a task must fit its queue's limits and every
+      ancestor's"): after each cycle's binds (victims still there), no
+      queue with spec.capability has a subtree (itself and every queue
+      below it) whose pods request more than the capability of a resource
+      it names, if pods bound in that cycle into the subtree asked for
+      that resource (pods running before may exceed it on their own);
+    - queue-tree: no pod of a job whose queue is in a part of the tree
+      that cannot be honoured (a parent that does not exist, a cycle,
+      children guaranteeing or deserving more than their parent states,
+      and everything below those) or has child queues is ever bound;
+    Only asked of policies listing `capacity`, whose reclaimable rule the
+    README states on the queues' own fields ("never below the victim
+    queue's guarantee", "only while the queue holds more than it deserves
+    of what the pod holds"); proportion's victims go by the deserved share
+    it computes, in the dominant resource, which may leave a queue below
+    its guarantee in another resource, as Volcano's does:
+    - reclaim-guarantee: a cycle's evictions by reclaim never take a
+      queue below its spec.guarantee.resource in a resource they free
+      (counting the queue's pods before the cycle and those bound in it);
+    - reclaim-deserved: no eviction by reclaim from a queue that,
+      counting the same pods, held no more than its spec.deserved of
+      every resource (a resource it does not name deserved as nothing): a
+      queue within its deserved share lends nothing.
+    Evictions by reclaim: those with reason `reclaim`, and under a policy
+    whose only evicting action is reclaim also those with reason
+    `elastic` (the README: an elastic job's pods evicted by any action
+    carry that reason; `reclaim_reasons`).
 Determinism (the same file twice gives identical output) is checked by
 `run_case`, which runs the binary.
 
@@ -49,8 +82,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generate import (GROUP_ANNOTATION, SCHEDULER, _add, fits, hard_spread,  # noqa: E402
                       has_interpod, node_allocatable, placement_problem, pod_requests,
-                      required_terms, same_domain, selector_matches, term_decidable,
-                      term_matches)
+                      quantity, required_terms, same_domain, selector_matches,
+                      term_decidable, term_matches)
 
 # A gang whose pods carry required pod affinity, pod anti-affinity or a
 # DoNotSchedule spread constraint: whether it fits the idle room honouring
@@ -67,6 +100,15 @@ UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread
 # excuse; run.py prints how often each one was used.
 ACCEPTED_RULES = [
     ("queue capability (queue ... is full)", "is full"),
+    # The queue tree: accepted only where QueueTree agrees the gang's
+    # queue is held (TREE_RULES).
+    ("queue tree: a parent queue that does not exist", "(spec.parent), which does not exist"),
+    ("queue tree: queues naming each other as parents", "a cycle, not a tree"),
+    ("queue tree: children guarantee more than their parent",
+     "guarantee more than it does (spec.guarantee)"),
+    ("queue tree: children deserve more than their parent",
+     "deserve more than it does (spec.deserved)"),
+    ("queue tree: a job in a queue with child queues", "only a leaf queue holds jobs"),
     ("reservation: admission held for a waiting gang", "admission is held for podgroup"),
     ("reservation: nodes reserved for a waiting gang", "reserved for a gang waiting too long"),
     ("overcommit: minimum exceeds what the cluster can still promise",
@@ -80,10 +122,12 @@ ACCEPTED_RULES = [
     # Decided by the oracle, not by the message (phrase None):
     (UNDECIDED_INTERPOD, None),
 ]
+TREE_RULES = {label for label, _ in ACCEPTED_RULES if label.startswith("queue tree:")}
 
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",
          "partial-gang", "selector", "taint", "cordoned", "pod-affinity", "pod-anti-affinity",
-         "topology-spread", "idle-fitting-gang"]
+         "topology-spread", "queue-capability", "queue-tree", "reclaim-guarantee",
+         "reclaim-deserved", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -107,6 +151,84 @@ def _fmt(res):
         else:
             out.append("%s=%s" % (k, v))
     return " ".join(out)
+
+
+def _queue_resources(spec, field):
+    m = spec.get(field) or {}
+    if field == "guarantee":
+        m = m.get("resource") or {}
+    return {r: quantity(v) for r, v in m.items()}
+
+
+class QueueTree:
+    """The queue tree as the README states it ("The queue tree"), read from
+    the Queue objects alone: spec.parent names a queue's parent; the top
+    is the Queue named `root`, implicit (and unlimited) when some queue
+    names a parent and none is named root. With a tree, a queue naming no
+    parent, and the implicit queue `default`, sit right under root;
+    without one (no parent named, no root) every queue is on its own.
+
+    `held[q]`: why queue q's jobs may not run, in the oracle's words, for
+    every queue in a part of the tree that cannot be honoured and every
+    queue with children (root included); `faulty` is the part of that
+    from faults of the tree (not merely having children). A resource a
+    parent's guarantee or deserved share does not name is no limit on its
+    children's (the README: "more than their parent states")."""
+
+    def __init__(self, queues):
+        self.spec = {q["metadata"]["name"]: q.get("spec") or {} for q in queues}
+        self.on = any(s.get("parent") for s in self.spec.values()) or "root" in self.spec
+        self.parent = {}
+        if self.on:
+            for q in list(self.spec) + ([] if "default" in self.spec else ["default"]):
+                if q != "root":
+                    self.parent[q] = self.spec.get(q, {}).get("parent") or "root"
+        known = set(self.spec) | ({"root", "default"} if self.on else set())
+        self.faulty = {}
+        # Walk up from each queue: a parent that is not there, or a loop.
+        self.path = {}
+        for q in sorted(self.parent):
+            path = [q]
+            while path[-1] in self.parent:
+                up = self.parent[path[-1]]
+                if up not in known:
+                    self.faulty[q] = ("queue %s (on its path) names parent %s, which does "
+                                      "not exist" % (path[-1], up))
+                    break
+                if up in path:
+                    self.faulty[q] = "queues %s name each other as parents" % ", ".join(
+                        sorted(path[path.index(up):]))
+                    break
+                path.append(up)
+            self.path[q] = path
+        self.children = collections.defaultdict(list)
+        for q, up in sorted(self.parent.items()):
+            self.children[up].append(q)
+        # Children stating more than their parent states.
+        for up in sorted(self.children):
+            for field in ("guarantee", "deserved"):
+                mine = _queue_resources(self.spec.get(up, {}), field)
+                for r, v in sorted(mine.items()):
+                    total = sum(_queue_resources(self.spec.get(c, {}), field).get(r, 0)
+                                for c in self.children[up])
+                    if total > v:
+                        why = ("the children of queue %s state %s %s in all, more than "
+                               "its %s" % (up, field, _fmt({r: total}), _fmt({r: v})))
+                        for q, path in self.path.items():
+                            if up in path[1:]:
+                                self.faulty.setdefault(q, why)
+        self.held = dict(self.faulty)
+        for up, kids in self.children.items():
+            self.held.setdefault(up, "queue %s has child queues (%s)" % (up, ", ".join(kids)))
+
+    def capability(self, q):
+        return _queue_resources(self.spec.get(q, {}), "capability")
+
+    def subtree(self, top):
+        """`top` and every queue with `top` on its path up."""
+        if not self.on:
+            return {top}
+        return {top} | {q for q, path in self.path.items() if top in path}
 
 
 class Model:
@@ -141,6 +263,14 @@ class Model:
             else:
                 self.group_of[k] = k
                 self.groups[k] = {"min": 1, "pods": [k], "obj": None}
+        # The queue of each job (a PodGroup without spec.queue, and a pod
+        # without a group, go to queue `default`); of each pod of ours in
+        # a job.
+        self.queue_of_group = {g: ((info["obj"] or {}).get("spec", {}).get("queue") or "default")
+                               for g, info in self.groups.items()}
+        self.queue_of = {k: self.queue_of_group[g] for k, g in self.group_of.items()
+                         if g in self.groups}
+        self.tree = QueueTree([o for o in items if o["kind"] == "Queue"])
 
     def initial_placement(self):
         where = {}
@@ -472,8 +602,90 @@ def check_interpod(model, c, bound, where, victims):
     return out
 
 
-def check(snapshot, report, predicates=True, scheduler=SCHEDULER):
-    """Returns (violations, excuses Counter)."""
+def _queue_usage(model, where):
+    usage = collections.defaultdict(dict)
+    for k in where:
+        q = model.queue_of.get(k)
+        if q is not None:
+            usage[q] = _add(usage[q], model.req[k])
+    return usage
+
+
+def _real(res):
+    return {r: v for r, v in res.items() if r != "pods" and not r.startswith("hostport/")}
+
+
+def check_queues(model, c, binds, where, evictions, capacity, queue_plugin,
+                 reclaim_reasons):
+    """Queue capability, the tree and reclaim for cycle `c`: `binds` its
+    (pod, node) binds, `where` the placement after them (victims still
+    there), `evictions` its [(pod, reason)]; the rest as check's
+    arguments."""
+    out = []
+    tree = model.tree
+    usage = _queue_usage(model, where)
+    added = _queue_usage(model, dict(binds))
+    for k, n in binds:
+        q = model.queue_of.get(k)
+        # (The implicit queue `default` is left out: whether a fault at
+        # root holds it is not stated.)
+        if q in tree.held and (q in tree.spec or q == "root"):
+            out.append(Violation("queue-tree", k, "cycle %d: bound to %s, but its queue %s may "
+                                 "hold no jobs: %s" % (c, n, q, tree.held[q])))
+    for top in sorted(tree.spec):
+        cap = tree.capability(top)
+        if not cap or not queue_plugin:
+            continue
+        sub = tree.subtree(top)
+        new, total = {}, {}
+        for q in sub:
+            new = _add(new, added.get(q, {}))
+            total = _add(total, usage.get(q, {}))
+        over = {r: total.get(r, 0) for r, v in cap.items()
+                if new.get(r, 0) > 0 and total.get(r, 0) > v}
+        if over:
+            pods = sorted(k for k, _ in binds if model.queue_of.get(k) in sub)
+            out.append(Violation(
+                "queue-capability", "queue/" + top,
+                "after cycle %d: pods of queues %s request %s, past its capability %s (bound "
+                "this cycle: %s)" % (c, ", ".join(sorted(sub)), _fmt(over),
+                                     _fmt({r: cap[r] for r in over}), pods)))
+    taken = collections.defaultdict(dict)
+    victims = collections.defaultdict(list)
+    for k, reason in evictions:
+        q = model.queue_of.get(k)
+        if reason in reclaim_reasons and q is not None and k in where:
+            taken[q] = _add(taken[q], model.req[k])
+            victims[q].append(k)
+    for q in sorted(taken if capacity else ()):
+        spec = tree.spec.get(q, {})
+        held = _real(usage.get(q, {}))
+        guarantee = _queue_resources(spec, "guarantee")
+        below = {r: held.get(r, 0) - taken[q].get(r, 0) for r, v in guarantee.items()
+                 if taken[q].get(r, 0) > 0 and held.get(r, 0) - taken[q].get(r, 0) < v}
+        if below:
+            out.append(Violation(
+                "reclaim-guarantee", "queue/" + q,
+                "cycle %d: reclaim evicted %s, leaving %s below its guarantee %s (it held %s)"
+                % (c, sorted(victims[q]), _fmt(below), _fmt({r: guarantee[r] for r in below}),
+                   _fmt({r: held.get(r, 0) for r in below}))))
+        deserved = _queue_resources(spec, "deserved")
+        if deserved and all(v <= deserved.get(r, 0) for r, v in held.items()):
+            out.append(Violation(
+                "reclaim-deserved", "queue/" + q,
+                "cycle %d: reclaim evicted %s from a queue within its deserved share: it held "
+                "%s (pods bound this cycle included), deserved %s" % (
+                    c, sorted(victims[q]), _fmt(held) or "nothing", _fmt(deserved))))
+    return out
+
+
+def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False,
+          queue_plugin=True, reclaim_reasons=("reclaim",)):
+    """Returns (violations, excuses Counter). `capacity`: the policy lists
+    the capacity plugin (spec.deserved is what reclaim gives back);
+    `queue_plugin`: it lists proportion or capacity (queue capabilities
+    hold); `reclaim_reasons`: the eviction reasons that are reclaim's
+    (policy_reclaim_reasons)."""
     model = Model(snapshot, scheduler)
     out = []
     excuses = collections.Counter()
@@ -518,6 +730,9 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER):
         # mechanism, like resource fit), not only those listing predicates.
         victims = {e["pod"] for e in cycle.get("evictions", [])}
         out += check_interpod(model, c, [k for k, _ in binds], where, victims)
+        out += check_queues(model, c, binds, where,
+                            [(e["pod"], e.get("reason")) for e in cycle.get("evictions", [])],
+                            capacity, queue_plugin, reclaim_reasons)
         last_evicted = []
         for e in cycle.get("evictions", []):
             k = e["pod"]
@@ -562,6 +777,11 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER):
         msg = final.get(g, {}).get("message")
         rule = next((label for label, phrase in ACCEPTED_RULES
                      if msg and phrase and phrase in msg), None)
+        unconfirmed = ""
+        if rule in TREE_RULES and model.queue_of_group[g] not in model.tree.held:
+            unconfirmed = ("; the message names a rule of the queue tree, but queue %s's place "
+                           "in the tree is sound" % model.queue_of_group[g])
+            rule = None
         if rule:
             excuses[rule] += 1
             continue
@@ -569,17 +789,34 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER):
         out.append(Violation(
             "idle-fitting-gang", g,
             "%s: %d more pod(s) needed (minMember %d, %d bound) fit idle room, e.g. %s; "
-            "phase %s, message %r" % ("BestEffort gang" if best_effort else "gang", need,
-                                      info["min"], bound,
-                                      ", ".join("%s->%s" % kn for kn in fit),
-                                      final.get(g, {}).get("phase", "<not listed>"),
-                                      msg if msg is not None else "<not listed>")))
+            "phase %s, message %r%s" % ("BestEffort gang" if best_effort else "gang", need,
+                                        info["min"], bound,
+                                        ", ".join("%s->%s" % kn for kn in fit),
+                                        final.get(g, {}).get("phase", "<not listed>"),
+                                        msg if msg is not None else "<not listed>",
+                                        unconfirmed)))
     return out, excuses
 
 
-def policy_has_predicates(policy_text):
+def policy_has_plugin(policy_text, name):
     import re
-    return re.search(r"^\s*-?\s*name:\s*predicates\s*$", policy_text, re.M) is not None
+    return re.search(r"^\s*-?\s*name:\s*%s\s*(#.*)?$" % re.escape(name), policy_text,
+                     re.M) is not None
+
+
+def policy_reclaim_reasons(policy_text):
+    """The eviction reasons that mean reclaim evicted: `reclaim`, and
+    `elastic` too when reclaim is the policy's only evicting action."""
+    import re
+    m = re.search(r"^actions:\s*[\"']?([^\"'#\n]*)", policy_text, re.M)
+    actions = {a.strip() for a in (m.group(1) if m else "").split(",")}
+    if "reclaim" in actions and "preempt" not in actions:
+        return ("reclaim", "elastic")
+    return ("reclaim",)
+
+
+def policy_has_predicates(policy_text):
+    return policy_has_plugin(policy_text, "predicates")
 
 
 def run_binary(binary, snapshot_path, policy_path, cycles):
@@ -595,7 +832,10 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
     with open(snapshot_path) as f:
         snapshot = json.load(f)
     with open(policy_path) as f:
-        predicates = policy_has_predicates(f.read())
+        text = f.read()
+    predicates = policy_has_predicates(text)
+    capacity = policy_has_plugin(text, "capacity")
+    queue_plugin = capacity or policy_has_plugin(text, "proportion")
     rc, stdout, stderr = run_binary(binary, snapshot_path, policy_path, cycles)
     if rc != 0:
         return [Violation("binary-error", snapshot_path, "exit %d: %s" % (rc, stderr.strip()[-500:]))], \
@@ -609,7 +849,9 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
         violations.append(Violation("nondeterminism", snapshot_path,
                                     "two runs differ from byte %d: %r vs %r"
                                     % (i, stdout[i:i + 120], stdout2[i:i + 120])))
-    v, excuses = check(snapshot, json.loads(stdout), predicates)
+    v, excuses = check(snapshot, json.loads(stdout), predicates, capacity=capacity,
+                       queue_plugin=queue_plugin,
+                       reclaim_reasons=policy_reclaim_reasons(text))
     return violations + v, excuses
 
 

@@ -444,5 +444,271 @@ class KubeFaithfulPlacementTest(unittest.TestCase):
         self.assertGreater(caught, 5)
 
 
+def queue(name, parent=None, capability=None, guarantee=None, deserved=None):
+    spec = {"weight": 1}
+    if parent:
+        spec["parent"] = parent
+    if capability:
+        spec["capability"] = capability
+    if guarantee:
+        spec["guarantee"] = {"resource": guarantee}
+    if deserved:
+        spec["deserved"] = deserved
+    return {"kind": "Queue", "metadata": {"name": name}, "spec": spec,
+            "status": {"state": "Open"}}
+
+
+def qgroup(name, min_member, q):
+    g = podgroup(name, min_member)
+    g["spec"]["queue"] = q
+    return g
+
+
+def job(name, q, cpu="1", memory="1Gi", node_name=None, pods=1, min_member=1):
+    """A PodGroup in queue q and its pods (name-0, ...)."""
+    return [qgroup(name, min_member, q)] + [
+        pod("%s-%d" % (name, i), cpu=cpu, memory=memory, group=name, node_name=node_name)
+        for i in range(pods)]
+
+
+def cycle(binds=(), evictions=(), podgroups=()):
+    """One cycle of a report: binds (pod, node), evictions (pod, reason)."""
+    return {"binds": [{"pod": "ns/" + p, "node": n} for p, n in binds],
+            "evictions": [{"pod": "ns/" + p, "reason": r} for p, r in evictions],
+            "podGroups": list(podgroups)}
+
+
+def of_kind(violations, kind):
+    return sorted(v.obj for v in violations if v.kind == kind)
+
+
+class QueueTest(unittest.TestCase):
+    def test_capability_of_a_queue_and_of_every_ancestor(self):
+        # eng (4 cpu) above ml (10 cpu) and web; web runs 2 cpu.
+        s = snap(node("a", cpu="16"), queue("eng", "root", capability={"cpu": "4"}),
+                 queue("ml", "eng", capability={"cpu": "10"}), queue("web", "eng"),
+                 *job("w", "web", cpu="2", node_name="a"), *job("m", "ml", cpu="3"),
+                 *job("n", "ml", cpu="2"))
+        v, _ = safety(s, {"cycles": [cycle([("m-0", "a")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), ["queue/eng"])
+        self.assertIn("cpu=5000m", [x for x in v if x.kind == "queue-capability"][0].detail)
+        self.assertEqual(safety(s, {"cycles": [cycle([("n-0", "a")])]})[0], [])
+        # The leaf's own capability too, flat or not.
+        s = snap(node("a", cpu="16"), queue("q", capability={"cpu": "2", "memory": "8Gi"}),
+                 *job("m", "q", cpu="1500m"), *job("n", "q", cpu="1"))
+        v, _ = safety(s, {"cycles": [cycle([("m-0", "a"), ("n-0", "a")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), ["queue/q"])
+        # Only asked of policies whose plugins divide the cluster between
+        # queues.
+        self.assertEqual(safety(s, {"cycles": [cycle([("m-0", "a"), ("n-0", "a")])]},
+                                     queue_plugin=False)[0], [])
+
+    def test_pods_running_before_may_exceed_it_but_nothing_new_may_join(self):
+        s = snap(node("a", cpu="16"), queue("q", capability={"cpu": "2"}),
+                 *job("old", "q", cpu="3", node_name="a"), *job("m", "q", cpu="1"),
+                 *job("b", "q", cpu="0", memory="1Gi"))
+        self.assertEqual(safety(s, {"cycles": [cycle()]})[0], [])
+        v, _ = safety(s, {"cycles": [cycle([("m-0", "a")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), ["queue/q"])
+        # A pod asking for none of what the capability names adds nothing.
+        self.assertEqual(safety(s, {"cycles": [cycle([("b-0", "a")])]})[0], [])
+        # The cycle's victims still count (binds come first), a cycle later
+        # they are gone.
+        v, _ = safety(s, {"cycles": [cycle([("m-0", "a")], [("old-0", "reclaim")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), ["queue/q"])
+        v, _ = safety(s, {"cycles": [cycle((), [("old-0", "reclaim")]),
+                                          cycle([("m-0", "a")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), [])
+
+    def test_an_explicit_root_bounds_everything_below_it(self):
+        s = snap(node("a", cpu="16"), queue("root", capability={"cpu": "3"}), queue("q"),
+                 *job("m", "q", cpu="2"), pod("lone", cpu="2"))
+        v, _ = safety(s, {"cycles": [cycle([("m-0", "a"), ("lone", "a")])]})
+        self.assertEqual(of_kind(v, "queue-capability"), ["queue/root"])
+        self.assertEqual(safety(s, {"cycles": [cycle([("m-0", "a")])]})[0], [])
+
+    def held(self, *queues, job_queue="ml"):
+        """Violations of binding a job of `job_queue` under `queues`."""
+        s = snap(node("a", cpu="16"), *queues, *job("m", job_queue))
+        return safety(s, {"cycles": [cycle([("m-0", "a")])]})[0]
+
+    def test_a_tree_that_cannot_be_honoured_holds_its_jobs(self):
+        faults = {
+            "missing parent": [queue("ml", "eng")],
+            "missing grandparent": [queue("eng", "org"), queue("ml", "eng")],
+            "cycle": [queue("eng", "ml"), queue("ml", "eng")],
+            "below a cycle": [queue("a", "b"), queue("b", "a"), queue("eng", "a"),
+                              queue("ml", "eng")],
+            "its own parent": [queue("ml", "ml")],
+            "children guarantee more": [
+                queue("eng", guarantee={"cpu": "2"}), queue("ml", "eng", guarantee={"cpu": "2"}),
+                queue("web", "eng", guarantee={"cpu": "1"})],
+            "children deserve more": [
+                queue("eng", deserved={"memory": "4Gi"}),
+                queue("ml", "eng", deserved={"memory": "3Gi"}),
+                queue("web", "eng", deserved={"memory": "2Gi"})],
+            "grandchildren deserve more": [
+                queue("root", deserved={"cpu": "2"}), queue("eng", deserved={"cpu": "3"}),
+                queue("ml", "eng")],
+        }
+        for name, queues in faults.items():
+            v = self.held(*queues)
+            self.assertEqual(kinds(v), ["queue-tree"], name)
+            self.assertEqual(v[0].obj, "ns/m-0", name)
+        # A job in a queue with children, or in root.
+        self.assertEqual(kinds(self.held(queue("eng"), queue("ml", "eng"), job_queue="eng")),
+                         ["queue-tree"])
+        self.assertEqual(kinds(self.held(queue("ml", "root"), job_queue="root")),
+                         ["queue-tree"])
+
+    def test_a_sound_tree_holds_nothing(self):
+        for queues in (
+                [queue("eng", guarantee={"cpu": "3"}), queue("ml", "eng", guarantee={"cpu": "2"}),
+                 queue("web", "eng", guarantee={"cpu": "1"})],
+                # What a parent does not state bounds nothing.
+                [queue("eng", guarantee={"memory": "1Gi"}, deserved={"memory": "1Gi"}),
+                 queue("ml", "eng", guarantee={"cpu": "2"}, deserved={"cpu": "8"})],
+                [queue("eng"), queue("ml", "eng", guarantee={"cpu": "2"}, deserved={"cpu": "2"})],
+                # A child's capability above its parent's is no fault.
+                [queue("root", capability={"cpu": "8"}), queue("eng", capability={"cpu": "4"}),
+                 queue("ml", "eng", capability={"cpu": "6"})],
+                [queue("ml")]):
+            self.assertEqual(self.held(*queues), [], queues)
+
+    def test_tree_messages_excuse_only_a_gang_the_oracle_finds_held(self):
+        msg = "queues eng, ml name each other as parents (spec.parent): a cycle, not a tree"
+        pg = [{"name": "ns/m", "phase": "Pending", "message": msg}]
+        s = snap(node("a", cpu="16"), queue("eng", "ml"), queue("ml", "eng"), *job("m", "ml"))
+        v, ex = check.check(s, {"cycles": [cycle((), (), pg)]})
+        self.assertEqual(v, [])
+        self.assertEqual(ex, {"queue tree: queues naming each other as parents": 1})
+        s = snap(node("a", cpu="16"), queue("eng"), queue("ml", "eng"), *job("m", "ml"))
+        v, _ = check.check(s, {"cycles": [cycle((), (), pg)]})
+        self.assertEqual(kinds(v), ["idle-fitting-gang"])
+        self.assertIn("place in the tree is sound", v[0].detail)
+        # Every tree message has its rule.
+        for m in ['queue "ml" names parent "eng" (spec.parent), which does not exist',
+                  'the children of queue "eng" (a, b) guarantee more than it does '
+                  '(spec.guarantee): cpu 10 (more than 8)',
+                  'the children of queue "eng" (a, b) deserve more than it does '
+                  '(spec.deserved): cpu 10 (more than 8)',
+                  'queue "eng" has child queues (ml, web); only a leaf queue holds jobs']:
+            rule = next(label for label, phrase in check.ACCEPTED_RULES if phrase and phrase in m)
+            self.assertIn(rule, check.TREE_RULES, m)
+
+    def reclaim_case(self, **a_spec):
+        """Queue a (running 2 x 2 cpu / 1Gi) and b, whose job reclaims."""
+        return snap(node("n", cpu="4", memory="16Gi"), queue("a", **a_spec), queue("b"),
+                    *job("x", "a", cpu="2", node_name="n"), *job("y", "a", cpu="2", node_name="n"),
+                    *job("t", "b", cpu="4"))
+
+    def test_reclaim_never_takes_a_queue_below_its_guarantee(self):
+        s = self.reclaim_case(guarantee={"memory": "2Gi"}, deserved={"cpu": "1"})
+        one = {"cycles": [cycle((), [("x-0", "reclaim")])]}
+        v, _ = safety(s, one, capacity=True)
+        self.assertEqual(of_kind(v, "reclaim-guarantee"), ["queue/a"])
+        self.assertIn("memory=1024.0Mi", v[0].detail)
+        # Other reasons are not reclaim's; elastic is when the policy says so.
+        for reason, reasons, n in (("preempt", ("reclaim",), 0), ("elastic", ("reclaim",), 0),
+                                   ("elastic", ("reclaim", "elastic"), 1)):
+            r = {"cycles": [cycle((), [("x-0", reason)])]}
+            v, _ = safety(s, r, capacity=True, reclaim_reasons=reasons)
+            self.assertEqual(len(of_kind(v, "reclaim-guarantee")), n, reason)
+        # Down to the guarantee is fine.
+        s = self.reclaim_case(guarantee={"memory": "1Gi", "cpu": "2"}, deserved={"cpu": "1"})
+        self.assertEqual(safety(s, one, capacity=True)[0], [])
+        v, _ = safety(s, {"cycles": [cycle((), [("x-0", "reclaim"), ("y-0", "reclaim")])]},
+                           capacity=True)
+        self.assertEqual(of_kind(v, "reclaim-guarantee"), ["queue/a"])
+        # Only asked of policies listing capacity.
+        self.assertEqual(safety(s, {"cycles": [cycle((), [("x-0", "reclaim"),
+                                                                 ("y-0", "reclaim")])]})[0], [])
+
+    def test_a_queue_within_its_deserved_share_lends_nothing(self):
+        one = {"cycles": [cycle((), [("x-0", "reclaim")])]}
+        s = self.reclaim_case(deserved={"cpu": "4", "memory": "2Gi"})
+        v, _ = safety(s, one, capacity=True)
+        self.assertEqual(of_kind(v, "reclaim-deserved"), ["queue/a"])
+        # Above it in one resource, or holding what it does not deserve.
+        for deserved in ({"cpu": "3", "memory": "2Gi"}, {"cpu": "4"}):
+            s = self.reclaim_case(deserved=deserved)
+            self.assertEqual(safety(s, one, capacity=True)[0], [], deserved)
+        # A queue stating no deserved share deserves nothing.
+        self.assertEqual(safety(self.reclaim_case(), one, capacity=True)[0], [])
+        s = self.reclaim_case(deserved={"cpu": "4", "memory": "2Gi"})
+        self.assertEqual(safety(s, one, capacity=False)[0], [])
+
+    def test_policies(self):
+        # (check_test has no policy files in its runfiles: as the presets
+        # say it.)
+        capacity = ('actions: "enqueue, allocate, backfill, reclaim"\ntiers:\n- plugins:\n'
+                    '  - name: gang\n- plugins:\n  - name: capacity\n'
+                    '    enableHierarchy: true\n')
+        self.assertTrue(check.policy_has_plugin(capacity, "capacity"))
+        self.assertFalse(check.policy_has_plugin(capacity, "proportion"))
+        self.assertEqual(check.policy_reclaim_reasons(capacity), ("reclaim", "elastic"))
+        fair = capacity.replace("reclaim", "reclaim, preempt")
+        self.assertEqual(check.policy_reclaim_reasons(fair), ("reclaim",))
+        self.assertEqual(check.policy_reclaim_reasons('actions: "enqueue, allocate"\n'),
+                         ("reclaim",))
+        self.assertTrue(check.policy_has_plugin("- name: capacity # a comment\n", "capacity"))
+
+
+class GeneratedTreesTest(unittest.TestCase):
+    def test_about_half_the_seeds_are_trees_mostly_sound(self):
+        trees = faulty = held_jobs = levels3 = roots = 0
+        for seed in range(200):
+            s = generate.generate(seed)
+            model = check.Model(s)
+            tree = model.tree
+            if not tree.on:
+                self.assertFalse(any(o["kind"] == "Queue" and "parent" in o["spec"]
+                                     for o in s["items"]), seed)
+                continue
+            trees += 1
+            roots += "root" in tree.spec
+            levels3 += any(len(p) >= 4 for p in tree.path.values())
+            faulty += bool(tree.faulty)
+            bad = [g for g, q in model.queue_of_group.items()
+                   if q in tree.held and (q in tree.spec or q == "root")]
+            held_jobs += bool(bad)
+            if not tree.faulty:
+                # Jobs only in leaves, unless a job was put in a parent on purpose.
+                self.assertLessEqual(len(bad), 1, seed)
+        self.assertTrue(70 <= trees <= 130, trees)
+        self.assertGreater(roots, 5)
+        self.assertGreater(levels3, 5)
+        self.assertTrue(1 <= faulty <= 15, faulty)
+        self.assertLess(held_jobs, 20)
+
+    def test_tree_seeds_keep_the_rest_of_the_seed(self):
+        # The queue tree draws from its own stream: with it or without it a
+        # seed's other objects are the same, but for the queues, a job
+        # moved into a parent queue on purpose, and running work added
+        # after everything else (_hog).
+        changed = 0
+        for seed in range(60):
+            a = generate.generate(seed, queue_trees=False)["items"]
+            b = generate.generate(seed)["items"]
+            qa = [o for o in a if o["kind"] != "Queue"]
+            qb = [o for o in b if o["kind"] != "Queue"]
+            self.assertEqual(len(qb[:len(qa)]), len(qa), seed)
+            for x, y in zip(qa, qb):
+                if x != y:
+                    self.assertEqual(x["kind"], "PodGroup", seed)
+                    x = dict(x, spec=dict(x["spec"], queue=y["spec"]["queue"]))
+                    self.assertEqual(x, y, seed)
+            for o in qb[len(qa):]:
+                self.assertTrue(o["metadata"]["name"].startswith("pg-hog"), seed)
+            # Leaf queues keep their names, weights and capabilities.
+            leaves = {o["metadata"]["name"]: o["spec"] for o in a if o["kind"] == "Queue"}
+            for o in b:
+                if o["kind"] == "Queue" and o["metadata"]["name"] in leaves:
+                    old = leaves[o["metadata"]["name"]]
+                    self.assertEqual({k: o["spec"].get(k) for k in old}, old, seed)
+            changed += a != b
+        self.assertTrue(15 <= changed <= 45, changed)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -26,6 +26,10 @@ struct QueueLimits {
   bool best_effort = true;
   // The capability, less what siblings (at every level) are guaranteed.
   api::Resource real_capability;
+  // What allocate's first pass lets the queue reach: its deserved share
+  // where it names one, its real capability elsewhere (nothing at all for
+  // a best-effort queue).
+  api::Resource fence;
   double share = 0;
 };
 
@@ -46,6 +50,7 @@ class CapacitySession : public framework::PluginSession {
       root.real_capability = tree.root_capability;
       root.deserved = queues::Unlimited();
       root.best_effort = false;
+      root.fence = root.real_capability;
       Resolve(c, c.queues[tree.root].children, tree.for_children);
     }
     Resolve(c, tree.top, c.total_allocatable);
@@ -98,9 +103,7 @@ class CapacitySession : public framework::PluginSession {
           bool fits = true;
           api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
             const QueueLimits& l = limits_[at.index];
-            const api::Resource& limit =
-                borrows ? l.real_capability
-                        : (l.best_effort ? kNothing : l.deserved);
+            const api::Resource& limit = borrows ? l.real_capability : l.fence;
             fits = fits && (ledger_[at.index].allocated + t.request())
                                .LessEqualWhere(limit, t.request());
           });
@@ -199,8 +202,6 @@ class CapacitySession : public framework::PluginSession {
   }
 
  private:
-  static inline const api::Resource kNothing;
-
   // Both ask for some resource besides the pod slot every pod takes (a
   // victim holding nothing else frees nothing the reclaimer needs).
   static bool Intersects(const api::Resource& a, const api::Resource& b) {
@@ -303,6 +304,8 @@ class CapacitySession : public framework::PluginSession {
         l.deserved.Set(rid, d);
         l.best_effort = false;
       }
+      l.fence = l.best_effort ? api::Resource() : l.deserved;
+      if (!l.best_effort) l.fence.MinWith(l.real_capability);
     }
     for (int32_t q : group) {
       Resolve(c, c.queues[q].children, limits_[q].real_capability);

@@ -114,6 +114,21 @@ TEST_F(CapacityTest, AParentsCapabilityBoundsItsChildrenTogether) {
             "counting running pods and admitted gangs)");
 }
 
+// A deserved share that names only memory still leaves cpu bounded by the
+// capability in the first pass (the properties' seed 77).
+TEST_F(CapacityTest, DeservedNamingOtherResourcesStillHoldsTheCapability) {
+  api::QueueInfo a = Queue("a");
+  a.capability = CpuLimit("6");
+  api::Resource memory = CpuLimit("1");
+  memory.Set(api::kCpu, api::kUnlimited);
+  memory.Set(api::kMemory, int64_t{100} << 30);
+  a.deserved = memory;
+  framework::Session s(Cluster({a}, {{"a", 16}}), policy_);
+  EXPECT_EQ(Admitted(s, 0), 6);
+  s.set_borrowing(true);
+  EXPECT_EQ(Admitted(s, 0), 0);
+}
+
 TEST_F(CapacityTest, GuaranteesOfSiblingsAreKeptOutOfReach) {
   api::QueueInfo a = Queue("a"), b = Queue("b");
   b.guarantee = Res({{"cpu", "6"}});

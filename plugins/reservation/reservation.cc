@@ -52,22 +52,36 @@ class ReservationSession : public framework::PluginSession {
     }
     if (target == api::kNone) return;
     // Nobody is admitted ahead of the gang while it waits for admission:
-    // otherwise younger jobs take every bit of room admission frees.
+    // otherwise younger jobs take every bit of room admission frees. But
+    // when a rule other than room refuses the gang (its queue at its
+    // deserved share behind Volcano's fence, or at its capability), only
+    // its own queue's jobs compete for what it waits for: other queues'
+    // work goes ahead, or the whole cluster would wait idle behind the
+    // gang until its queue's own work ends.
     s.Register<framework::JobEnqueueable>(
         [this, &s, target](const api::JobInfo& job, std::string* why) {
           const api::JobInfo& held_for = s.cluster().jobs[target];
           if (&job == &held_for ||
-              held_for.phase != api::PodGroupPhase::kPending)
+              held_for.phase != api::PodGroupPhase::kPending ||
+              (job.queue_index != held_for.queue_index &&
+               !HeldGangAdmissible(s, held_for)))
             return 0;
           *why = absl::StrCat("admission is held for podgroup ", held_for.Key(),
                               ", which has waited longer than ",
                               absl::FormatDuration(wait_limit_));
           return -1;
         });
+    // Its nodes are held alike.
     s.Register<framework::Fit>(
-        [this, target](const api::TaskInfo& t, const api::NodeInfo& n,
-                       const api::Resource&, framework::Reasons* why) {
+        [this, &s, target](const api::TaskInfo& t, const api::NodeInfo& n,
+                           const api::Resource&, framework::Reasons* why) {
           if (!reserved_[n.index()] || t.job == target) return true;
+          const api::JobInfo& held_for = s.cluster().jobs[target];
+          if (held_for.phase == api::PodGroupPhase::kPending &&
+              s.cluster().jobs[t.job].queue_index != held_for.queue_index &&
+              !HeldGangAdmissible(s, held_for)) {
+            return true;
+          }
           if (why != nullptr)
             why->push_back("node(s) were reserved for a gang waiting too long");
           return false;
@@ -81,6 +95,25 @@ class ReservationSession : public framework::PluginSession {
   }
 
  private:
+  // Whether the held gang would be admitted now but for room: every
+  // vote other than the ones about room (overcommit's: the cluster's
+  // promise, which the hold is there to win back; this plugin's own)
+  // admits it. Asked once per enqueue pass (the borrowing pass may answer
+  // otherwise); within a pass admissions only take room, so a refusal
+  // stands.
+  bool HeldGangAdmissible(const Session& s, const api::JobInfo& held_for) {
+    int8_t& known = admissible_[s.borrowing() ? 1 : 0];
+    if (known < 0) {
+      std::string ignored;
+      known = s.JobAdmissible(held_for, &ignored) &&
+                      s.Table<framework::JobEnqueueable>().VoteWithout(
+                          {"overcommit", "reservation"}, held_for, &ignored)
+                  ? 1
+                  : 0;
+    }
+    return known == 1;
+  }
+
   static api::JobIndex Find(const Session& s, const std::string& key) {
     if (key.empty()) return api::kNone;
     for (api::JobIndex j = 0;
@@ -157,6 +190,8 @@ class ReservationSession : public framework::PluginSession {
   std::string target_;
   std::vector<std::string> nodes_;
   std::vector<bool> reserved_;  // by node index
+  // HeldGangAdmissible per enqueue pass (first, borrowing): -1 not asked.
+  int8_t admissible_[2] = {-1, -1};
 };
 
 class Reservation : public framework::Plugin {

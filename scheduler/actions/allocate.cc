@@ -199,6 +199,27 @@ class Allocate : public framework::Action {
     return false;
   }
 
+  // "queue ml", or, when a queue above it is the one at its limit, "queue
+  // eng, above queue ml,": the highest queue on the path that refuses the
+  // task (asked only once the task is refused).
+  static std::string HoldingQueue(const Session& s, const api::QueueInfo& queue,
+                                  const api::TaskInfo& task) {
+    const api::ClusterInfo& c = s.cluster();
+    std::vector<int32_t> path;
+    for (int32_t at = queue.index; at != api::kNone;
+         at = c.queues[at].parent_index) {
+      path.push_back(at);
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (*it == queue.index) break;
+      if (!s.Call<framework::Allocatable>(c.queues[*it], task)) {
+        return absl::StrCat("queue ", c.queues[*it].name, ", above queue ",
+                            queue.name, ",");
+      }
+    }
+    return absl::StrCat("queue ", queue.name);
+  }
+
   static Attempt TryPlace(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
     const api::QueueInfo& queue = s.cluster().queues[job.queue_index];
@@ -211,7 +232,7 @@ class Allocate : public framework::Action {
         cursor.held_by_queue = true;
         // While borrowing, only the queue's capability still stops it.
         job.fit_error = absl::StrCat(
-            "queue ", queue.name,
+            HoldingQueue(s, queue, task),
             s.borrowing() ? kCapabilityReached : kDeservedShareReached);
         break;
       }

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "scheduler/api/queue_tree.h"
+
 namespace shoal::actions {
 
 void SortByExpendability(const framework::Session& s,
@@ -91,6 +93,50 @@ class GangFloor {
   std::map<std::pair<api::JobIndex, std::string>, int32_t> role_spare_;
 };
 
+// How much more may be taken from each queue without leaving it (or any
+// queue above it) below its spec.guarantee: a queue's guarantee is never
+// reclaimed, whatever the tiers answer. Queues the taker itself sits in
+// are left out: room freed there is refilled by the taker.
+class GuaranteeFloor {
+ public:
+  GuaranteeFloor(const framework::Session& s, const api::TaskInfo& taker)
+      : s_(s), taker_queue_(s.cluster().jobs[taker.job].queue_index) {}
+
+  // Whether `victim` may go too; Take counts it once it does.
+  bool Allows(const api::TaskInfo& victim) const {
+    const api::ClusterInfo& c = s_.cluster();
+    const int32_t q = c.jobs[victim.job].queue_index;
+    const api::Resource& request = victim.request();
+    for (int32_t at = q; at != api::kNone; at = c.queues[at].parent_index) {
+      const api::Resource& guarantee = c.queues[at].guarantee;
+      if (guarantee.IsZero() || api::InSubtree(c, taker_queue_, at)) continue;
+      auto it = taken_.find(at);
+      api::Resource left = s_.QueueHeld(at) - request;
+      if (it != taken_.end()) left -= it->second;
+      for (size_t id = 0; id < guarantee.size(); ++id) {
+        auto rid = static_cast<api::ResourceId>(id);
+        if (guarantee.Get(rid) > 0 && request.Get(rid) > 0 &&
+            left.Get(rid) < guarantee.Get(rid)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  void Take(const api::TaskInfo& victim) {
+    const api::ClusterInfo& c = s_.cluster();
+    for (int32_t at = c.jobs[victim.job].queue_index; at != api::kNone;
+         at = c.queues[at].parent_index) {
+      taken_[at] += victim.request();
+    }
+  }
+
+ private:
+  const framework::Session& s_;
+  const int32_t taker_queue_;
+  std::map<int32_t, api::Resource> taken_;
+};
+
 // Placed but not yet bound: by this cycle (allocate, backfill), or bind
 // still in flight. Not a victim, as Volcano evicts only Bound or Running
 // pods: evicting it would undo a placement just made (the pod bound and
@@ -153,13 +199,18 @@ std::optional<Room> FindRoom(
     SortByExpendability(s, allowed);
     Room plan{n, {}};
     GangFloor floor(s);
+    GuaranteeFloor guaranteed(s, task);
     api::Resource freed;  // only kept when `freed_enough` asks about it
     auto enough = [&] {
       return s.Fits(task, node, room) && (!freed_enough || freed_enough(freed));
     };
     for (api::TaskIndex v : allowed) {
       if (enough()) break;
-      if (!floor.Take(s.task(v).job, s.task(v).pod->role)) continue;
+      if (!guaranteed.Allows(s.task(v)) ||
+          !floor.Take(s.task(v).job, s.task(v).pod->role)) {
+        continue;
+      }
+      guaranteed.Take(s.task(v));
       room += s.task(v).request();
       if (freed_enough) freed += s.task(v).request();
       plan.victims.push_back(v);

@@ -14,17 +14,17 @@ std::string Quoted(const std::string& name) {
   return absl::StrCat("\"", name, "\"");
 }
 
-// Children's amounts added up, saturating at kUnlimited, and only where
-// every child names the resource: a resource a child leaves unlimited
-// makes the sum unlimited, and so never "more than the parent".
+// Children's amounts added up; a resource a child does not name (kUnlimited
+// in its deserved share) adds nothing, as the child states no claim to it.
 Resource SumOf(const ClusterInfo& c, const std::vector<int32_t>& children,
                const Resource& (*field)(const QueueInfo&)) {
   Resource sum;
   for (int32_t child : children) {
     const Resource& r = field(c.queues[child]);
-    for (size_t id = 0; id < std::max(sum.size(), r.size()); ++id) {
+    for (size_t id = 0; id < r.size(); ++id) {
       auto rid = static_cast<ResourceId>(id);
-      sum.Set(rid, std::min(kUnlimited, sum.Get(rid) + r.Get(rid)));
+      if (r.Get(rid) >= kUnlimited) continue;
+      sum.Set(rid, sum.Get(rid) + r.Get(rid));
     }
   }
   return sum;
@@ -37,10 +37,7 @@ std::string Excess(const Resource& sum, const Resource& stated) {
   for (size_t id = 0; id < sum.size(); ++id) {
     auto rid = static_cast<ResourceId>(id);
     int64_t limit = stated.Get(rid);
-    if (limit <= 0 || limit >= kUnlimited || sum.Get(rid) >= kUnlimited ||
-        sum.Get(rid) <= limit) {
-      continue;
-    }
+    if (limit <= 0 || limit >= kUnlimited || sum.Get(rid) <= limit) continue;
     QuantityScale scale = ScaleOf(rid);
     over.push_back(absl::StrCat(
         ResourceName(rid), " ", FormatQuantity(sum.Get(rid), scale),

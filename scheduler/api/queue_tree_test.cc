@@ -107,6 +107,11 @@ TEST(QueueTree, ChildrenMayNotGuaranteeOrDeserveMoreThanTheirParentStates) {
   b.deserved = std::nullopt;  // adds nothing
   c = Build({eng, a, b});
   EXPECT_EQ(Named(c, "eng").tree_error, "");
+  // A child naming only memory adds nothing to the cpu both others claim.
+  Resource memory_only = deserved;
+  memory_only.Set(kCpu, kUnlimited);
+  memory_only.Set(kMemory, 1024);
+  b.deserved = memory_only;
   a.deserved = Cpu(5000);
   c = Build({eng, a, b});
   EXPECT_EQ(Named(c, "b").tree_error,

@@ -17,8 +17,10 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
       sampling_(policy_.config.percentage_of_nodes_to_score,
                 cluster_.nodes.size()) {
   assert(api::IndexesMatchPositions(cluster_));
+  queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
+    if (api::HoldsShare(t.status)) HoldInQueues(t, +1);
   }
   // Admission is renewed every cycle until the gang holds something: a
   // promise made when the queue's share was larger (or the cluster
@@ -294,9 +296,22 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   task.node = node;
   bool held = api::HoldsShare(old_status), holds = api::HoldsShare(status);
   if (held == holds) return;
+  HoldInQueues(task, holds ? +1 : -1);
   for (const auto& h : handlers_) {
     const auto& fn = holds ? h.on_allocate : h.on_deallocate;
     if (fn) fn(task);
+  }
+}
+
+void Session::HoldInQueues(const api::TaskInfo& t, int sign) {
+  int32_t q = cluster_.jobs[t.job].queue_index;
+  for (int32_t at = q; at != api::kNone;
+       at = cluster_.queues[at].parent_index) {
+    if (sign > 0) {
+      queue_held_[at] += t.request();
+    } else {
+      queue_held_[at] -= t.request();
+    }
   }
 }
 

@@ -184,6 +184,11 @@ class Session {
   // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...".
   std::string ExplainUnplaced(const api::TaskInfo& t);
 
+  // What the tasks of each queue's subtree hold now (HoldsShare), kept
+  // current by MoveTask: the victim search keeps queues at their
+  // guarantee with it, whatever plugins the policy lists.
+  const api::Resource& QueueHeld(int32_t q) const { return queue_held_[q]; }
+
   // Pods counted per topology domain, kept current by MoveTask.
   const PodTopology& topology() const { return *topology_; }
 
@@ -214,6 +219,9 @@ class Session {
   // counts, pod topology and the plugins' event handlers current.
   void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
   void CountDiscard() { ++discards_; }
+  // Adds (+1) or removes (-1) a task's request in its queue and every
+  // ancestor's held amount.
+  void HoldInQueues(const api::TaskInfo& t, int sign);
 
   struct Registering {
     const PluginConfig& config;
@@ -251,6 +259,7 @@ class Session {
   std::vector<BindDecision> binds_;
   std::vector<EvictDecision> evictions_;
   int releasing_count_ = 0;
+  std::vector<api::Resource> queue_held_;  // by queue, subtree sums
   uint64_t discards_ = 0;
 };
 

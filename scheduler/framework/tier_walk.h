@@ -34,6 +34,25 @@ class CallbackTable {
     return names;
   }
 
+  // A vote (kVote kinds) as the tiers would decide it without the named
+  // plugins' answers: what the other rules say of a job.
+  template <typename... Args>
+  bool VoteWithout(const std::vector<std::string>& skip, Args&&... args) const {
+    static_assert(Kind::kCombine == Combine::kVote);
+    for (const auto& tier : tiers_) {
+      bool permitted = false;
+      for (const auto& e : tier) {
+        if (std::find(skip.begin(), skip.end(), e.plugin) != skip.end())
+          continue;
+        int vote = e.fn(args...);
+        if (vote < 0) return false;
+        if (vote > 0) permitted = true;
+      }
+      if (permitted) return true;
+    }
+    return true;
+  }
+
   template <typename... Args>
   auto Run(Args&&... args) const {
     if constexpr (Kind::kCombine == Combine::kFirstPreference) {
