@@ -48,7 +48,7 @@ std::string Excess(const Resource& sum, const Resource& stated) {
 
 const Resource& GuaranteeOf(const QueueInfo& q) { return q.guarantee; }
 
-Resource kNoDeserved;  // a queue without spec.deserved adds nothing
+const Resource kNoDeserved;  // a queue without spec.deserved adds nothing
 const Resource& DeservedOf(const QueueInfo& q) {
   return q.deserved.has_value() ? *q.deserved : kNoDeserved;
 }
