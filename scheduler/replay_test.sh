@@ -237,6 +237,12 @@ expect_has "the fenced gang names the fence" "$out" "waiting for admission: queu
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-keeps-guarantees.yaml --scheduler-conf=./policies/capacity.yaml 2>/dev/null)
 expect_eq "the guaranteed queue keeps its pods" "$(echo "$out" | head -1)" "Cycle 1: 0 bound, 0 evicted"
 
+# --- A parent at its limit does not stop a child below its share: room
+# is taken back from a sibling under the same parent.
+out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-limit.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
+expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim"}]'
+expect_has "the child's gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"a"}]'
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

@@ -67,6 +67,14 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     whose only evicting action is reclaim also those with reason
     `elastic` (the README: an elastic job's pods evicted by any action
     carry that reason; `reclaim_reasons`).
+  * reclaim-liveness (only asked of policies listing the `reclaim` action
+    and the `capacity` plugin): a gang whose queue, below the deserved
+    share it states, is owed room that reclaim may take back from other
+    queues at the start has its minimum bound after the last cycle,
+    unless its queue reached its share otherwise, the room went where
+    the replay never gives it back, or a confirmed rule holds it (the
+    exact definition: reclaim_liveness.py; counts of owed gangs and
+    of each outcome go to the excuses Counter as "reclaim-liveness: ...").
 Determinism (the same file twice gives identical output) is checked by
 `run_case`, which runs the binary.
 
@@ -123,11 +131,13 @@ ACCEPTED_RULES = [
     (UNDECIDED_INTERPOD, None),
 ]
 TREE_RULES = {label for label, _ in ACCEPTED_RULES if label.startswith("queue tree:")}
+FULL_RULE = ACCEPTED_RULES[0][0]
 
+RECLAIM_LIVENESS = "reclaim-liveness"  # its oracle: reclaim_liveness.py
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",
          "partial-gang", "selector", "taint", "cordoned", "pod-affinity", "pod-anti-affinity",
          "topology-spread", "queue-capability", "queue-tree", "reclaim-guarantee",
-         "reclaim-deserved", "idle-fitting-gang"]
+         "reclaim-deserved", "reclaim-liveness", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -270,7 +280,8 @@ class Model:
                                for g, info in self.groups.items()}
         self.queue_of = {k: self.queue_of_group[g] for k, g in self.group_of.items()
                          if g in self.groups}
-        self.tree = QueueTree([o for o in items if o["kind"] == "Queue"])
+        self.queues = [o for o in items if o["kind"] == "Queue"]
+        self.tree = QueueTree(self.queues)
 
     def initial_placement(self):
         where = {}
@@ -679,18 +690,21 @@ def check_queues(model, c, binds, where, evictions, capacity, queue_plugin,
     return out
 
 
+
 def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False,
-          queue_plugin=True, reclaim_reasons=("reclaim",)):
+          queue_plugin=True, reclaim_reasons=("reclaim",), reclaim=False):
     """Returns (violations, excuses Counter). `capacity`: the policy lists
     the capacity plugin (spec.deserved is what reclaim gives back);
     `queue_plugin`: it lists proportion or capacity (queue capabilities
     hold); `reclaim_reasons`: the eviction reasons that are reclaim's
-    (policy_reclaim_reasons)."""
+    (policy_reclaim_reasons); `reclaim`: the policy lists the reclaim
+    action (with `capacity`: reclaim-liveness is asked)."""
     model = Model(snapshot, scheduler)
     out = []
     excuses = collections.Counter()
     where = model.initial_placement()
     deleted = set()
+    replayed = set()
     last_evicted = []
     cycles = report.get("cycles", [])
     for c, cycle in enumerate(cycles, 1):
@@ -714,6 +728,7 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                         "taint" if why.startswith("untolerated") else "cordoned")
                 out.append(Violation(kind, k, "cycle %d: bound to %s: %s" % (c, n, why)))
             binds.append((k, n))
+            replayed.add(k)
             where[k] = n
         # Binds happen before this cycle's victims are gone.
         for n, u in model.used(where).items():
@@ -795,6 +810,9 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                                         final.get(g, {}).get("phase", "<not listed>"),
                                         msg if msg is not None else "<not listed>",
                                         unconfirmed)))
+    if capacity and reclaim:
+        from reclaim_liveness import check_reclaim_liveness  # it imports this file
+        out += check_reclaim_liveness(model, where, replayed, deleted, final, excuses)
     return out, excuses
 
 
@@ -804,12 +822,17 @@ def policy_has_plugin(policy_text, name):
                      re.M) is not None
 
 
+def policy_actions(policy_text):
+    """The actions the policy lists."""
+    import re
+    m = re.search(r"^actions:\s*[\"']?([^\"'#\n]*)", policy_text, re.M)
+    return {a.strip() for a in (m.group(1) if m else "").split(",")} - {""}
+
+
 def policy_reclaim_reasons(policy_text):
     """The eviction reasons that mean reclaim evicted: `reclaim`, and
     `elastic` too when reclaim is the policy's only evicting action."""
-    import re
-    m = re.search(r"^actions:\s*[\"']?([^\"'#\n]*)", policy_text, re.M)
-    actions = {a.strip() for a in (m.group(1) if m else "").split(",")}
+    actions = policy_actions(policy_text)
     if "reclaim" in actions and "preempt" not in actions:
         return ("reclaim", "elastic")
     return ("reclaim",)
@@ -851,7 +874,8 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
                                     % (i, stdout[i:i + 120], stdout2[i:i + 120])))
     v, excuses = check(snapshot, json.loads(stdout), predicates, capacity=capacity,
                        queue_plugin=queue_plugin,
-                       reclaim_reasons=policy_reclaim_reasons(text))
+                       reclaim_reasons=policy_reclaim_reasons(text),
+                       reclaim="reclaim" in policy_actions(text))
     return violations + v, excuses
 
 
@@ -868,5 +892,8 @@ if __name__ == "__main__":
     for v in vs:
         print(v)
     for rule, n in ex.most_common():
-        print("excused %dx by rule: %s" % (n, rule))
+        if rule.startswith("reclaim-liveness: "):
+            print("%s: %d" % (rule, n))
+        else:
+            print("excused %dx by rule: %s" % (n, rule))
     sys.exit(1 if vs else 0)

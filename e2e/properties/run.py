@@ -166,6 +166,13 @@ def main(argv=None):
     print("stated rules that excused an idle gang that would fit (times):")
     for label, _ in check.ACCEPTED_RULES:
         print("  %5d  %s" % (excuses[label], label))
+    # How often the liveness property had something to judge, and why a
+    # gang owed room at the start did not need it at the end.
+    owed = sorted(k for k in excuses if k.startswith(check.RECLAIM_LIVENESS + ":"))
+    if owed:
+        print("reclaim-liveness, gangs owed room at the start (times):")
+        for label in owed:
+            print("  %5d  %s" % (excuses[label], label[len(check.RECLAIM_LIVENESS) + 2:]))
     return 1 if failing_runs else 0
 
 

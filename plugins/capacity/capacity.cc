@@ -66,15 +66,12 @@ class CapacitySession : public framework::PluginSession {
           });
         });
     // Holding more than it deserves in a resource it deserves, or holding
-    // anything without deserving anything; at any level. Such a queue
-    // does not reclaim, and reclaim may take from it.
-    s.Register<framework::Overused>([this, &c](const api::QueueInfo& q) {
-      bool over = false;
-      api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
-        over = over || Above(at.index);
-      });
-      return over;
-    });
+    // anything without deserving anything, at the queue's own level (in
+    // a tree, reclaim weighs the ancestors where the taker's path and the
+    // victim's part). Such a queue does not reclaim, and reclaim may take
+    // from it.
+    s.Register<framework::Overused>(
+        [this](const api::QueueInfo& q) { return Above(q.index); });
     // Reclaim for a task only while its queue, with the task, stays within
     // its deserved share in some resource the task asks for and the queue
     // deserves (Volcano's preemptive): a queue short of gpus reclaims gpus

@@ -55,17 +55,24 @@ class ProportionSession : public framework::PluginSession {
       return queues::CompareAtFork(
           c, a.index, b.index, [this](int32_t q) { return shares_[q].share; });
     });
-    // Above its deserved share in its dominant resource, or under a parent
-    // that is. (Volcano asks for every resource at or above deserved,
-    // which lets a queue holding far more cpu than it deserves stop
-    // counting as overused as soon as it dips below its deserved memory.)
-    s.Register<framework::Overused>([this, &c](const api::QueueInfo& q) {
-      bool over = false;
-      api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
-        over = over || shares_[at.index].share > 1;
-      });
-      return over;
-    });
+    // Above its deserved share in its dominant resource, at its own
+    // level: in a tree, reclaim weighs the ancestors where the taker's
+    // path and the victim's part (reclaim.cc). (Volcano asks for every
+    // resource at or above deserved, which lets a queue holding far more
+    // cpu than it deserves stop counting as overused as soon as it dips
+    // below its deserved memory.)
+    s.Register<framework::Overused>(
+        [this](const api::QueueInfo& q) { return shares_[q.index].share > 1; });
+    // Reclaim for a task only while its own queue, with the task, stays
+    // within its deserved share in the resources the task asks for; its
+    // ancestors bound it by their capabilities (Allocatable while
+    // borrowing), not their shares: a queue under a parent that borrows
+    // still takes its share back from its siblings.
+    s.Register<framework::Preemptive>(
+        [this](const api::QueueInfo& q, const api::TaskInfo& t) {
+          return (ledger_[q.index].allocated + t.request())
+              .LessEqualWhere(shares_[q.index].deserved, t.request());
+        });
     // Within its deserved share (and each ancestor's); while borrowing,
     // within its capability (and each ancestor's).
     s.Register<framework::Allocatable>([this, &s, &c](const api::QueueInfo& q,

@@ -1,6 +1,9 @@
 #include "scheduler/actions/evicting_action.h"
 
 #include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/actions/victims.h"
@@ -8,6 +11,62 @@
 #include "scheduler/framework/statement.h"
 
 namespace shoal::actions {
+namespace {
+
+// Which queues' tasks one search may take, inside `scope` (a queue's
+// subtree; api::kNone: anywhere): asked of the action once per queue,
+// since a search visits the same few queues on thousands of nodes.
+class QueueFilter {
+ public:
+  QueueFilter(const framework::Session& s, int32_t scope,
+              std::function<bool(int32_t)> eligible)
+      : s_(s),
+        scope_(scope),
+        eligible_(std::move(eligible)),
+        known_(s.cluster().queues.size() + 1, kUnknown) {}
+
+  bool Admits(int32_t q) {
+    int8_t& known = known_[q == api::kNone ? known_.size() - 1 : q];
+    if (known == kUnknown) {
+      known =
+          (scope_ == api::kNone || api::InSubtree(s_.cluster(), q, scope_)) &&
+                  eligible_(q)
+              ? kYes
+              : kNo;
+    }
+    return known == kYes;
+  }
+
+  // Whether some queue in a scoped search both may lend and holds
+  // anything: a scope without one is not worth a scan of every node.
+  // (Anywhere is always searched: asking every queue costs more than
+  // the scan it would save.)
+  bool AnyHolds() {
+    if (scope_ == api::kNone) return true;
+    std::vector<int32_t> stack{scope_};
+    while (!stack.empty()) {
+      int32_t q = stack.back();
+      stack.pop_back();
+      // What the queue's own jobs hold (a parent's, left from before it
+      // had children, too).
+      api::Resource own = s_.QueueHeld(q);
+      const auto& children = s_.cluster().queues[q].children;
+      for (int32_t child : children) own -= s_.QueueHeld(child);
+      if (!own.IsZero() && Admits(q)) return true;
+      stack.insert(stack.end(), children.begin(), children.end());
+    }
+    return false;
+  }
+
+ private:
+  static constexpr int8_t kUnknown = -1, kNo = 0, kYes = 1;
+  const framework::Session& s_;
+  const int32_t scope_;
+  const std::function<bool(int32_t)> eligible_;
+  std::vector<int8_t> known_;  // by queue; the last entry: no queue
+};
+
+}  // namespace
 
 void EvictingAction::Execute(framework::Session& s) {
   PendingJobs jobs(
@@ -18,6 +77,7 @@ void EvictingAction::Execute(framework::Session& s) {
                Wants(s, job);
       },
       skip_overused());
+  EvictableRoom bounds(s, [&](int32_t q) { return MayLend(s, q); });
   for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
     api::JobInfo& job = s.job(j);
     std::vector<api::TaskIndex> pending;
@@ -60,17 +120,17 @@ void EvictingAction::Execute(framework::Session& s) {
       bool placed = false;
       for (int32_t scope : Scopes(s, task)) {
         if (!may_take && scope == api::kNone) continue;
+        QueueFilter filter(s, scope,
+                           [&](int32_t q) { return Eligible(s, task, q); });
+        if (!filter.AnyHolds()) continue;
         auto eligible = [&](const api::TaskInfo& other) {
-          return (scope == api::kNone ||
-                  api::InSubtree(s.cluster(),
-                                 s.cluster().jobs[other.job].queue_index,
-                                 scope)) &&
-                 Eligible(s, task, other);
+          return filter.Admits(s.cluster().jobs[other.job].queue_index);
         };
         auto ask = [&](const std::vector<api::TaskIndex>& candidates) {
           return Ask(s, task, candidates);
         };
-        auto room = FindRoom(s, task, eligible, ask, &free_room, freed_enough);
+        auto room =
+            FindRoom(s, task, eligible, ask, &free_room, freed_enough, &bounds);
         if (!room.has_value() && may_end_whole_gangs()) {
           room = FindWholeGang(s, task, eligible, ask, freed_enough);
         }
@@ -89,7 +149,9 @@ void EvictingAction::Execute(framework::Session& s) {
         if (!room->victims.empty()) {
           for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
         }
+        const bool lent = bounds.Lends(job.queue_index);
         stmt.Pipeline(t, room->node);
+        bounds.Grew(job.queue_index, lent);
         placed = true;
         break;
       }

@@ -37,9 +37,16 @@ class EvictingAction : public framework::Action {
                                      const api::TaskInfo&) const {
     return nullptr;
   }
-  // Which running tasks the action considers for `taker`.
+  // Whether tasks of `queue` may be taken by any taker now (Eligible
+  // asks this and more); it may turn true only for a queue that takes.
+  virtual bool MayLend(const framework::Session&, int32_t /*queue*/) const {
+    return true;
+  }
+  // Whether running tasks of `queue` (api::kNone: of jobs in no queue)
+  // are considered for `taker`. Asked once per queue per search: nothing
+  // changes during one.
   virtual bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
-                        const api::TaskInfo& other) const = 0;
+                        int32_t queue) const = 0;
   // Where to look for `task`'s victims, in order: queue subtrees
   // (api::kNone: anywhere Eligible allows). When MayTake refused the
   // task, only a scoped search is tried, and its evictions are kept only

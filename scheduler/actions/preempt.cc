@@ -56,9 +56,8 @@ class Preempt : public EvictingAction {
     };
   }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
-                const api::TaskInfo& other) const override {
-    return s.cluster().jobs[other.job].queue_index ==
-           s.cluster().jobs[taker.job].queue_index;
+                int32_t queue) const override {
+    return queue == s.cluster().jobs[taker.job].queue_index;
   }
   std::vector<api::TaskIndex> Ask(
       const framework::Session& s, const api::TaskInfo& taker,

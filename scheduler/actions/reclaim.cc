@@ -1,6 +1,7 @@
 #include "scheduler/actions/reclaim.h"
 
 #include "scheduler/actions/evicting_action.h"
+#include "scheduler/api/queue_tree.h"
 
 namespace shoal::actions {
 namespace {
@@ -52,20 +53,38 @@ class Reclaim : public EvictingAction {
     scopes.push_back(api::kNone);
     return scopes;
   }
+  bool MayLend(const framework::Session& s, int32_t queue) const override {
+    const api::ClusterInfo& c = s.cluster();
+    return queue != api::kNone && c.queues[queue].reclaimable &&
+           (s.Table<framework::Overused>().empty() ||
+            s.Call<framework::Overused>(c.queues[queue]));
+  }
   bool Eligible(const framework::Session& s, const api::TaskInfo& taker,
-                const api::TaskInfo& other) const override {
+                int32_t queue) const override {
     // Only queues holding more than their deserved share lend back, and
     // only while they do: the tiers' answer alone would let a tier of
     // safety plugins (gang, conformance) decide without asking the
     // fairness plugins in a later tier. Under a policy where no plugin
     // answers Overused (Volcano's capacity has no such callback), the
     // Reclaimable answer alone decides, as in Volcano.
+    //
+    // In a tree, the victim's queue and each branch above it up to where
+    // its path and the taker's part must hold more than they deserve: a
+    // leaf over its share under a branch that is not lends to its
+    // siblings and cousins inside that branch, never out of it.
     const api::ClusterInfo& c = s.cluster();
-    int32_t q = c.jobs[other.job].queue_index;
-    return q != c.jobs[taker.job].queue_index && q != api::kNone &&
-           c.queues[q].reclaimable &&
-           (s.Table<framework::Overused>().empty() ||
-            s.Call<framework::Overused>(c.queues[q]));
+    const int32_t taker_queue = c.jobs[taker.job].queue_index;
+    if (queue == api::kNone || queue == taker_queue ||
+        !c.queues[queue].reclaimable) {
+      return false;
+    }
+    if (s.Table<framework::Overused>().empty()) return true;
+    for (int32_t at = queue;
+         at != api::kNone && !api::InSubtree(c, taker_queue, at);
+         at = c.queues[at].parent_index) {
+      if (!s.Call<framework::Overused>(c.queues[at])) return false;
+    }
+    return true;
   }
   std::vector<api::TaskIndex> Ask(
       const framework::Session& s, const api::TaskInfo& taker,

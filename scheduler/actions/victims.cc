@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "scheduler/api/queue_tree.h"
 
@@ -148,6 +149,42 @@ bool NotYetBound(const api::TaskInfo& t) {
 
 }  // namespace
 
+EvictableRoom::EvictableRoom(const framework::Session& s,
+                             std::function<bool(int32_t queue)> lends)
+    : s_(s), lends_(std::move(lends)), bounds_(s.cluster().nodes.size()) {}
+
+void EvictableRoom::Grew(int32_t queue, bool lent) {
+  if (!lent && lends_(queue)) ++epoch_;
+}
+
+bool EvictableRoom::MayFit(const api::TaskInfo& task, api::NodeIndex n) {
+  const api::NodeInfo& node = s_.cluster().nodes[n];
+  Bound& b = bounds_[n];
+  if (!b.known || b.node_generation != node.generation() ||
+      b.discards != s_.discards() || b.epoch != epoch_) {
+    b.room = node.FutureIdle();
+    for (api::TaskIndex t : node.tasks()) {
+      const api::TaskInfo& other = s_.cluster().tasks[t];
+      if (!api::HoldsShare(other.status) ||
+          other.status == api::TaskStatus::kPipelined || NotYetBound(other) ||
+          !other.pod->preemptable) {
+        continue;
+      }
+      const api::JobInfo& job = s_.cluster().jobs[other.job];
+      if ((job.tasks.size() > 1 && job.ReadyCount() <= job.min_member) ||
+          !lends_(job.queue_index)) {
+        continue;
+      }
+      b.room += other.request();
+    }
+    b.known = true;
+    b.epoch = epoch_;
+    b.node_generation = node.generation();
+    b.discards = s_.discards();
+  }
+  return task.request().FitsIn(b.room);
+}
+
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort) {
   if (!victim.pod->preemptable) return false;
   // A pod that asks for nothing takes room only from pods that ask for
@@ -161,7 +198,7 @@ std::optional<Room> FindRoom(
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction,
-    const FreedEnough& freed_enough) {
+    const FreedEnough& freed_enough, EvictableRoom* bounds) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
   if (!freed_enough || freed_enough(api::Resource())) {
     for (api::NodeIndex n :
@@ -171,6 +208,7 @@ std::optional<Room> FindRoom(
   }
   const bool taker_best_effort = task.best_effort();
   for (api::NodeIndex n : nodes) {
+    if (bounds != nullptr && !bounds->MayFit(task, n)) continue;
     const api::NodeInfo& node = s.node(n);
     // Cheap bound first: even evicting every eligible task may not do.
     std::vector<api::TaskIndex> candidates;
@@ -216,6 +254,7 @@ std::optional<Room> FindRoom(
       plan.victims.push_back(v);
     }
     if (enough()) return plan;
+    if (bounds != nullptr) bounds->Forget(n);
   }
   return std::nullopt;
 }

@@ -33,14 +33,57 @@ struct Room {
 // `freed_enough`, when set, must also hold of what the victims free
 // between them (preempt: the taker's queue may then take the task); room
 // without evictions does only if it holds of nothing freed.
+//
+// `bounds`, when given, passes over nodes that cannot yield the room
+// without a look at their pods; it must belong to the current session.
 using FreedEnough = std::function<bool(const api::Resource& freed)>;
+class EvictableRoom;
 std::optional<Room> FindRoom(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr,
-    const FreedEnough& freed_enough = nullptr);
+    const FreedEnough& freed_enough = nullptr, EvictableRoom* bounds = nullptr);
+
+// The most evicting could free on each node, whoever asks: its future
+// idle room plus every bound, preemptable pod whose job stands above its
+// gang minimum and whose queue may lend at all (`lends`). Kept across the
+// searches of one action, so that the thousands of nodes a cycle's
+// evictions have already refilled or drained to their floors are passed
+// over without a look at their pods. A node's bound is worked out again
+// when the node changes, when a statement is undone, after a search found
+// nothing there, and everywhere once a queue that did not lend may
+// (Grew). A job or queue reaching its floor through evictions on other
+// nodes only makes a bound too high, which costs a look, never a node
+// missed.
+class EvictableRoom {
+ public:
+  EvictableRoom(const framework::Session& s,
+                std::function<bool(int32_t queue)> lends);
+  // False when no eviction on node `n` can make room for `task`.
+  bool MayFit(const api::TaskInfo& task, api::NodeIndex n);
+  // A search looked at node `n` and found nothing there.
+  void Forget(api::NodeIndex n) { bounds_[n].known = false; }
+  // Whether tasks of `queue` may be taken at all now.
+  bool Lends(int32_t queue) const { return lends_(queue); }
+  // `queue` took room, and `lent` says whether it lent before: if it
+  // lends now, every bound is worked out again.
+  void Grew(int32_t queue, bool lent);
+
+ private:
+  struct Bound {
+    bool known = false;
+    uint64_t node_generation = 0;
+    uint64_t discards = 0;
+    uint64_t epoch = 0;
+    api::Resource room;
+  };
+  const framework::Session& s_;
+  const std::function<bool(int32_t)> lends_;
+  std::vector<Bound> bounds_;  // by node
+  uint64_t epoch_ = 0;         // bumped by Grew
+};
 
 // When no node has room without cutting a gang: a whole running gang
 // whose pods on one node make the task fit, if the tiers allow evicting

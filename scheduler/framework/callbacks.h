@@ -72,7 +72,8 @@ SHOAL_CALLBACK(JobEnqueueable, "jobEnqueueable", "enableJobEnqueued",
 SHOAL_CALLBACK(JobStarving, "jobStarving", "enableJobStarving",
                Combine::kAnyTrue, bool(const api::JobInfo&));
 
-// Queue gates. Overused: the queue holds its deserved share or more.
+// Queue gates. Overused: the queue holds its deserved share or more, at
+// its own level (an action that weighs a tree asks of each level).
 // Allocatable: the queue may take this task now.
 SHOAL_CALLBACK(Overused, "overused", "enabledOverused", Combine::kAnyTrue,
                bool(const api::QueueInfo&));

@@ -205,14 +205,51 @@ const FeasibleNodes& Session::Feasible(const api::PlacementConstraints& c) {
 }
 
 std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
-  const FeasibleNodes& feasible = Feasible(t.placement());
-  absl::flat_hash_map<std::string, int> why = feasible.rejected;
+  const Explained* known = nullptr;
+  for (const Explained& e : explained_) {
+    if (e.state == state_ && e.exemplar->PlacedAlike(t)) known = &e;
+  }
+  if (known == nullptr) {
+    // A few states back are worth keeping: gangs that fail undo what they
+    // placed.
+    if (explained_.size() >= 16) explained_.erase(explained_.begin());
+    Explained e{&t, state_, Feasible(t.placement()).rejected, {}};
+    // Nodes short of room, the common refusal, are counted per resource
+    // and named once.
+    std::vector<int> short_of(t.request().size(), 0);
+    Reasons reasons;
+    for (api::NodeIndex n : Feasible(t.placement()).nodes) {
+      const api::NodeInfo& node = cluster_.nodes[n];
+      if (!t.request().FitsIn(node.idle())) {
+        t.request().ForEachShortage(
+            node.idle(), [&short_of](api::ResourceId id) { ++short_of[id]; });
+        continue;
+      }
+      reasons.clear();
+      if (FitsMechanically(t, node, node.idle(), &reasons)) {
+        e.passed.push_back(n);
+      } else {
+        for (const auto& r : reasons) ++e.refused[r];
+      }
+    }
+    for (size_t id = 0; id < short_of.size(); ++id) {
+      if (short_of[id] > 0) {
+        e.refused[std::string(api::InsufficientReason(
+            static_cast<api::ResourceId>(id)))] += short_of[id];
+      }
+    }
+    explained_.push_back(std::move(e));
+    known = &explained_.back();
+  }
+  // The Fit callbacks may judge by the task's job: asked every time, of
+  // the few nodes that pass the rest.
+  absl::flat_hash_map<std::string, int> why = known->refused;
   int available = 0;
   Reasons reasons;
-  for (api::NodeIndex n : feasible.nodes) {
+  for (api::NodeIndex n : known->passed) {
     reasons.clear();
     const api::NodeInfo& node = cluster_.nodes[n];
-    if (FitsExplained(t, node, node.idle(), &reasons)) {
+    if (Call<Fit>(t, node, node.idle(), &reasons)) {
       ++available;
     } else {
       for (const auto& r : reasons) ++why[r];
@@ -225,6 +262,13 @@ std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
 bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
                             const api::Resource& available,
                             Reasons* why) const {
+  return FitsMechanically(t, n, available, why) &&
+         Call<Fit>(t, n, available, why);
+}
+
+bool Session::FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
+                               const api::Resource& available,
+                               Reasons* why) const {
   if (!t.request().FitsIn(available)) {
     t.request().ForEachShortage(available, [why](api::ResourceId id) {
       why->emplace_back(api::InsufficientReason(id));
@@ -244,7 +288,7 @@ bool Session::FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
     why->emplace_back(refusal);
     return false;
   }
-  return Call<Fit>(t, n, available, why);
+  return true;
 }
 
 std::string FormatUnavailable(
@@ -264,6 +308,7 @@ std::string FormatUnavailable(
 
 void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
                        api::NodeIndex node) {
+  state_ = ++last_state_;
   api::TaskInfo& task = cluster_.tasks[t];
   const api::TaskStatus old_status = task.status;
   const api::NodeIndex old_node = task.node;

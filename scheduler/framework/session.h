@@ -182,6 +182,9 @@ class Session {
   }
   // kube-scheduler's sentence for a task no node takes right now:
   // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...".
+  // What the nodes say is remembered for the state() it was said of, for
+  // tasks placed alike: a full cluster turns away thousands of gangs of one
+  // shape a cycle, and each sentence costs a pass over the nodes.
   std::string ExplainUnplaced(const api::TaskInfo& t);
 
   // What the tasks of each queue's subtree hold now (HoldsShare), kept
@@ -200,6 +203,10 @@ class Session {
   // Undone placements so far (Statement::Discard): room may have come
   // back on nodes that caches built earlier thought full.
   uint64_t discards() const { return discards_; }
+  // Names the placement of every task: it changes with every move, and an
+  // undone statement returns it to what it was before (a state once left
+  // never gets the name of another).
+  uint64_t state() const { return state_; }
 
   // What Statements committed so far.
   const std::vector<BindDecision>& binds() const { return binds_; }
@@ -219,6 +226,9 @@ class Session {
   // counts, pod topology and the plugins' event handlers current.
   void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
   void CountDiscard() { ++discards_; }
+  // FitsExplained but for the Fit callbacks.
+  bool FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
+                        const api::Resource& available, Reasons* why) const;
   // Adds (+1) or removes (-1) a task's request in its queue and every
   // ancestor's held amount.
   void HoldInQueues(const api::TaskInfo& t, int sign);
@@ -261,6 +271,15 @@ class Session {
   int releasing_count_ = 0;
   std::vector<api::Resource> queue_held_;  // by queue, subtree sums
   uint64_t discards_ = 0;
+  uint64_t state_ = 0;
+  uint64_t last_state_ = 0;  // the newest name given
+  struct Explained {
+    const api::TaskInfo* exemplar;
+    uint64_t state;
+    absl::flat_hash_map<std::string, int> refused;  // reason -> nodes
+    std::vector<api::NodeIndex> passed;             // all but the Fit callbacks
+  };
+  std::vector<Explained> explained_;
 };
 
 // "0/5 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) had

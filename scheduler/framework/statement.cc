@@ -6,17 +6,19 @@ Statement::~Statement() { Discard(); }
 
 Statement::Op Statement::Record(Kind kind, api::TaskIndex task) {
   const api::TaskInfo& t = session_.task(task);
-  return Op{kind, task, t.status, t.node, "", ""};
+  return Op{kind, task, t.status, t.node, "", "", session_.state()};
 }
 
 void Statement::Allocate(api::TaskIndex task, api::NodeIndex node) {
   ops_.push_back(Record(Kind::kAllocate, task));
   session_.MoveTask(task, api::TaskStatus::kAllocated, node);
+  Moved();
 }
 
 void Statement::Pipeline(api::TaskIndex task, api::NodeIndex node) {
   ops_.push_back(Record(Kind::kPipeline, task));
   session_.MoveTask(task, api::TaskStatus::kPipelined, node);
+  Moved();
 }
 
 void Statement::Evict(api::TaskIndex task, std::string reason,
@@ -27,6 +29,7 @@ void Statement::Evict(api::TaskIndex task, std::string reason,
   ops_.push_back(std::move(op));
   session_.MoveTask(task, api::TaskStatus::kReleasing,
                     session_.task(task).node);
+  Moved();
 }
 
 void Statement::Commit() {
@@ -48,21 +51,24 @@ void Statement::Commit() {
   ops_.clear();
 }
 
-void Statement::Discard() {
-  if (!ops_.empty()) session_.CountDiscard();
-  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
-    session_.MoveTask(it->task, it->previous_status, it->previous_node);
-  }
-  ops_.clear();
-}
+void Statement::Discard() { DiscardSince(0); }
 
 void Statement::DiscardSince(size_t mark) {
-  if (ops_.size() > mark) session_.CountDiscard();
+  if (ops_.size() <= mark) return;
+  session_.CountDiscard();
+  // The ops undone were the session's last moves, one after another: the
+  // session is then as it was before the first, and gets that name back.
+  bool last_moves = session_.state() == ops_.back().state_after;
+  for (size_t i = mark + 1; i < ops_.size(); ++i) {
+    last_moves = last_moves && ops_[i].state_before == ops_[i - 1].state_after;
+  }
+  const uint64_t before = ops_[mark].state_before;
   while (ops_.size() > mark) {
     const Op& op = ops_.back();
     session_.MoveTask(op.task, op.previous_status, op.previous_node);
     ops_.pop_back();
   }
+  if (last_moves) session_.state_ = before;
 }
 
 void Statement::Hold() { ops_.clear(); }

@@ -48,8 +48,14 @@ class Statement {
     api::NodeIndex previous_node;
     std::string reason;
     std::string preemptor;
+    // Session::state() before and after the op: undoing a run of ops
+    // that nothing else interleaved returns the session to the name it
+    // had before them.
+    uint64_t state_before;
+    uint64_t state_after = 0;
   };
   Op Record(Kind kind, api::TaskIndex task);
+  void Moved() { ops_.back().state_after = session_.state(); }
 
   Session& session_;
   std::vector<Op> ops_;

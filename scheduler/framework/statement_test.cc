@@ -76,6 +76,69 @@ TEST_F(StatementTest, DiscardLeavesNoTrace) {
   EXPECT_TRUE(s.binds().empty());
 }
 
+// The session's state name comes back with an undone statement, so that
+// what was worked out for that state (ExplainUnplaced) serves again; a
+// state reached anew never takes an old name.
+TEST_F(StatementTest, UndoingReturnsTheStateName) {
+  Session& s = *session_;
+  const uint64_t start = s.state();
+  uint64_t one_placed = 0;
+  {
+    Statement stmt(s);
+    stmt.Allocate(0, 0);
+    one_placed = s.state();
+    EXPECT_NE(one_placed, start);
+    const size_t mark = stmt.Mark();
+    stmt.Allocate(1, 0);
+    stmt.Pipeline(2, 1);
+    stmt.DiscardSince(mark);
+    EXPECT_EQ(s.state(), one_placed);
+    stmt.Discard();
+  }
+  EXPECT_EQ(s.state(), start);
+  Statement again(s);
+  again.Allocate(0, 1);
+  EXPECT_NE(s.state(), start);
+  EXPECT_NE(s.state(), one_placed);
+}
+
+TEST_F(StatementTest, InterleavedMovesKeepAFreshStateName) {
+  Session& s = *session_;
+  Statement first(s);
+  first.Allocate(0, 0);
+  {
+    Statement second(s);
+    second.Allocate(1, 1);
+    const uint64_t both = s.state();
+    first.Discard();  // task 1 is still placed: not the state of before
+    EXPECT_NE(s.state(), both);
+    Statement third(s);
+    EXPECT_EQ(s.task(1).node, 1);
+  }
+}
+
+// The remembered sentence is of the state it was said in: after a move,
+// and after undoing it, the sentence says what holds then.
+TEST_F(StatementTest, ExplanationFollowsTheState) {
+  api::ClusterBuilder b;
+  b.AddNode(Node("n0", {{"cpu", "2"}, {"memory", "8Gi"}}));
+  b.AddNode(Node("n1", {{"cpu", "2"}, {"memory", "8Gi"}}));
+  AddGang(b, "job", 5, 5, {{"cpu", "2"}, {"memory", "1Gi"}});
+  Session s(std::move(b).Build(), policy_);
+  const std::string all_free = "2/2 nodes are available.";
+  EXPECT_EQ(s.ExplainUnplaced(s.task(4)), all_free);
+  {
+    Statement stmt(s);
+    stmt.Allocate(0, 0);
+    EXPECT_EQ(s.ExplainUnplaced(s.task(4)),
+              "1/2 nodes are available: 1 Insufficient cpu.");
+    stmt.Allocate(1, 1);
+    EXPECT_EQ(s.ExplainUnplaced(s.task(3)),
+              "0/2 nodes are available: 2 Insufficient cpu.");
+  }
+  EXPECT_EQ(s.ExplainUnplaced(s.task(4)), all_free);
+}
+
 TEST_F(StatementTest, DestructorDiscardsAnUnfinishedStatement) {
   Session& s = *session_;
   { Statement(s).Allocate(0, 1); }

@@ -142,12 +142,8 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec,
   }
 }
 
-void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
-                              cache::Cache& cache) {
-  const absl::Time start = absl::FromUnixSeconds(1700000000);
-  auto any = Constraints({}, {});
-  api::Resource big = R({{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "1"}});
-  for (int i = 0; i < nodes; ++i) {
+void AddPlainNodes(int count, cache::Cache& cache) {
+  for (int i = 0; i < count; ++i) {
     auto node = std::make_shared<api::NodeSpec>();
     node->name = absl::StrCat("node-", i);
     node->labels = api::Labels({{"kubernetes.io/hostname", node->name}});
@@ -155,54 +151,67 @@ void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
         R({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
     cache.UpsertNode(std::move(node));
   }
+}
+
+void AddUniformJob(const UniformJob& spec,
+                   const std::function<std::string(int pod)>& node_of,
+                   cache::Cache& cache) {
+  static const auto* const any =
+      new std::shared_ptr<const api::PlacementConstraints>(Constraints({}, {}));
+  api::JobInfo job;
+  job.ns = spec.queue;
+  job.name = spec.name;
+  job.uid = "uid-" + spec.name;
+  job.queue = spec.queue;
+  job.min_member = spec.min_member;
+  job.created = spec.created;
+  job.phase = spec.phase;
+  cache.UpsertPodGroup(job);
+  for (int p = 0; p < spec.pods; ++p) {
+    auto pod = std::make_shared<api::PodInfo>();
+    pod->ns = spec.queue;
+    pod->name = absl::StrCat(spec.name, "-", p);
+    pod->uid = absl::StrCat(job.uid, "-", p);
+    pod->scheduler_name = "shoal";
+    pod->group = spec.name;
+    pod->created = spec.created;
+    pod->request = spec.request;
+    pod->placement = *any;
+    pod->node_name = node_of(p);
+    if (!pod->node_name.empty()) pod->status = api::TaskStatus::kRunning;
+    cache.UpsertPod(std::move(pod), true);
+  }
+}
+
+void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
+                              cache::Cache& cache) {
+  const absl::Time start = absl::FromUnixSeconds(1700000000);
+  const api::Resource big =
+      R({{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "1"}});
+  AddPlainNodes(nodes, cache);
   for (int q = 0; q < lenders + starving; ++q) {
     api::QueueInfo queue;
     queue.name = absl::StrCat("queue-", q);
     cache.UpsertQueue(queue);
   }
-  auto add_job = [&](const std::string& name, const std::string& queue, int min,
-                     int pods, int* next_slot, absl::Time created) {
-    api::JobInfo job;
-    job.ns = queue;
-    job.name = name;
-    job.uid = "uid-" + name;
-    job.queue = queue;
-    job.min_member = min;
-    job.created = created;
-    job.phase = next_slot != nullptr ? api::PodGroupPhase::kRunning
-                                     : api::PodGroupPhase::kInqueue;
-    cache.UpsertPodGroup(job);
-    for (int p = 0; p < pods; ++p) {
-      auto pod = std::make_shared<api::PodInfo>();
-      pod->ns = queue;
-      pod->name = absl::StrCat(name, "-", p);
-      pod->uid = absl::StrCat(job.uid, "-", p);
-      pod->scheduler_name = "shoal";
-      pod->group = name;
-      pod->created = created;
-      pod->request = big;
-      pod->placement = any;
-      if (next_slot != nullptr) {
-        pod->node_name =
-            absl::StrCat("node-", (*next_slot)++ / 4);  // 4 per node
-        pod->status = api::TaskStatus::kRunning;
-      }
-      cache.UpsertPod(std::move(pod), true);
-    }
-  };
   // The lenders fill every node: 4 pods of 16 cpu each.
   int slot = 0;
   const int jobs_per_lender = nodes * 4 / 100 / lenders;
   for (int q = 0; q < lenders; ++q) {
     for (int j = 0; j < jobs_per_lender; ++j) {
-      add_job(absl::StrCat("lend-", q, "-", j), absl::StrCat("queue-", q), 10,
-              100, &slot, start + absl::Seconds(j));
+      AddUniformJob(
+          {absl::StrCat("queue-", q), absl::StrCat("lend-", q, "-", j), 10, 100,
+           big, start + absl::Seconds(j), api::PodGroupPhase::kRunning},
+          [&slot](int) { return absl::StrCat("node-", slot++ / 4); }, cache);
     }
   }
   for (int q = lenders; q < lenders + starving; ++q) {
     for (int j = 0; j < 5; ++j) {
-      add_job(absl::StrCat("gang-", q, "-", j), absl::StrCat("queue-", q), 50,
-              50, nullptr, start + absl::Hours(1) + absl::Seconds(j));
+      AddUniformJob(
+          {absl::StrCat("queue-", q), absl::StrCat("gang-", q, "-", j), 50, 50,
+           big, start + absl::Hours(1) + absl::Seconds(j),
+           api::PodGroupPhase::kInqueue},
+          [](int) { return std::string(); }, cache);
     }
   }
 }

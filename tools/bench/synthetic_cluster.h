@@ -7,7 +7,10 @@
 #define SHOAL_TOOLS_BENCH_SYNTHETIC_CLUSTER_H_
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
+#include "absl/time/time.h"
 #include "scheduler/cache/cache.h"
 
 namespace shoal::bench {
@@ -36,6 +39,25 @@ void BuildSyntheticCluster(const SyntheticClusterSpec& spec,
 // queues, while `starving` other queues each wait with 5 gangs of 50.
 void BuildReclaimHeavyCluster(int nodes, int lenders, int starving,
                               cache::Cache& cache);
+
+// `count` nodes node-0, node-1, ... of 64 cpu, 256Gi and 110 pods.
+void AddPlainNodes(int count, cache::Cache& cache);
+
+// A PodGroup named `name` in namespace and queue `queue` with `pods`
+// pods alike, each asking `request` with no placement constraint: pod p
+// runs on node `node_of(p)`, or waits when that is empty.
+struct UniformJob {
+  std::string queue;
+  std::string name;
+  int min_member = 1;
+  int pods = 1;
+  api::Resource request;
+  absl::Time created;
+  api::PodGroupPhase phase = api::PodGroupPhase::kPending;
+};
+void AddUniformJob(const UniformJob& spec,
+                   const std::function<std::string(int pod)>& node_of,
+                   cache::Cache& cache);
 
 }  // namespace shoal::bench
 

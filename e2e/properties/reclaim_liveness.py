@@ -1,0 +1,546 @@
+"""The reclaim-liveness property (check.py lists them all).
+
+"With reclaim, every queue below its deserved share with fitting pending
+work reaches it within a bounded number of cycles", for policies listing
+the `reclaim` action and the `capacity` plugin (where a queue's deserved
+share is the spec.deserved it states). Judged from the objects: which
+pods reclaim may take is read from the README's rules (the reclaim
+action; capacity's overused and reclaimable; conformance; the gang floor;
+volcano.sh/preemptable; only bound or running pods are victims; "taking
+back in a tree"), and where the README leaves a reading open, the one
+that lets the scheduler refuse the most.
+"""
+import collections
+
+from check import (ACCEPTED_RULES, FULL_RULE, RECLAIM_LIVENESS, TREE_RULES,  # noqa: F401
+                   Violation, _blocked_by_anti_affinity, _by_name, _cheap, _fmt,
+                   _queue_resources, _queue_usage, _real, _tightest, first_fit)
+from generate import _add, fits, has_interpod, placement_problem, quantity
+
+
+def _preemptable(pod):
+    """volcano.sh/preemptable, annotation else label: unmarked, or
+    "true" (any other value counts as "false", as the README says)."""
+    for where in ("annotations", "labels"):
+        v = (pod["metadata"].get(where) or {}).get("volcano.sh/preemptable")
+        if v is not None:
+            return v == "true"
+    return True
+
+
+def _may_be_reclaimed(model, k):
+    """Pod-level rules: marked preemptable (or unmarked); not in kube-system
+    nor of a system-* class (conformance); asking for something (a
+    BestEffort pod frees no requests)."""
+    p = model.pods[k]
+    pc = p["spec"].get("priorityClassName") or ""
+    return (_preemptable(p) and p["metadata"].get("namespace", "default") != "kube-system"
+            and not pc.startswith("system-") and bool(_real(model.req[k])))
+
+
+def _path(tree, q):
+    """q and the queues above it, up to root (q alone without a tree)."""
+    return tree.path.get(q, [q]) if tree.on else [q]
+
+
+def _stated(tree, q, field):
+    return _queue_resources(tree.spec.get(q, {}), field)
+
+
+def _share(tree, q, field, seen=()):
+    """Queue q's deserved share or guarantee (`field`) for reclaim: what it
+    states; a deserved share is raised to the guarantee in each resource
+    that names (a queue deserves at least what it is guaranteed: the
+    README's proportion "never below guarantee", as Volcano's capacity
+    does too). A queue with children that states none (root aside: the
+    README's root "bounds only what it states") is taken to have what its
+    children have together, in each resource some child names, as
+    Volcano's root does. The README does not say; under this reading a
+    queue deserves more, so lends less, and a parent is at its limit
+    sooner than by its own statement alone."""
+    spec = tree.spec.get(q, {})
+    named = spec.get("deserved") if field == "deserved" else (
+        spec.get("guarantee") or {}).get("resource")
+    kids = tree.children.get(q, []) if tree.on else []
+    if named is not None or q == "root" or not kids or q in seen:
+        out = _stated(tree, q, field)
+    else:
+        out = {}
+        for c in kids:
+            out = _add(out, _share(tree, c, field, seen + (q,)))
+    if field == "deserved":
+        for r, v in _share(tree, q, "guarantee", seen).items():
+            out[r] = max(out.get(r, 0), v)
+    return out
+
+
+def _within(held, extra, limit):
+    """held + extra stays within `limit` in every resource it names."""
+    return all(held.get(r, 0) + extra.get(r, 0) <= v for r, v in limit.items())
+
+
+class _Takeback:
+    """What reclaim may take back from the placement `where` for a job of
+    queue `taker`, pod by pod (`allowed`, `take`), from under queue `under`
+    (None: anywhere): only pods that were running before the replay (not in
+    `never`: the replay keeps the pods it binds as placed but not yet
+    bound, and those are no victims), of a queue other than the taker's
+    that is sound and a leaf, stated (a Queue object) or the implicit
+    `default` (as conf/queues/default.yaml ships it and Volcano makes it:
+    reclaimable, stating no shares), every stated queue on whose path (root
+    aside) is not `reclaimable: false`; the pod itself preemptable, outside
+    kube-system and system-* classes, asking for something; its job keeps
+    its minMember (a job of one pod with minMember 1 may go whole). And the
+    queue, and each of its ancestors that is not also the taker's, must be
+    overused before (above its deserved share, _share, in a resource that
+    names, or holding anything while naming none: capacity's overused) and
+    keep, without the pod, at least its deserved share and its guarantee
+    (_share) in every resource they name that the pod holds: stricter than
+    capacity's reclaimable ("only while the queue holds more than it
+    deserves of what the pod holds", "never below the victim queue's
+    guarantee"), so that every pod counted here is one the scheduler may
+    take."""
+
+    def __init__(self, model, where, taker, never, under=None):
+        self.model = model
+        tree = model.tree
+        self.usage = {q: _real(u) for q, u in _queue_usage(model, where).items()}
+        self.taken = collections.Counter()
+        self.victims = []
+        taker_path = set(_path(tree, taker))
+        inside = tree.subtree(under) if under else None
+        # The gang floor counts only pods running since the start, on the
+        # side of keeping more.
+        running = collections.Counter(model.group_of[k] for k in where
+                                      if k in model.queue_of and k not in never)
+        self.budget = {}
+        self.limits = {}          # pod -> queues whose limits its eviction keeps
+        self.candidates = collections.defaultdict(list)   # node -> pods
+        for k, n in sorted(where.items()):
+            r = model.queue_of.get(k)
+            if (r is None or r == taker or k in never or r in tree.held or
+                    r not in tree.spec and r != "default" or
+                    inside is not None and r not in inside):
+                continue
+            path = _path(tree, r)
+            if any(tree.spec.get(a, {}).get("reclaimable") is False for a in path if a != "root"):
+                continue
+            if not _may_be_reclaimed(model, k):
+                continue
+            g = model.group_of[k]
+            info = model.groups[g]
+            if len(info["pods"]) == 1 and info["min"] <= 1:
+                self.budget[g] = running[g]
+            else:
+                self.budget[g] = max(0, running[g] - info["min"])
+            if not self.budget[g]:
+                continue
+            self.limits[k] = [a for a in path
+                              if a not in taker_path and (a in tree.spec or a == "default")]
+            self.candidates[n].append(k)
+
+    def copy(self):
+        c = _Takeback.__new__(_Takeback)
+        c.__dict__.update(self.__dict__)
+        c.usage = dict(self.usage)
+        c.taken = collections.Counter(self.taken)
+        c.victims = list(self.victims)
+        return c
+
+    def held(self, a):
+        out = {}
+        for q in self.model.tree.subtree(a):
+            out = _add(out, self.usage.get(q, {}))
+        return out
+
+    def allowed(self, k):
+        g = self.model.group_of[k]
+        if k in self.victims or self.taken[g] >= self.budget[g]:
+            return False
+        req = _real(self.model.req[k])
+        for a in self.limits[k]:
+            held = self.held(a)
+            deserved = _share(self.model.tree, a, "deserved")
+            guarantee = _share(self.model.tree, a, "guarantee")
+            if deserved:
+                overused = any(held.get(r, 0) > v for r, v in deserved.items())
+            else:
+                overused = any(v > 0 for v in held.values())
+            if not overused:
+                return False
+            for limit in (deserved, guarantee):
+                if any(v > 0 and r in limit and held.get(r, 0) - v < limit[r]
+                       for r, v in req.items()):
+                    return False
+        return True
+
+    def take(self, k):
+        q = self.model.queue_of[k]
+        self.usage[q] = _add(self.usage.get(q, {}), _real(self.model.req[k]), -1)
+        self.taken[self.model.group_of[k]] += 1
+        self.victims.append(k)
+
+
+def _largest_first(model, pods):
+    return sorted(pods, key=lambda k: (_cheap(model.req[k]), k), reverse=True)
+
+
+def _fit_taking_back(model, pods, where, takeback, blocked):
+    """Places `pods` one by one: on the first node (by name) where it may
+    go and fits the free room; else on the first such node where taking
+    back pods there that `takeback` allows (largest first, only pods
+    freeing something the pod still lacks) makes it fit. Returns (the
+    placement, the takeback after it) or None. A search of the oracle's
+    own: it only shows that such victims exist."""
+    used = model.used(where)
+    free = {n: _add(model.alloc[n], used[n], -1) for n in model.nodes}
+    placed = []
+    for k in pods:
+        req = model.req[k]
+        ok = [n for n in sorted(model.nodes)
+              if placement_problem(model.pods[k], model.nodes[n]) is None and not blocked(k, n)]
+        at = next((n for n in ok if fits(req, free[n])), None)
+        if at is None:
+            for n in ok:
+                f, trial = dict(free[n]), takeback.copy()
+                for v in _largest_first(model, takeback.candidates.get(n, [])):
+                    if fits(req, f):
+                        break
+                    if any(model.req[v].get(r, 0) > 0 and f.get(r, 0) < x
+                           for r, x in req.items()) and trial.allowed(v):
+                        trial.take(v)
+                        f = _add(f, model.req[v])
+                if fits(req, f):
+                    at, takeback, free[n] = n, trial, f
+                    break
+        if at is None:
+            return None
+        free[at] = _add(free[at], req, -1)
+        placed.append((k, at))
+    return placed, takeback
+
+
+def _cluster(model):
+    """The cluster's room on the side of less: the allocatable of the nodes
+    that are not cordoned, less what other schedulers' pods there ask."""
+    total = {}
+    for n, node in model.nodes.items():
+        if not node["spec"].get("unschedulable"):
+            total = _add(total, _real(model.alloc[n]))
+    for k, n in model.initial_placement().items():
+        if k not in model.ours and n in model.nodes and not model.nodes[n]["spec"].get(
+                "unschedulable"):
+            total = _add(total, _real(model.req[k]), -1)
+    return total
+
+
+def _capability(model, q, total):
+    """Queue q's real capability, on the side of less: its stated
+    capability, within its parent's less what q's siblings are guaranteed
+    (_share); a top-level queue within the cluster (`total`) and root's
+    stated capability (the README's capacity: "less siblings'
+    spec.guarantee.resource, at every level"; "the root bounds only what it
+    states; its children are bounded by the cluster")."""
+    tree = model.tree
+    cap = dict(total)
+    if tree.on:
+        chain = list(reversed(_path(tree, q)))
+        if chain[0] == "root":
+            for r, v in _stated(tree, "root", "capability").items():
+                cap[r] = min(cap.get(r, 0), v)
+            chain = chain[1:]
+    else:
+        chain = [q]
+    for a in chain:
+        sibs = (tree.children.get(tree.parent.get(a), []) if tree.on else
+                [x for x in list(tree.spec) + ["default"] if x != a])
+        for x in sibs:
+            if x != a:
+                cap = _add(cap, _share(tree, x, "guarantee"), -1)
+        for r, v in _stated(tree, a, "capability").items():
+            cap[r] = min(cap.get(r, 0), v)
+    return {r: max(v, 0) for r, v in cap.items()}
+
+
+def _subtree_held(tree, usage, a):
+    out = {}
+    for x in tree.subtree(a):
+        out = _add(out, usage.get(x, {}))
+    return out
+
+
+def _queue_room(model, q, usage, amount, total):
+    """Why queue q itself cannot take `amount` more at holdings `usage`,
+    or None: past its deserved share (in a resource it names), or past its
+    real capability (_capability)."""
+    tree = model.tree
+    held = usage.get(q, {})
+    deserved = _share(tree, q, "deserved")
+    if not _within(held, amount, deserved):
+        return "queue %s would pass its deserved share %s (it holds %s)" % (
+            q, _fmt(deserved), _fmt(held) or "nothing")
+    cap = _capability(model, q, total)
+    if not _within(held, amount, {r: v for r, v in cap.items() if amount.get(r, 0) > 0}):
+        return "queue %s would pass its capability %s" % (q, _fmt(cap))
+    return None
+
+
+def _full(model, q, g, where, final, amount, total):
+    """The queue on q's path that admission by capability finds full for
+    gang g (asking `amount`), or None: its subtree's holdings at `where`,
+    less (at a parent) what the children off q's branch hold beyond their
+    deserved shares (_share; the README: with reclaim, not counted at a
+    parent), plus the minimums of the subtree's other gangs still admitted
+    and short of their minimum (`final` phase Inqueue), plus `amount`, past
+    its real capability (_capability) in a resource g asks for."""
+    tree = model.tree
+    usage = {x: _real(u) for x, u in _queue_usage(model, where).items()}
+    path = _path(tree, q)
+    for a in path:
+        held = _subtree_held(tree, usage, a)
+        if a != q:
+            for c in tree.children.get(a, []):
+                if c not in path:
+                    own = _subtree_held(tree, usage, c)
+                    deserved = _share(tree, c, "deserved")
+                    held = _add(held, {r: max(0, v - deserved.get(r, 0))
+                                       for r, v in own.items()}, -1)
+        inside = tree.subtree(a)
+        for h, info in model.groups.items():
+            if (h != g and model.queue_of_group[h] in inside and
+                    final.get(h, {}).get("phase") == "Inqueue"):
+                waiting = [k for k in info["pods"] if k not in where]
+                need = info["min"] - (len(info["pods"]) - len(waiting))
+                if need > 0:
+                    held = _add(held, _gang_amount(model, h, waiting[:need], waiting))
+        cap = _capability(model, a, total)
+        if not _within(held, amount, {r: v for r, v in cap.items() if amount.get(r, 0) > 0}):
+            return a
+    return None
+
+
+def _room_to_take_back(model, q, pods, amount, where, never, blocked, total):
+    """Whether reclaim may make room for `pods` (asking `amount` in all) of
+    queue q on placement `where`, taking only what _Takeback allows:
+    (placement, victims, the ancestors at their limit) or None.
+
+    An ancestor of q whose subtree, with `amount`, would pass its deserved
+    share (_share) or its real capability (_capability) is at its limit:
+    then (the README's "taking back in a tree": "a parent at its limit
+    (deserved share, or capability) does not stop a child below its own
+    share: the victims are then looked for under that parent only, and
+    kept only if, once they are gone, the parent's limit holds with the
+    task") victims come from under the lowest such ancestor only, and are
+    enough only if, once they are gone, every such ancestor is within both
+    with `amount`; more victims under it (any node) are taken for that,
+    largest first, only pods holding a resource still over."""
+    tree = model.tree
+    at_limit = []
+    usage = {x: _real(u) for x, u in _queue_usage(model, where).items()}
+    limits = {}
+    for a in _path(tree, q)[1:]:
+        limits[a] = [_share(tree, a, "deserved"),
+                     {r: v for r, v in _capability(model, a, total).items()
+                      if amount.get(r, 0) > 0}]
+        sub = _subtree_held(tree, usage, a)
+        if not all(_within(sub, amount, limit) for limit in limits[a]):
+            at_limit.append(a)
+    takeback = _Takeback(model, where, q, never, at_limit[0] if at_limit else None)
+    found = _fit_taking_back(model, pods, where, takeback, blocked)
+    if not found:
+        return None
+    placed, takeback = found
+    pool = _largest_first(model, [v for vs in takeback.candidates.values() for v in vs])
+    for a in at_limit:
+        while True:
+            held = takeback.held(a)
+            over = {r for limit in limits[a] for r, v in limit.items()
+                    if held.get(r, 0) + amount.get(r, 0) > v}
+            if not over:
+                break
+            v = next((v for v in pool if any(_real(model.req[v]).get(r, 0) > 0 for r in over)
+                      and takeback.allowed(v)), None)
+            if v is None:
+                return None
+            takeback.take(v)
+    return placed, takeback.victims, at_limit
+
+
+def _gang_amount(model, g, minimum, pending):
+    """What the gang's minimum asks for, on the side of more: in each
+    resource the sum of the `len(minimum)` largest requests among its
+    pending pods, or its minResources if larger."""
+    out = {}
+    reqs = [_real(model.req[k]) for k in pending]
+    for r in sorted(set().union(*reqs)) if reqs else ():
+        out[r] = sum(sorted((x.get(r, 0) for x in reqs), reverse=True)[:len(minimum)])
+    spec = (model.groups[g]["obj"] or {}).get("spec", {})
+    for r, v in (spec.get("minResources") or {}).items():
+        out[r] = max(out.get(r, 0), quantity(v))
+    return out
+
+
+def _idle_fit(model, pods, where, blocked):
+    used = model.used(where)
+    idle = {n: _add(model.alloc[n], used[n], -1) for n in model.nodes}
+    return (first_fit(model, pods, idle, _by_name, blocked) or
+            first_fit(model, pods, idle, _tightest, blocked))
+
+
+def _owed_gangs(model):
+    """{gang: (queue, minimum pods, amount, (placement, victims, ancestors
+    at their limit))} at the start: the gangs reclaim owes room (see
+    check_reclaim_liveness)."""
+    tree = model.tree
+    start = model.initial_placement()
+    usage = {q: _real(u) for q, u in _queue_usage(model, start).items()}
+    states = {q["metadata"]["name"]: (q.get("status") or {}).get("state")
+              for q in model.queues}
+    blocked = _blocked_by_anti_affinity(model, start)
+    total = _cluster(model)
+    out = {}
+    for g, info in sorted(model.groups.items()):
+        q = model.queue_of_group[g]
+        deserved = _stated(tree, q, "deserved")
+        if (q not in tree.spec or q in tree.held or states.get(q) != "Open" or not deserved
+                or not info["obj"]):
+            continue
+        pending = [k for k in info["pods"] if k not in start]
+        need = info["min"] - (len(info["pods"]) - len(pending))
+        if need <= 0 or len(pending) < need:
+            continue
+        minimum = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
+        if any(has_interpod(model.pods[k]) or model.pods[k]["spec"].get("preemptionPolicy") ==
+               "Never" or any(r.startswith("hostport/") for r in model.req[k])
+               for k in minimum):
+            continue
+        # Capacity reclaims for a task only while its queue, with the task,
+        # stays within its deserved share in some resource the task asks
+        # for: every pod asks for one the share names.
+        if not all(any(model.req[k].get(r, 0) > 0 and v > 0 for r, v in deserved.items())
+                   for k in pending):
+            continue
+        amount = _gang_amount(model, g, minimum, pending)
+        if _queue_room(model, q, usage, amount, total):
+            continue
+        big_first = _largest_first(model, minimum)
+        if _idle_fit(model, big_first, start, blocked):
+            continue     # nothing to take back: idle-fitting-gang's to judge
+        found = _room_to_take_back(model, q, big_first, amount, start, set(), blocked, total)
+        if found:
+            out[g] = (q, minimum, amount, found)
+    return out
+
+
+def check_reclaim_liveness(model, where, replayed, deleted, final, excuses):
+    """reclaim-liveness, on `where` (the placement after the last cycle),
+    `replayed` (the pods the replay bound), `deleted` (the pods evicted)
+    and `final` (the last cycle's podGroups by name).
+
+    A gang G of queue Q is owed room at the start (_owed_gangs) when
+      - Q is a stated, open, sound leaf queue with spec.deserved; G is a
+        PodGroup lacking m > 0 pods of its minMember with m pending; its m
+        cheapest pending pods ("the minimum") carry no inter-pod
+        constraint (undecided, as UNDECIDED_INTERPOD), no host port
+        (reclaim never frees a port) and no preemptionPolicy Never;
+      - every pending pod of G asks for a resource Q's deserved share
+        names (capacity reclaims for a task only while its queue, with it,
+        stays within deserved in some resource the task asks for);
+      - Q's holdings plus G's amount (per resource the m largest pending
+        requests, or minResources if larger) stay within Q's deserved
+        share in every resource it names and within Q's real capability
+        (_queue_room, _capability);
+      - the minimum does not fit the idle room (a first fit, as
+        idle-fitting-gang's: else it is that property's), but does once
+        pods that reclaim may take (_Takeback) are taken on the nodes
+        where it goes, from under the lowest ancestor at its limit if one
+        is, and then enough more under it to bring every ancestor at its
+        limit back within it with G (_room_to_take_back).
+    The property: after the last cycle G has its minMember bound, unless
+      - Q can no longer take G's amount (_queue_room on its holdings at the
+        end: it reached its share, or its capability, with other work), or
+        G's pods are gone;
+      - G's message names an accepted rule (ACCEPTED_RULES), a tree rule
+        only where QueueTree agrees and a full queue only where _full
+        finds one for a gang not admitted (for an admitted gang, a parent
+        at its limit does not stop a child below its share);
+      - the minimum fits the idle room at the end (as when its victims
+        were evicted in the last cycle): idle-fitting-gang judges it;
+      - the room is no longer there to take back: _room_to_take_back on
+        the placement at the end finds none, counting as victims only pods
+        running since the start. The replay keeps every pod it binds as
+        placed but not yet bound (scheduler/replay.cc), which reclaim never
+        takes, so room allocate lent to another queue (in its borrowing
+        pass, when G could not use the room alone) or gave to another
+        queue owed the same room stays lent for the rest of the replay,
+        where a live cluster would take it back a cycle later; and work
+        bound meanwhile may have put an ancestor of Q at its limit.
+    Counts (owed, met, each way out) go to `excuses` under
+    "reclaim-liveness: ..."."""
+    out = []
+    tree = model.tree
+    usage = {q: _real(u) for q, u in _queue_usage(model, where).items()}
+    blocked = _blocked_by_anti_affinity(model, where)
+    start_usage = _queue_usage(model, model.initial_placement())
+    total = _cluster(model)
+    for g, (q, minimum, amount, _) in sorted(_owed_gangs(model).items()):
+        excuses["reclaim-liveness: owed"] += 1
+        info = model.groups[g]
+        bound = sum(1 for k in info["pods"] if k in where)
+        pending = [k for k in info["pods"] if k not in where and k not in deleted]
+        need = info["min"] - bound
+        if need <= 0:
+            excuses["reclaim-liveness: met"] += 1
+            continue
+        if len(pending) < need:
+            excuses["reclaim-liveness: pods gone"] += 1
+            continue
+        now = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
+        amount_now = _gang_amount(model, g, now, pending)
+        if _queue_room(model, q, usage, amount_now, total):
+            excuses["reclaim-liveness: queue took its share otherwise"] += 1
+            continue
+        msg = final.get(g, {}).get("message")
+        phase = final.get(g, {}).get("phase", "<not listed>")
+        rule = next((label for label, phrase in ACCEPTED_RULES
+                     if msg and phrase and phrase in msg), None)
+        unconfirmed = ""
+        if rule in TREE_RULES and q not in tree.held:
+            unconfirmed = "; the message names a rule of the queue tree, but Q's place is sound"
+            rule = None
+        elif rule == FULL_RULE and (phase in ("Inqueue", "Running") or not _full(
+                model, q, g, where, final, amount_now, total)):
+            unconfirmed = ("; the message says a queue is full, but %s" % (
+                "the gang is admitted, and a parent at its limit does not stop a child "
+                "below its share" if phase in ("Inqueue", "Running") else
+                "no queue on Q's path is full for it counting what admission counts"))
+            rule = None
+        if rule:
+            excuses["reclaim-liveness: excused by " + rule] += 1
+            continue
+        big_first = _largest_first(model, now)
+        if _idle_fit(model, big_first, where, blocked):
+            excuses["reclaim-liveness: fits the idle room at the end"] += 1
+            continue
+        found = _room_to_take_back(model, q, big_first, amount_now, where, replayed, blocked,
+                                   total)
+        if not found:
+            excuses["reclaim-liveness: no room to take back at the end"] += 1
+            continue
+        fit, victims, at_limit = found
+        out.append(Violation(
+            RECLAIM_LIVENESS, g,
+            "queue %s (deserved %s; held %s at the start, %s at the end) is owed room for "
+            "%d pod(s) of this gang (minMember %d, %d bound) asking %s: taking back %s%s "
+            "would let them run (e.g. %s); phase %s, message %r%s" % (
+                q, _fmt(_share(tree, q, "deserved")),
+                _fmt(_real(start_usage.get(q, {}))) or "nothing",
+                _fmt(usage.get(q, {})) or "nothing", need, info["min"], bound,
+                _fmt(amount_now), ", ".join(sorted(victims)),
+                " (from under %s, at its limit: deserved share %s, capability %s)" % (
+                    at_limit[0], _fmt(_share(tree, at_limit[0], "deserved")) or "nothing",
+                    _fmt(_capability(model, at_limit[0], total)))
+                if at_limit else "",
+                ", ".join("%s->%s" % kn for kn in fit), phase,
+                msg if msg is not None else "<not listed>", unconfirmed)))
+    return out
