@@ -243,6 +243,12 @@ out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-limit.yaml --scheduler-c
 expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim"}]'
 expect_has "the child's gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"a"}]'
 
+# --- A gang of unequal pods that fits only largest first still takes
+# back its room.
+out=$($BIN --snapshot=./e2e/snapshots/reclaim-largest-first.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
+expect_has "one eviction" "$out" '"evictions":[{"pod":"team/lone","reason":"reclaim"}]'
+expect_has "the whole gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"b"},{"pod":"team/g-1","node":"a"},{"pod":"team/g-2","node":"b"},{"pod":"team/g-3","node":"c"}]'
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

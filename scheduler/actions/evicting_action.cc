@@ -89,82 +89,103 @@ void EvictingAction::Execute(framework::Session& s) {
                      [&s](api::TaskIndex a, api::TaskIndex b) {
                        return s.TaskBefore(s.task(a), s.task(b));
                      });
-    framework::Statement stmt(s);
-    // Nodes with room that needs no eviction: found once per kind of
-    // task (request and placement), then only the nodes this statement
-    // evicted on can gain such room.
-    std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>>
-        roomy;
-    auto roomy_for =
-        [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
-      for (auto& [exemplar, nodes] : roomy) {
-        if (exemplar->PlacedAlike(task)) return nodes;
-      }
-      std::vector<api::NodeIndex> nodes;
-      for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
-        if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) nodes.push_back(n);
-      }
-      roomy.emplace_back(&task, std::move(nodes));
-      return roomy.back().second;
-    };
-    for (api::TaskIndex t : pending) {
-      const api::TaskInfo& task = s.task(t);
-      // Take only what the job is short of (its gang minimum, or its
-      // elastic target); beyond that it waits for free room.
-      // preemptionPolicy: Never takes nothing by eviction, whichever action
-      // would do the evicting (Volcano issue #3642).
-      if (!s.Starving(job) || task.pod->preempt_never) break;
-      const bool may_take = MayTake(s, task);
-      std::vector<api::NodeIndex>& free_room = roomy_for(task);
-      const FreedEnough freed_enough = FreedEnoughFor(s, task);
-      bool placed = false;
-      for (int32_t scope : Scopes(s, task)) {
-        if (!may_take && scope == api::kNone) continue;
-        QueueFilter filter(s, scope,
-                           [&](int32_t q) { return Eligible(s, task, q); });
-        if (!filter.AnyHolds()) continue;
-        auto eligible = [&](const api::TaskInfo& other) {
-          return filter.Admits(s.cluster().jobs[other.job].queue_index);
-        };
-        auto ask = [&](const std::vector<api::TaskIndex>& candidates) {
-          return Ask(s, task, candidates);
-        };
-        auto room =
-            FindRoom(s, task, eligible, ask, &free_room, freed_enough, &bounds);
-        if (!room.has_value() && may_end_whole_gangs()) {
-          room = FindWholeGang(s, task, eligible, ask, freed_enough);
-        }
-        if (!room.has_value()) continue;
-        const size_t mark = stmt.Mark();
-        for (api::TaskIndex v : room->victims) {
-          // Shrinking an elastic job is its own reason, whoever asked.
-          const char* why =
-              s.job(s.task(v).job).elastic() ? "elastic" : reason();
-          stmt.Evict(v, why, task.pod->Key());
-        }
-        if (!may_take && !MayTake(s, task)) {
-          stmt.DiscardSince(mark);
-          continue;
-        }
-        if (!room->victims.empty()) {
-          for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
-        }
-        const bool lent = bounds.Lends(job.queue_index);
-        stmt.Pipeline(t, room->node);
-        bounds.Grew(job.queue_index, lent);
-        placed = true;
-        break;
-      }
-      if (!placed) break;
-    }
-    // Room found without evicting (freed by earlier evictions) is kept for
-    // the job too.
-    if (s.Call<framework::JobPipelined>(job)) {
-      stmt.Commit();
-    } else {
-      stmt.Discard();
+    bool partway = false;
+    if (TakeInOrder(s, job, pending, bounds, &partway) || !partway) continue;
+    // Pods of unequal size: room the small ones took first may be the
+    // only room the large one fits (or cost evictions it would not
+    // have). Once more, largest first.
+    std::vector<api::TaskIndex> largest_first = pending;
+    const api::Resource& total = s.cluster().total_allocatable;
+    std::stable_sort(largest_first.begin(), largest_first.end(),
+                     [&](api::TaskIndex a, api::TaskIndex b) {
+                       return s.task(a).request().DominantShare(total) >
+                              s.task(b).request().DominantShare(total);
+                     });
+    if (largest_first != pending) {
+      TakeInOrder(s, job, largest_first, bounds, &partway);
     }
   }
+}
+
+bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
+                                 const std::vector<api::TaskIndex>& order,
+                                 EvictableRoom& bounds, bool* partway) {
+  framework::Statement stmt(s);
+  // Nodes with room that needs no eviction: found once per kind of
+  // task (request and placement), then only the nodes this statement
+  // evicted on can gain such room.
+  std::vector<std::pair<const api::TaskInfo*, std::vector<api::NodeIndex>>>
+      roomy;
+  auto roomy_for =
+      [&](const api::TaskInfo& task) -> std::vector<api::NodeIndex>& {
+    for (auto& [exemplar, nodes] : roomy) {
+      if (exemplar->PlacedAlike(task)) return nodes;
+    }
+    std::vector<api::NodeIndex> nodes;
+    for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
+      if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) nodes.push_back(n);
+    }
+    roomy.emplace_back(&task, std::move(nodes));
+    return roomy.back().second;
+  };
+  for (api::TaskIndex t : order) {
+    const api::TaskInfo& task = s.task(t);
+    // Take only what the job is short of (its gang minimum, or its
+    // elastic target); beyond that it waits for free room.
+    // preemptionPolicy: Never takes nothing by eviction, whichever action
+    // would do the evicting (Volcano issue #3642).
+    if (!s.Starving(job) || task.pod->preempt_never) break;
+    const bool may_take = MayTake(s, task);
+    std::vector<api::NodeIndex>& free_room = roomy_for(task);
+    const FreedEnough freed_enough = FreedEnoughFor(s, task);
+    bool placed = false;
+    for (int32_t scope : Scopes(s, task)) {
+      if (!may_take && scope == api::kNone) continue;
+      QueueFilter filter(s, scope,
+                         [&](int32_t q) { return Eligible(s, task, q); });
+      if (!filter.AnyHolds()) continue;
+      auto eligible = [&](const api::TaskInfo& other) {
+        return filter.Admits(s.cluster().jobs[other.job].queue_index);
+      };
+      auto ask = [&](const std::vector<api::TaskIndex>& candidates) {
+        return Ask(s, task, candidates);
+      };
+      auto room =
+          FindRoom(s, task, eligible, ask, &free_room, freed_enough, &bounds);
+      if (!room.has_value() && may_end_whole_gangs()) {
+        room = FindWholeGang(s, task, eligible, ask, freed_enough);
+      }
+      if (!room.has_value()) continue;
+      const size_t mark = stmt.Mark();
+      for (api::TaskIndex v : room->victims) {
+        // Shrinking an elastic job is its own reason, whoever asked.
+        const char* why = s.job(s.task(v).job).elastic() ? "elastic" : reason();
+        stmt.Evict(v, why, task.pod->Key());
+      }
+      if (!may_take && !MayTake(s, task)) {
+        stmt.DiscardSince(mark);
+        continue;
+      }
+      if (!room->victims.empty()) {
+        for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
+      }
+      const bool lent = bounds.Lends(job.queue_index);
+      stmt.Pipeline(t, room->node);
+      bounds.Grew(job.queue_index, lent);
+      placed = true;
+      *partway = true;
+      break;
+    }
+    if (!placed) break;
+  }
+  // Room found without evicting (freed by earlier evictions) is kept for
+  // the job too.
+  if (s.Call<framework::JobPipelined>(job)) {
+    stmt.Commit();
+    return true;
+  }
+  stmt.Discard();
+  return false;
 }
 
 }  // namespace shoal::actions

@@ -62,6 +62,14 @@ class EvictingAction : public framework::Action {
   virtual std::vector<api::TaskIndex> Ask(
       const framework::Session& s, const api::TaskInfo& taker,
       const std::vector<api::TaskIndex>& candidates) const = 0;
+
+ private:
+  // Finds room for the job's pending tasks in `order`, each by eviction
+  // where it must; keeps it all if the job then starves no more. Sets
+  // `partway` once any task found room.
+  bool TakeInOrder(framework::Session& s, api::JobInfo& job,
+                   const std::vector<api::TaskIndex>& order,
+                   EvictableRoom& bounds, bool* partway);
 };
 
 }  // namespace shoal::actions
