@@ -243,6 +243,11 @@ out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-limit.yaml --scheduler-c
 expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim"}]'
 expect_has "the child's gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"a"}]'
 
+# --- A leaf over its share lends only inside a branch within its own.
+out=$($BIN --snapshot=./e2e/snapshots/reclaim-stays-in-branch.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
+expect_has "taken from the queue over its share at the top" "$out" '"evictions":[{"pod":"team/d-work-0","reason":"elastic"},{"pod":"team/d-work-1","reason":"elastic"}]'
+expect_has "the gang runs there" "$out" '"binds":[{"pod":"team/c-gang-0","node":"n1"},{"pod":"team/c-gang-1","node":"n1"}]'
+
 # --- A gang of unequal pods that fits only largest first still takes
 # back its room.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-largest-first.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
