@@ -243,6 +243,12 @@ out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-limit.yaml --scheduler-c
 expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim"}]'
 expect_has "the child's gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"a"}]'
 
+# --- Under a parent at its capability, idle room elsewhere is no use to
+# a child below its share: room is taken back under the parent.
+out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-capability.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>/dev/null)
+expect_has "a sibling's pod taken under the parent" "$out" '"evictions":[{"pod":"ns/h0-0","reason":"reclaim"}]'
+expect_has "the gang runs in its room" "$out" '"binds":[{"pod":"ns/g-0","node":"n1"},{"pod":"ns/g-1","node":"n1"}]'
+
 # --- A leaf over its share lends only inside a branch within its own.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-stays-in-branch.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
 expect_has "taken from the queue over its share at the top" "$out" '"evictions":[{"pod":"team/d-work-0","reason":"elastic"},{"pod":"team/d-work-1","reason":"elastic"}]'

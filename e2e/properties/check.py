@@ -68,9 +68,12 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     `elastic` (the README: an elastic job's pods evicted by any action
     carry that reason; `reclaim_reasons`).
   * reclaim-liveness (only asked of policies listing the `reclaim` action
-    and the `capacity` plugin): a gang whose queue, below the deserved
-    share it states, is owed room that reclaim may take back from other
-    queues at the start has its minimum bound after the last cycle,
+    and the `capacity` or `proportion` plugin): a gang whose queue, below
+    its deserved share (the one it states, under capacity; under
+    proportion, the water-filled one, bounded from the objects by
+    proportion_share.py, and only clearly below it), is owed room that
+    reclaim may take back from other queues at the start has its minimum
+    bound after the last cycle,
     unless its queue reached its share otherwise, the room went where
     the replay never gives it back, or a confirmed rule holds it (the
     exact definition: reclaim_liveness.py; counts of owed gangs and
@@ -692,13 +695,15 @@ def check_queues(model, c, binds, where, evictions, capacity, queue_plugin,
 
 
 def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False,
-          queue_plugin=True, reclaim_reasons=("reclaim",), reclaim=False):
+          queue_plugin=True, reclaim_reasons=("reclaim",), reclaim=False, proportion=False):
     """Returns (violations, excuses Counter). `capacity`: the policy lists
     the capacity plugin (spec.deserved is what reclaim gives back);
-    `queue_plugin`: it lists proportion or capacity (queue capabilities
-    hold); `reclaim_reasons`: the eviction reasons that are reclaim's
-    (policy_reclaim_reasons); `reclaim`: the policy lists the reclaim
-    action (with `capacity`: reclaim-liveness is asked)."""
+    `proportion`: it lists the proportion plugin (deserved shares are
+    water-filled); `queue_plugin`: it lists proportion or capacity (queue
+    capabilities hold); `reclaim_reasons`: the eviction reasons that are
+    reclaim's (policy_reclaim_reasons); `reclaim`: the policy lists the
+    reclaim action (with `capacity` or `proportion`: reclaim-liveness is
+    asked, under capacity's shares if it lists both)."""
     model = Model(snapshot, scheduler)
     out = []
     excuses = collections.Counter()
@@ -810,9 +815,10 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                                         final.get(g, {}).get("phase", "<not listed>"),
                                         msg if msg is not None else "<not listed>",
                                         unconfirmed)))
-    if capacity and reclaim:
+    if reclaim and (capacity or proportion):
         from reclaim_liveness import check_reclaim_liveness  # it imports this file
-        out += check_reclaim_liveness(model, where, replayed, deleted, final, excuses)
+        out += check_reclaim_liveness(model, where, replayed, deleted, final, excuses,
+                                      "capacity" if capacity else "proportion")
     return out, excuses
 
 
@@ -858,7 +864,8 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
         text = f.read()
     predicates = policy_has_predicates(text)
     capacity = policy_has_plugin(text, "capacity")
-    queue_plugin = capacity or policy_has_plugin(text, "proportion")
+    proportion = policy_has_plugin(text, "proportion")
+    queue_plugin = capacity or proportion
     rc, stdout, stderr = run_binary(binary, snapshot_path, policy_path, cycles)
     if rc != 0:
         return [Violation("binary-error", snapshot_path, "exit %d: %s" % (rc, stderr.strip()[-500:]))], \
@@ -875,7 +882,7 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
     v, excuses = check(snapshot, json.loads(stdout), predicates, capacity=capacity,
                        queue_plugin=queue_plugin,
                        reclaim_reasons=policy_reclaim_reasons(text),
-                       reclaim="reclaim" in policy_actions(text))
+                       reclaim="reclaim" in policy_actions(text), proportion=proportion)
     return violations + v, excuses
 
 

@@ -21,7 +21,11 @@ states), in two trees in five running work in one leaf filling much of
 the idle room (so that others need reclaim), and one tree in about
 fifteen made invalid on purpose (a parent that does not exist, a cycle,
 children guaranteeing or deserving more than their parent, a job in a
-queue with children). The same seed gives a byte-identical file
+queue with children). Two in five of the other seeds (the pressure
+seeds, a fourth stream) get such running work too, in one of their flat
+queues, tolerating the NoSchedule taints and filling the idle room, so
+that other queues' gangs need reclaim to reach their water-filled
+(proportion) shares. The same seed gives a byte-identical file
 (`dumps(generate(seed))`).
 
     python3 e2e/properties/generate.py SEED [OUT.json]
@@ -581,20 +585,22 @@ def _queue_obj(name, spec):
             "metadata": {"name": name}, "spec": spec, "status": {"state": "Open"}}
 
 
-def _hog(qrng, room, items, queue):
+def _hog(qrng, room, items, queue, most=None, tolerations=()):
     """Running work in `queue` filling much of the idle room: other
     queues' waiting jobs then need reclaim, which the oracle judges
     against the queues' deserved shares and guarantees. Either one
     elastic job (minMember 1: all but one pod may be taken back, with
-    reason `elastic`) or as many jobs of one pod (reason `reclaim`)."""
+    reason `elastic`) or as many jobs of one pod (reason `reclaim`).
+    4-40 pods, or up to `most`; `tolerations` on every pod."""
     req = {"cpu": qrng.choice(["1", "2", "4"]), "memory": qrng.choice(["1Gi", "2Gi", "4Gi"])}
     ns = qrng.choice(["team-a", "team-b"])
     prio = qrng.choice(PRIORITY_CLASSES) if qrng.random() < 0.4 else None
     elastic = qrng.random() < 0.5
     pods, groups = [], []
-    for i in range(qrng.randint(4, 40)):
+    for i in range(qrng.randint(4, 40) if most is None else most):
         group = "pg-hog" if elastic else "pg-hog-%d" % i
-        p = _pod(qrng, "pg-hog-%d" % i, ns, 0, req, {}, [], group=group, priority=prio)
+        p = _pod(qrng, "pg-hog-%d" % i, ns, 0, req, {}, list(tolerations), group=group,
+                 priority=prio)
         placed = room.place(qrng, [p])
         if not elastic and not placed:
             break
@@ -800,7 +806,8 @@ def generate(seed, queue_trees=True):
     trng = random.Random("shoal-topology-%d" % seed)
     topology = trng.random() < 0.5
     qrng = random.Random("shoal-queues-%d" % seed)
-    tree = qrng.random() < 0.5 and queue_trees
+    tree_coin = qrng.random() < 0.5
+    tree = tree_coin and queue_trees
     clock = [0]
 
     def tick():
@@ -901,6 +908,17 @@ def generate(seed, queue_trees=True):
         items.append(p)
     if tree:
         _queue_tree(qrng, items, nodes, room)
+    elif not tree_coin:
+        # Pressure seeds (a stream of their own; never tree seeds, which
+        # have their _hog): running work in one of the flat queues,
+        # tolerating the generator's NoSchedule taints, fills the idle
+        # room, so that the other queues' gangs need reclaim to reach
+        # their water-filled (proportion) shares.
+        prng = random.Random("shoal-pressure-%d" % seed)
+        if prng.random() < 0.4:
+            _hog(prng, room, items, prng.choice(queues), most=200,
+                 tolerations=[{"key": t["key"], "operator": "Exists", "effect": "NoSchedule"}
+                              for t in (GPU_TAINT, BATCH_TAINT)])
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
             "items": items}
 

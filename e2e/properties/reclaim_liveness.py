@@ -3,19 +3,29 @@
 "With reclaim, every queue below its deserved share with fitting pending
 work reaches it within a bounded number of cycles", for policies listing
 the `reclaim` action and the `capacity` plugin (where a queue's deserved
-share is the spec.deserved it states). Judged from the objects: which
-pods reclaim may take is read from the README's rules (the reclaim
-action; capacity's overused and reclaimable; conformance; the gang floor;
-volcano.sh/preemptable; only bound or running pods are victims; "taking
-back in a tree"), and where the README leaves a reading open, the one
-that lets the scheduler refuse the most.
+share is the spec.deserved it states: _CapacityRules) or the `proportion`
+plugin (where it is water-filled: proportion_share.py, _ProportionRules).
+Judged from the objects: which pods reclaim may take is read from the
+README's rules (the reclaim action; the plugin's overused and reclaimable;
+conformance; the gang floor; volcano.sh/preemptable; only bound or running
+pods are victims; "taking back in a tree"), and where the README leaves a
+reading open, the one that lets the scheduler refuse the most.
 """
 import collections
 
 from check import (ACCEPTED_RULES, FULL_RULE, RECLAIM_LIVENESS, TREE_RULES,  # noqa: F401
                    Violation, _blocked_by_anti_affinity, _by_name, _cheap, _fmt,
-                   _queue_resources, _queue_usage, _real, _tightest, first_fit)
+                   _queue_usage, _real, _tightest, first_fit)
 from generate import _add, fits, has_interpod, placement_problem, quantity
+from reclaim_rules import (_CapacityRules, _capability, _cluster, _path, _rules,
+                           _subtree_held, _within)
+
+# Proportion's admission refuses a gang past its queue's (or an ancestor's)
+# deserved share with this phrase; reclaim-liveness accepts it only where
+# _share_reached confirms it (no other property accepts it: queues
+# borrow past their deserved share).
+SHARE_PHRASE = "has reached its deserved share"
+SHARE_RULE = "proportion admission: the queue has reached its deserved share"
 
 
 def _preemptable(pod):
@@ -38,47 +48,6 @@ def _may_be_reclaimed(model, k):
             and not pc.startswith("system-") and bool(_real(model.req[k])))
 
 
-def _path(tree, q):
-    """q and the queues above it, up to root (q alone without a tree)."""
-    return tree.path.get(q, [q]) if tree.on else [q]
-
-
-def _stated(tree, q, field):
-    return _queue_resources(tree.spec.get(q, {}), field)
-
-
-def _share(tree, q, field, seen=()):
-    """Queue q's deserved share or guarantee (`field`) for reclaim: what it
-    states; a deserved share is raised to the guarantee in each resource
-    that names (a queue deserves at least what it is guaranteed: the
-    README's proportion "never below guarantee", as Volcano's capacity
-    does too). A queue with children that states none (root aside: the
-    README's root "bounds only what it states") is taken to have what its
-    children have together, in each resource some child names, as
-    Volcano's root does. The README does not say; under this reading a
-    queue deserves more, so lends less, and a parent is at its limit
-    sooner than by its own statement alone."""
-    spec = tree.spec.get(q, {})
-    named = spec.get("deserved") if field == "deserved" else (
-        spec.get("guarantee") or {}).get("resource")
-    kids = tree.children.get(q, []) if tree.on else []
-    if named is not None or q == "root" or not kids or q in seen:
-        out = _stated(tree, q, field)
-    else:
-        out = {}
-        for c in kids:
-            out = _add(out, _share(tree, c, field, seen + (q,)))
-    if field == "deserved":
-        for r, v in _share(tree, q, "guarantee", seen).items():
-            out[r] = max(out.get(r, 0), v)
-    return out
-
-
-def _within(held, extra, limit):
-    """held + extra stays within `limit` in every resource it names."""
-    return all(held.get(r, 0) + extra.get(r, 0) <= v for r, v in limit.items())
-
-
 class _Takeback:
     """What reclaim may take back from the placement `where` for a job of
     queue `taker`, pod by pod (`allowed`, `take`), from under queue `under`
@@ -99,12 +68,14 @@ class _Takeback:
     capacity's reclaimable ("only while the queue holds more than it
     deserves of what the pod holds", "never below the victim queue's
     guarantee"), so that every pod counted here is one the scheduler may
-    take."""
+    take. That is capacity's (_CapacityRules.lends); under proportion,
+    _ProportionRules.lends says which queues lend."""
 
-    def __init__(self, model, where, taker, never, under=None):
+    def __init__(self, model, where, taker, never, under=None, rules=None):
         self.model = model
+        self.rules = rules or _CapacityRules(model, _cluster(model))
         tree = model.tree
-        self.usage = {q: _real(u) for q, u in _queue_usage(model, where).items()}
+        self.usage = {q: self.rules.res(u) for q, u in _queue_usage(model, where).items()}
         self.taken = collections.Counter()
         self.victims = []
         taker_path = set(_path(tree, taker))
@@ -157,26 +128,27 @@ class _Takeback:
         g = self.model.group_of[k]
         if k in self.victims or self.taken[g] >= self.budget[g]:
             return False
-        req = _real(self.model.req[k])
-        for a in self.limits[k]:
-            held = self.held(a)
-            deserved = _share(self.model.tree, a, "deserved")
-            guarantee = _share(self.model.tree, a, "guarantee")
-            if deserved:
-                overused = any(held.get(r, 0) > v for r, v in deserved.items())
-            else:
-                overused = any(v > 0 for v in held.values())
-            if not overused:
-                return False
-            for limit in (deserved, guarantee):
-                if any(v > 0 and r in limit and held.get(r, 0) - v < limit[r]
-                       for r, v in req.items()):
-                    return False
-        return True
+        req = self.rules.res(self.model.req[k])
+        return all(self.rules.lends(a, self.held(a), req) for a in self.limits[k])
+
+    def stand_in(self, k, among):
+        """The pod the scheduler may take in k's place: k itself, or for a
+        job of several pods (whose minimum may not go whole) its smallest
+        pod in `among` not yet taken. The README leaves open which of a
+        job's pods are its surplus ("the rest are elastic pods", the
+        victims "most expendable first"): the reading that refuses the
+        most gives up the least useful first, so a job's budget may be
+        spent on its smallest pods before its larger ones."""
+        g = self.model.group_of[k]
+        info = self.model.groups[g]
+        if len(info["pods"]) == 1 and info["min"] <= 1:
+            return k
+        mine = [v for v in among if self.model.group_of[v] == g and v not in self.victims]
+        return min(mine + [k], key=lambda v: (_cheap(self.model.req[v]), v))
 
     def take(self, k):
         q = self.model.queue_of[k]
-        self.usage[q] = _add(self.usage.get(q, {}), _real(self.model.req[k]), -1)
+        self.usage[q] = _add(self.usage.get(q, {}), self.rules.res(self.model.req[k]), -1)
         self.taken[self.model.group_of[k]] += 1
         self.victims.append(k)
 
@@ -189,7 +161,8 @@ def _fit_taking_back(model, pods, where, takeback, blocked):
     """Places `pods` one by one: on the first node (by name) where it may
     go and fits the free room; else on the first such node where taking
     back pods there that `takeback` allows (largest first, only pods
-    freeing something the pod still lacks) makes it fit. Returns (the
+    freeing something the pod still lacks, each job's smallest pod there
+    in its stead: _Takeback.stand_in) makes it fit. Returns (the
     placement, the takeback after it) or None. A search of the oracle's
     own: it only shows that such victims exist."""
     used = model.used(where)
@@ -203,13 +176,21 @@ def _fit_taking_back(model, pods, where, takeback, blocked):
         if at is None:
             for n in ok:
                 f, trial = dict(free[n]), takeback.copy()
-                for v in _largest_first(model, takeback.candidates.get(n, [])):
-                    if fits(req, f):
+                here = takeback.candidates.get(n, [])
+                refused = set()
+                while not fits(req, f):
+                    v = next((v for v in _largest_first(model, here)
+                              if v not in trial.victims and v not in refused and any(
+                                  model.req[v].get(r, 0) > 0 and f.get(r, 0) < x
+                                  for r, x in req.items())), None)
+                    if v is None:
                         break
-                    if any(model.req[v].get(r, 0) > 0 and f.get(r, 0) < x
-                           for r, x in req.items()) and trial.allowed(v):
-                        trial.take(v)
-                        f = _add(f, model.req[v])
+                    u = trial.stand_in(v, here)
+                    if trial.allowed(u):
+                        trial.take(u)
+                        f = _add(f, model.req[u])
+                    else:
+                        refused.add(v)
                 if fits(req, f):
                     at, takeback, free[n] = n, trial, f
                     break
@@ -220,89 +201,24 @@ def _fit_taking_back(model, pods, where, takeback, blocked):
     return placed, takeback
 
 
-def _cluster(model):
-    """The cluster's room on the side of less: the allocatable of the nodes
-    that are not cordoned, less what other schedulers' pods there ask."""
-    total = {}
-    for n, node in model.nodes.items():
-        if not node["spec"].get("unschedulable"):
-            total = _add(total, _real(model.alloc[n]))
-    for k, n in model.initial_placement().items():
-        if k not in model.ours and n in model.nodes and not model.nodes[n]["spec"].get(
-                "unschedulable"):
-            total = _add(total, _real(model.req[k]), -1)
-    return total
-
-
-def _capability(model, q, total):
-    """Queue q's real capability, on the side of less: its stated
-    capability, within its parent's less what q's siblings are guaranteed
-    (_share); a top-level queue within the cluster (`total`) and root's
-    stated capability (the README's capacity: "less siblings'
-    spec.guarantee.resource, at every level"; "the root bounds only what it
-    states; its children are bounded by the cluster")."""
+def _admission_held(model, rules, q, g, where, final):
+    """[(queue on q's path, what admission counts it holding for gang g)]:
+    its subtree's holdings at `where`, less (at a parent) what the children
+    off q's branch hold beyond the most their deserved shares may be
+    (rules.deserved_hi; the README: with reclaim, not counted at a parent),
+    plus the minimums of the subtree's other gangs still admitted and short
+    of their minimum (`final` phase Inqueue)."""
     tree = model.tree
-    cap = dict(total)
-    if tree.on:
-        chain = list(reversed(_path(tree, q)))
-        if chain[0] == "root":
-            for r, v in _stated(tree, "root", "capability").items():
-                cap[r] = min(cap.get(r, 0), v)
-            chain = chain[1:]
-    else:
-        chain = [q]
-    for a in chain:
-        sibs = (tree.children.get(tree.parent.get(a), []) if tree.on else
-                [x for x in list(tree.spec) + ["default"] if x != a])
-        for x in sibs:
-            if x != a:
-                cap = _add(cap, _share(tree, x, "guarantee"), -1)
-        for r, v in _stated(tree, a, "capability").items():
-            cap[r] = min(cap.get(r, 0), v)
-    return {r: max(v, 0) for r, v in cap.items()}
-
-
-def _subtree_held(tree, usage, a):
-    out = {}
-    for x in tree.subtree(a):
-        out = _add(out, usage.get(x, {}))
-    return out
-
-
-def _queue_room(model, q, usage, amount, total):
-    """Why queue q itself cannot take `amount` more at holdings `usage`,
-    or None: past its deserved share (in a resource it names), or past its
-    real capability (_capability)."""
-    tree = model.tree
-    held = usage.get(q, {})
-    deserved = _share(tree, q, "deserved")
-    if not _within(held, amount, deserved):
-        return "queue %s would pass its deserved share %s (it holds %s)" % (
-            q, _fmt(deserved), _fmt(held) or "nothing")
-    cap = _capability(model, q, total)
-    if not _within(held, amount, {r: v for r, v in cap.items() if amount.get(r, 0) > 0}):
-        return "queue %s would pass its capability %s" % (q, _fmt(cap))
-    return None
-
-
-def _full(model, q, g, where, final, amount, total):
-    """The queue on q's path that admission by capability finds full for
-    gang g (asking `amount`), or None: its subtree's holdings at `where`,
-    less (at a parent) what the children off q's branch hold beyond their
-    deserved shares (_share; the README: with reclaim, not counted at a
-    parent), plus the minimums of the subtree's other gangs still admitted
-    and short of their minimum (`final` phase Inqueue), plus `amount`, past
-    its real capability (_capability) in a resource g asks for."""
-    tree = model.tree
-    usage = {x: _real(u) for x, u in _queue_usage(model, where).items()}
+    usage = {x: rules.res(u) for x, u in _queue_usage(model, where).items()}
     path = _path(tree, q)
+    out = []
     for a in path:
         held = _subtree_held(tree, usage, a)
         if a != q:
             for c in tree.children.get(a, []):
                 if c not in path:
                     own = _subtree_held(tree, usage, c)
-                    deserved = _share(tree, c, "deserved")
+                    deserved = rules.deserved_hi(c)
                     held = _add(held, {r: max(0, v - deserved.get(r, 0))
                                        for r, v in own.items()}, -1)
         inside = tree.subtree(a)
@@ -312,23 +228,45 @@ def _full(model, q, g, where, final, amount, total):
                 waiting = [k for k in info["pods"] if k not in where]
                 need = info["min"] - (len(info["pods"]) - len(waiting))
                 if need > 0:
-                    held = _add(held, _gang_amount(model, h, waiting[:need], waiting))
-        cap = _capability(model, a, total)
+                    held = _add(held, _gang_amount(model, h, waiting[:need], waiting,
+                                                   rules.res))
+        out.append((a, held))
+    return out
+
+
+def _full(model, rules, q, g, where, final, amount):
+    """The queue on q's path that admission by capability finds full for
+    gang g (asking `amount`), or None: what _admission_held counts, plus
+    `amount`, past its real capability (_capability) in a resource g asks
+    for."""
+    for a, held in _admission_held(model, rules, q, g, where, final):
+        cap = _capability(model, a, rules.total)
         if not _within(held, amount, {r: v for r, v in cap.items() if amount.get(r, 0) > 0}):
             return a
     return None
 
 
-def _room_to_take_back(model, q, pods, amount, where, never, blocked, total):
+def _share_reached(model, rules, q, g, where, final, amount, minimum):
+    """The queue on q's path whose deserved share proportion's admission
+    may find reached for gang g, or None: what _admission_held counts, plus
+    `amount`, not clearly within the least its share may be
+    (rules.share_limit)."""
+    for a, held in _admission_held(model, rules, q, g, where, final):
+        if not _within(held, amount, rules.share_limit(a, q, held, amount, minimum)):
+            return a
+    return None
+
+
+def _room_to_take_back(model, rules, q, pods, amount, where, never, blocked):
     """Whether reclaim may make room for `pods` (asking `amount` in all) of
     queue q on placement `where`, taking only what _Takeback allows:
     (placement, victims, the ancestors at their limit) or None.
 
     An ancestor of q whose subtree, with `amount`, would pass its deserved
-    share (_share) or its real capability (_capability) is at its limit:
-    then (the README's "taking back in a tree": "a parent at its limit
-    (deserved share, or capability) does not stop a child below its own
-    share: the victims are then looked for under that parent only, and
+    share (rules.share_limit) or its real capability (_capability) is at
+    its limit: then (the README's "taking back in a tree": "a parent at its
+    limit (deserved share, or capability) does not stop a child below its
+    own share: the victims are then looked for under that parent only, and
     kept only if, once they are gone, the parent's limit holds with the
     task") victims come from under the lowest such ancestor only, and are
     enough only if, once they are gone, every such ancestor is within both
@@ -336,16 +274,16 @@ def _room_to_take_back(model, q, pods, amount, where, never, blocked, total):
     largest first, only pods holding a resource still over."""
     tree = model.tree
     at_limit = []
-    usage = {x: _real(u) for x, u in _queue_usage(model, where).items()}
+    usage = {x: rules.res(u) for x, u in _queue_usage(model, where).items()}
     limits = {}
     for a in _path(tree, q)[1:]:
-        limits[a] = [_share(tree, a, "deserved"),
-                     {r: v for r, v in _capability(model, a, total).items()
-                      if amount.get(r, 0) > 0}]
         sub = _subtree_held(tree, usage, a)
+        limits[a] = [rules.share_limit(a, q, sub, amount, pods),
+                     {r: v for r, v in _capability(model, a, rules.total).items()
+                      if amount.get(r, 0) > 0}]
         if not all(_within(sub, amount, limit) for limit in limits[a]):
             at_limit.append(a)
-    takeback = _Takeback(model, where, q, never, at_limit[0] if at_limit else None)
+    takeback = _Takeback(model, where, q, never, at_limit[0] if at_limit else None, rules)
     found = _fit_taking_back(model, pods, where, takeback, blocked)
     if not found:
         return None
@@ -358,20 +296,23 @@ def _room_to_take_back(model, q, pods, amount, where, never, blocked, total):
                     if held.get(r, 0) + amount.get(r, 0) > v}
             if not over:
                 break
-            v = next((v for v in pool if any(_real(model.req[v]).get(r, 0) > 0 for r in over)
-                      and takeback.allowed(v)), None)
+            v = next((u for u in (takeback.stand_in(v, pool) for v in pool
+                                  if v not in takeback.victims and
+                                  any(rules.res(model.req[v]).get(r, 0) > 0 for r in over))
+                      if takeback.allowed(u)), None)
             if v is None:
                 return None
             takeback.take(v)
     return placed, takeback.victims, at_limit
 
 
-def _gang_amount(model, g, minimum, pending):
+def _gang_amount(model, g, minimum, pending, res=_real):
     """What the gang's minimum asks for, on the side of more: in each
-    resource the sum of the `len(minimum)` largest requests among its
-    pending pods, or its minResources if larger."""
+    resource (`res`: those the plugin counts) the sum of the
+    `len(minimum)` largest requests among its pending pods, or its
+    minResources if larger."""
     out = {}
-    reqs = [_real(model.req[k]) for k in pending]
+    reqs = [res(model.req[k]) for k in pending]
     for r in sorted(set().union(*reqs)) if reqs else ():
         out[r] = sum(sorted((x.get(r, 0) for x in reqs), reverse=True)[:len(minimum)])
     spec = (model.groups[g]["obj"] or {}).get("spec", {})
@@ -387,84 +328,97 @@ def _idle_fit(model, pods, where, blocked):
             first_fit(model, pods, idle, _tightest, blocked))
 
 
-def _owed_gangs(model):
+def _owed_gangs(model, rules=None):
     """{gang: (queue, minimum pods, amount, (placement, victims, ancestors
     at their limit))} at the start: the gangs reclaim owes room (see
-    check_reclaim_liveness)."""
+    check_reclaim_liveness); `rules` capacity's unless given."""
     tree = model.tree
     start = model.initial_placement()
-    usage = {q: _real(u) for q, u in _queue_usage(model, start).items()}
+    rules = rules or _rules(model, "capacity", start, set())
+    if not rules.judged:
+        return {}
+    usage = {q: rules.res(u) for q, u in _queue_usage(model, start).items()}
     states = {q["metadata"]["name"]: (q.get("status") or {}).get("state")
               for q in model.queues}
     blocked = _blocked_by_anti_affinity(model, start)
-    total = _cluster(model)
     out = {}
     for g, info in sorted(model.groups.items()):
         q = model.queue_of_group[g]
-        deserved = _stated(tree, q, "deserved")
-        if (q not in tree.spec or q in tree.held or states.get(q) != "Open" or not deserved
-                or not info["obj"]):
+        if q not in tree.spec or q in tree.held or states.get(q) != "Open" or not info["obj"]:
             continue
         pending = [k for k in info["pods"] if k not in start]
         need = info["min"] - (len(info["pods"]) - len(pending))
-        if need <= 0 or len(pending) < need:
+        if need <= 0 or len(pending) < need or not rules.eligible(q, pending):
             continue
-        minimum = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
+        cheapest, minimum = _minimums(model, pending, need)
         if any(has_interpod(model.pods[k]) or model.pods[k]["spec"].get("preemptionPolicy") ==
                "Never" or any(r.startswith("hostport/") for r in model.req[k])
-               for k in minimum):
+               for k in set(cheapest) | set(minimum)):
             continue
-        # Capacity reclaims for a task only while its queue, with the task,
-        # stays within its deserved share in some resource the task asks
-        # for: every pod asks for one the share names.
-        if not all(any(model.req[k].get(r, 0) > 0 and v > 0 for r, v in deserved.items())
-                   for k in pending):
+        amount = _gang_amount(model, g, minimum, pending, rules.res)
+        if rules.room(q, usage, amount, minimum):
             continue
-        amount = _gang_amount(model, g, minimum, pending)
-        if _queue_room(model, q, usage, amount, total):
-            continue
-        big_first = _largest_first(model, minimum)
-        if _idle_fit(model, big_first, start, blocked):
+        if _idle_fit(model, _largest_first(model, cheapest), start, blocked):
             continue     # nothing to take back: idle-fitting-gang's to judge
-        found = _room_to_take_back(model, q, big_first, amount, start, set(), blocked, total)
+        found = _room_to_take_back(model, rules, q, minimum, amount, start, set(), blocked)
         if found:
             out[g] = (q, minimum, amount, found)
     return out
 
 
-def check_reclaim_liveness(model, where, replayed, deleted, final, excuses):
+def _minimums(model, pending, need):
+    """The `need` cheapest pending pods (what idle-fitting-gang judges) and
+    the `need` largest, largest first: the minimum reclaim is owed room
+    for. The README leaves open which pods an evicting action tries for a
+    gang's minimum (allocate passes over a pod that fits nowhere; of the
+    evicting actions it says only that a gang of unequal pods is "tried
+    once more largest pod first"): the largest ones are those it must be
+    able to place."""
+    cheapest = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
+    return cheapest, _largest_first(model, pending)[:need]
+
+
+def check_reclaim_liveness(model, where, replayed, deleted, final, excuses, plugin="capacity"):
     """reclaim-liveness, on `where` (the placement after the last cycle),
     `replayed` (the pods the replay bound), `deleted` (the pods evicted)
-    and `final` (the last cycle's podGroups by name).
+    and `final` (the last cycle's podGroups by name), under the shares of
+    `plugin` (capacity or proportion; _CapacityRules, _ProportionRules).
 
     A gang G of queue Q is owed room at the start (_owed_gangs) when
-      - Q is a stated, open, sound leaf queue with spec.deserved; G is a
-        PodGroup lacking m > 0 pods of its minMember with m pending; its m
-        cheapest pending pods ("the minimum") carry no inter-pod
-        constraint (undecided, as UNDECIDED_INTERPOD), no host port
-        (reclaim never frees a port) and no preemptionPolicy Never;
-      - every pending pod of G asks for a resource Q's deserved share
-        names (capacity reclaims for a task only while its queue, with it,
-        stays within deserved in some resource the task asks for);
+      - Q is a stated, open, sound leaf queue; G is a PodGroup lacking
+        m > 0 pods of its minMember with m pending; its m largest pending
+        pods ("the minimum": _minimums) and its m cheapest carry no
+        inter-pod constraint (undecided, as UNDECIDED_INTERPOD), no host
+        port (reclaim never frees a port) and no preemptionPolicy Never;
+      - under capacity, Q states spec.deserved and every pending pod of G
+        asks for a resource it names (capacity reclaims for a task only
+        while its queue, with it, stays within deserved in some resource
+        the task asks for); under proportion, the cluster is judged
+        (_ProportionRules);
       - Q's holdings plus G's amount (per resource the m largest pending
         requests, or minResources if larger) stay within Q's deserved
-        share in every resource it names and within Q's real capability
-        (_queue_room, _capability);
-      - the minimum does not fit the idle room (a first fit, as
-        idle-fitting-gang's: else it is that property's), but does once
-        pods that reclaim may take (_Takeback) are taken on the nodes
-        where it goes, from under the lowest ancestor at its limit if one
-        is, and then enough more under it to bring every ancestor at its
-        limit back within it with G (_room_to_take_back).
+        share (rules.room: under capacity in every resource it names,
+        under proportion clearly, with a margin, in every resource) and
+        within Q's real capability (_capability);
+      - the m cheapest do not fit the idle room (a first fit, as
+        idle-fitting-gang's: else it is that property's), but the minimum
+        does once
+        pods that reclaim may take (_Takeback, rules.lends) are taken on
+        the nodes where it goes, from under the lowest ancestor at its
+        limit if one is, and then enough more under it to bring every
+        ancestor at its limit back within it with G (_room_to_take_back).
     The property: after the last cycle G has its minMember bound, unless
-      - Q can no longer take G's amount (_queue_room on its holdings at the
-        end: it reached its share, or its capability, with other work), or
-        G's pods are gone;
+      - Q can no longer take G's amount (rules.room on its holdings and
+        shares at the end: it reached its share, or its capability, with
+        other work), or G's pods are gone;
       - G's message names an accepted rule (ACCEPTED_RULES), a tree rule
         only where QueueTree agrees and a full queue only where _full
         finds one for a gang not admitted (for an admitted gang, a parent
-        at its limit does not stop a child below its share);
-      - the minimum fits the idle room at the end (as when its victims
+        at its limit does not stop a child below its share); under
+        proportion, a gang not admitted whose message says a queue "has
+        reached its deserved share" (SHARE_RULE) where _share_reached
+        finds one counting what admission counts;
+      - the m cheapest fit the idle room at the end (as when its victims
         were evicted in the last cycle): idle-fitting-gang judges it;
       - the room is no longer there to take back: _room_to_take_back on
         the placement at the end finds none, counting as victims only pods
@@ -479,11 +433,12 @@ def check_reclaim_liveness(model, where, replayed, deleted, final, excuses):
     "reclaim-liveness: ..."."""
     out = []
     tree = model.tree
-    usage = {q: _real(u) for q, u in _queue_usage(model, where).items()}
     blocked = _blocked_by_anti_affinity(model, where)
     start_usage = _queue_usage(model, model.initial_placement())
-    total = _cluster(model)
-    for g, (q, minimum, amount, _) in sorted(_owed_gangs(model).items()):
+    owed = _owed_gangs(model, _rules(model, plugin, model.initial_placement(), set()))
+    rules = _rules(model, plugin, where, deleted) if owed else None
+    usage = {q: rules.res(u) for q, u in _queue_usage(model, where).items()} if owed else {}
+    for g, (q, minimum, amount, _) in sorted(owed.items()):
         excuses["reclaim-liveness: owed"] += 1
         info = model.groups[g]
         bound = sum(1 for k in info["pods"] if k in where)
@@ -495,35 +450,42 @@ def check_reclaim_liveness(model, where, replayed, deleted, final, excuses):
         if len(pending) < need:
             excuses["reclaim-liveness: pods gone"] += 1
             continue
-        now = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
-        amount_now = _gang_amount(model, g, now, pending)
-        if _queue_room(model, q, usage, amount_now, total):
+        cheapest, now = _minimums(model, pending, need)
+        amount_now = _gang_amount(model, g, now, pending, rules.res)
+        if rules.room(q, usage, amount_now, now):
             excuses["reclaim-liveness: queue took its share otherwise"] += 1
             continue
         msg = final.get(g, {}).get("message")
         phase = final.get(g, {}).get("phase", "<not listed>")
         rule = next((label for label, phrase in ACCEPTED_RULES
                      if msg and phrase and phrase in msg), None)
+        if rule is None and rules.name == "proportion" and msg and SHARE_PHRASE in msg:
+            rule = SHARE_RULE
         unconfirmed = ""
         if rule in TREE_RULES and q not in tree.held:
             unconfirmed = "; the message names a rule of the queue tree, but Q's place is sound"
             rule = None
         elif rule == FULL_RULE and (phase in ("Inqueue", "Running") or not _full(
-                model, q, g, where, final, amount_now, total)):
+                model, rules, q, g, where, final, amount_now)):
             unconfirmed = ("; the message says a queue is full, but %s" % (
                 "the gang is admitted, and a parent at its limit does not stop a child "
                 "below its share" if phase in ("Inqueue", "Running") else
                 "no queue on Q's path is full for it counting what admission counts"))
             rule = None
+        elif rule == SHARE_RULE and (phase in ("Inqueue", "Running") or not _share_reached(
+                model, rules, q, g, where, final, amount_now, now)):
+            unconfirmed = ("; the message says a deserved share is reached, but %s" % (
+                "the gang is admitted" if phase in ("Inqueue", "Running") else
+                "every queue on Q's path is clearly within its share with it, counting what "
+                "admission counts"))
+            rule = None
         if rule:
             excuses["reclaim-liveness: excused by " + rule] += 1
             continue
-        big_first = _largest_first(model, now)
-        if _idle_fit(model, big_first, where, blocked):
+        if _idle_fit(model, _largest_first(model, cheapest), where, blocked):
             excuses["reclaim-liveness: fits the idle room at the end"] += 1
             continue
-        found = _room_to_take_back(model, q, big_first, amount_now, where, replayed, blocked,
-                                   total)
+        found = _room_to_take_back(model, rules, q, now, amount_now, where, replayed, blocked)
         if not found:
             excuses["reclaim-liveness: no room to take back at the end"] += 1
             continue
@@ -533,13 +495,13 @@ def check_reclaim_liveness(model, where, replayed, deleted, final, excuses):
             "queue %s (deserved %s; held %s at the start, %s at the end) is owed room for "
             "%d pod(s) of this gang (minMember %d, %d bound) asking %s: taking back %s%s "
             "would let them run (e.g. %s); phase %s, message %r%s" % (
-                q, _fmt(_share(tree, q, "deserved")),
+                q, rules.shown(q),
                 _fmt(_real(start_usage.get(q, {}))) or "nothing",
                 _fmt(usage.get(q, {})) or "nothing", need, info["min"], bound,
                 _fmt(amount_now), ", ".join(sorted(victims)),
                 " (from under %s, at its limit: deserved share %s, capability %s)" % (
-                    at_limit[0], _fmt(_share(tree, at_limit[0], "deserved")) or "nothing",
-                    _fmt(_capability(model, at_limit[0], total)))
+                    at_limit[0], rules.shown(at_limit[0]),
+                    _fmt(_capability(model, at_limit[0], rules.total)))
                 if at_limit else "",
                 ", ".join("%s->%s" % kn for kn in fit), phase,
                 msg if msg is not None else "<not listed>", unconfirmed)))

@@ -97,6 +97,7 @@ def main(argv=None):
     kinds = collections.Counter()           # (kind, policy) -> failing runs
     smallest = {}                           # kind -> (items, seed, policy, violation)
     excuses = collections.Counter()
+    by_policy = collections.defaultdict(collections.Counter)   # reclaim-liveness counts
     failing_runs = 0
     detailed = 0
     jobs = [(s, chosen, binary, a.cycles, a.determinism) for s in seeds]
@@ -106,6 +107,8 @@ def main(argv=None):
     for done, (seed, items, results, saved) in enumerate(it, 1):
         for name, violations, ex in results:
             excuses.update(ex)
+            by_policy[name].update({k: n for k, n in ex.items()
+                                    if k.startswith(check.RECLAIM_LIVENESS + ":")})
             if not violations:
                 continue
             failing_runs += 1
@@ -173,6 +176,14 @@ def main(argv=None):
         print("reclaim-liveness, gangs owed room at the start (times):")
         for label in owed:
             print("  %5d  %s" % (excuses[label], label[len(check.RECLAIM_LIVENESS) + 2:]))
+        print("reclaim-liveness by policy (owed, met; the rest):")
+        for name in sorted(n for n, c in by_policy.items() if c):
+            c = by_policy[name]
+            key = check.RECLAIM_LIVENESS + ": "
+            rest = ", ".join("%s %d" % (k[len(key):], n) for k, n in sorted(c.items())
+                             if k not in (key + "owed", key + "met"))
+            print("  %-20s %5d owed, %5d met%s" % (name, c[key + "owed"], c[key + "met"],
+                                                   "; " + rest if rest else ""))
     return 1 if failing_runs else 0
 
 

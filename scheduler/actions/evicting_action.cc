@@ -137,7 +137,16 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
     if (!s.Starving(job) || task.pod->preempt_never) break;
     const bool may_take = MayTake(s, task);
     std::vector<api::NodeIndex>& free_room = roomy_for(task);
-    const FreedEnough freed_enough = FreedEnoughFor(s, task);
+    FreedEnough freed_enough = FreedEnoughFor(s, task);
+    if (!may_take) {
+      // Only room freed inside a scope at its limit can be given again:
+      // idle room elsewhere, or victims freeing less than the task asks,
+      // leave the limit where it was.
+      freed_enough =
+          [&task, inner = std::move(freed_enough)](const api::Resource& freed) {
+            return task.request().FitsIn(freed) && (!inner || inner(freed));
+          };
+    }
     bool placed = false;
     for (int32_t scope : Scopes(s, task)) {
       if (!may_take && scope == api::kNone) continue;
