@@ -683,7 +683,14 @@ def check_queues(model, c, binds, where, evictions, capacity, queue_plugin,
                 "cycle %d: reclaim evicted %s, leaving %s below its guarantee %s (it held %s)"
                 % (c, sorted(victims[q]), _fmt(below), _fmt({r: guarantee[r] for r in below}),
                    _fmt({r: held.get(r, 0) for r in below}))))
+        # A deserved share no more than the queue's real capability (the
+        # README's capacity: deserved "no more than the real capability"),
+        # read on the side of less: the capabilities above it, less its
+        # siblings' guarantees at every level, and the cluster.
+        from reclaim_rules import _capability, _cluster  # they import this file
         deserved = _queue_resources(spec, "deserved")
+        real = _capability(model, q, _cluster(model))
+        deserved = {r: min(v, real.get(r, v)) for r, v in deserved.items()}
         if deserved and all(v <= deserved.get(r, 0) for r, v in held.items()):
             out.append(Violation(
                 "reclaim-deserved", "queue/" + q,
