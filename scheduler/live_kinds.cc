@@ -95,6 +95,23 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
                      cache.DeleteQueue(key);
                      warnings.Forget(kube::NamedObject("queue", key));
                    }});
+  // Volcano's network topology; a cluster without the CRD has none.
+  kinds.push_back(
+      {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", true,
+       [&cache, &warnings](const json& o) {
+         json typed = Typed(o, "topology.volcano.sh/v1alpha1", "HyperNode");
+         kube::DecodeWarnings said;
+         auto h = kube::DecodeHyperNode(typed, &said);
+         if (!h.ok()) return h.status();
+         warnings.Report(RefOf(o, "topology.volcano.sh/v1alpha1", "HyperNode"),
+                         said);
+         cache.UpsertHyperNode(*h);
+         return absl::OkStatus();
+       },
+       [&cache, &warnings](const std::string& key) {
+         cache.DeleteHyperNode(key);
+         warnings.Forget(kube::NamedObject("hypernode", key));
+       }});
   kinds.push_back(
       {"namespaces", "/api/v1/namespaces", false,
        [&cache](const json& o) {

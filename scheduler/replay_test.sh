@@ -143,7 +143,7 @@ done
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drff\n' > $TMP/typo.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown plugin exit" "$rc" 2
-expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, capacity, conformance, drf, elastic, gang, nodeorder, overcommit, predicates, priority, proportion, reservation)"
+expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, capacity, conformance, drf, elastic, gang, network-topology-aware, nodeorder, overcommit, predicates, priority, proportion, reservation)"
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2
@@ -175,7 +175,7 @@ expect_has "malformed snapshot says so" "$(cat $TMP/err)" "malformed YAML"
 { cat $SNAP; printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ml-team}\n'; } > $TMP/extra.yaml
 out=$($BIN --snapshot=$TMP/extra.yaml --output=json 2>$TMP/err); rc=$?
 expect_eq "unknown kind still runs" "$rc" 0
-expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass and CSINode"
+expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass and CSINode"
 
 # --- Flags.
 $BIN --snapshot=$SNAP --output=yaml >/dev/null 2>$TMP/err; rc=$?
@@ -260,9 +260,16 @@ out=$($BIN --snapshot=./e2e/snapshots/reclaim-largest-first.yaml --scheduler-con
 expect_has "one eviction" "$out" '"evictions":[{"pod":"team/lone","reason":"reclaim"}]'
 expect_has "the whole gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"b"},{"pod":"team/g-1","node":"a"},{"pod":"team/g-2","node":"b"},{"pod":"team/g-3","node":"c"}]'
 
+# --- Network topology: a hard gang stays in one rack or waits whole.
+out=$($BIN --snapshot=./e2e/snapshots/network-topology-hard.yaml --cycles=2 --output=json 2>$TMP/err)
+expect_has "hard gang inside rack1" "$out" '"binds":[{"pod":"team/big-0","node":"n2"},{"pod":"team/big-1","node":"n3"},{"pod":"team/big-2","node":"n2"},{"pod":"team/big-3","node":"n3"}]'
+expect_has "a gang no rack holds waits, naming the racks" "$out" '"message":"waiting for admission: no network domain up to tier 1 holds 4 pods of cpu: 2 (spec.networkTopology mode hard, highestTierName rack): rack0 has room for 3, rack1 has room for 0"'
+expect_has "the smaller gang then takes rack0" "$out" '"binds":[{"pod":"team/small-0","node":"n1"},{"pod":"team/small-1","node":"n0"},{"pod":"team/small-2","node":"n1"}]'
+expect_eq "hypernodes read without a word" "$(cat $TMP/err)" ""
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
-expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.networkTopology, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"
+expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.subGroupPolicy, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"
 expect_has "pod field holds the pod" "$out" "pod team/lone uses spec.workloadRef, which Shoal does not implement yet; it waits rather than be placed as if that were absent"
 expect_eq "nothing bound" "$(echo "$out" | head -1)" "Cycle 1: 0 bound, 0 evicted"
 expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:11: queue default: spec.dequeueStrategy: \"fifo\": Shoal does not implement it yet; the queue is scheduled as if it were absent"

@@ -9,6 +9,7 @@ packages=(
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev libgoogle-glog-dev libgflags-dev nlohmann-json3-dev
   rapidjson-dev                    # streaming JSON: snapshot files, lists, watches
+  libre2-dev                       # HyperNode regexMatch: the regular expressions Volcano (Go) uses
   libyaml-cpp-dev libcurl4-openssl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib       # the simulator's plots

@@ -307,6 +307,7 @@ def main():
     parser.add_argument("files", nargs="*")
     args = parser.parse_args()
     files = args.files or sorted(glob.glob(os.path.join(HERE, "volcano", "*.yaml")) +
+                                 glob.glob(os.path.join(HERE, "kai", "*.yaml")) +
                                  glob.glob(os.path.join(HERE, "kube-scheduler", "*.yaml")))
     cases = [c for c in load_cases(files)
              if args.filter in f"{c['_file']} {c['name']} {c['source']}"]

@@ -48,6 +48,8 @@ std::vector<ResourceType> DefaultResources(
                    true, true});
     all.push_back({"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup",
                    true, true, true});
+    all.push_back({"topology.volcano.sh", "v1alpha1", "hypernodes", "HyperNode",
+                   false, true, true});
   }
   std::vector<ResourceType> served;
   for (auto& r : all) {

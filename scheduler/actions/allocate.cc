@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/actions/network_domains.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/framework/session.h"
@@ -30,6 +32,9 @@ struct JobCursor {
   Fit fit = Fit::kScores;
   // The queue's limit (the tiers' Allocatable) refused one of its tasks.
   bool held_by_queue = false;
+  // Under a hard network constraint, once the job has pods placed: the
+  // domain its pods must stay in (network_domains.h).
+  const std::vector<api::NodeIndex>* confined = nullptr;
 };
 
 std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
@@ -48,6 +53,8 @@ std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
 }
 
 class Allocate : public framework::Action {
+  enum class Attempt { kMore, kDone, kFailed };
+
  public:
   explicit Allocate(bool strict_order) : strict_order_(strict_order) {}
 
@@ -134,9 +141,62 @@ class Allocate : public framework::Action {
     auto it = cursors.find(j);
     if (it == cursors.end()) {
       it = cursors.try_emplace(j, s, spares).first;
-      it->second.tasks = TasksToPlace(s, s.job(j));
+      JobCursor& cursor = it->second;
+      cursor.tasks = TasksToPlace(s, s.job(j));
+      if (s.job(j).ReadyCount() > 0) {
+        cursor.confined = GrowthDomain(s, s.job(j));
+        cursor.picker.RestrictToNodes(cursor.confined);
+      }
     }
     return it->second;
+  }
+
+  // Places the job's tasks (PlaceIn); returns whether the job should get
+  // another turn. A job whose PodGroup asks for a network domain is tried
+  // in one domain after another (network_domains.h) and, under a hard
+  // constraint, stays in the domain it got.
+  static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
+    api::JobInfo& job = s.job(j);
+    if (job.network.mode == api::NetworkConstraint::Mode::kNone ||
+        cursor.confined != nullptr) {
+      return PlaceIn(s, j, cursor) == Attempt::kMore;
+    }
+    const DomainPlan plan = PlanDomains(s, job, cursor.tasks, cursor.next);
+    if (!plan.constrained) return PlaceIn(s, j, cursor) == Attempt::kMore;
+    if (!plan.refusal.empty()) {
+      job.fit_error = plan.refusal;
+      return false;
+    }
+    const api::NetworkTopology& net = *s.network();
+    const size_t first = cursor.next;
+    std::vector<std::string> tried;
+    for (int32_t d : plan.domains) {
+      cursor.picker.RestrictToNodes(&net.domain(d).nodes);
+      cursor.next = first;
+      cursor.fit = JobCursor::Fit::kScores;
+      const Attempt attempt = PlaceIn(s, j, cursor);
+      if (attempt != Attempt::kFailed) {
+        cursor.confined = GrowthDomain(s, job);
+        cursor.picker.RestrictToNodes(cursor.confined);
+        return attempt == Attempt::kMore;
+      }
+      tried.push_back(net.domain(d).name);
+    }
+    cursor.picker.RestrictToNodes(nullptr);
+    cursor.next = first;
+    cursor.fit = JobCursor::Fit::kScores;
+    if (plan.anywhere) return PlaceIn(s, j, cursor) == Attempt::kMore;
+    // A queue's limit said no: that is the reason, whatever the domain.
+    if (cursor.held_by_queue) return false;
+    job.fit_error = absl::StrCat(
+        "no network domain could take the gang whole (spec.networkTopology ",
+        DescribeConstraint(job.network), "): ",
+        tried.empty() ? std::string("none was tried")
+                      : absl::StrCat("tried ", absl::StrJoin(tried, ", "),
+                                     ", where each node's free room added up "
+                                     "to enough but the pods did not fit "
+                                     "together"));
+    return false;
   }
 
   // Places the job's tasks until its gang is complete, and commits them
@@ -144,8 +204,7 @@ class Allocate : public framework::Action {
   // (in the growth phase), so that jobs grow in the tiers' order (DRF and
   // elastic shares even out) rather than first come, first served. A gang
   // that is only complete counting pipelined tasks holds its room without
-  // binding; one that cannot complete leaves no trace. Returns whether the
-  // job should get another turn.
+  // binding; one that cannot complete leaves no trace.
   //
   // A gang of unequal pods that cannot complete in the tiers' task order
   // and by the nodes' scores is tried again as a bin packer would: its
@@ -153,7 +212,7 @@ class Allocate : public framework::Action {
   // node it fits most tightly, and failing that on the first node it fits.
   // Placing small pods first, or on the emptiest node, can take the room
   // a large one needed although the whole gang fits.
-  static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
+  static Attempt PlaceIn(Session& s, api::JobIndex j, JobCursor& cursor) {
     const size_t first = cursor.next;
     Attempt attempt = TryPlace(s, j, cursor);
     if (attempt == Attempt::kFailed && !s.Call<framework::JobReady>(s.job(j)) &&
@@ -184,10 +243,8 @@ class Allocate : public framework::Action {
       // Pods beyond the gang's minimum grow by the scores again.
       if (attempt != Attempt::kFailed) cursor.fit = JobCursor::Fit::kScores;
     }
-    return attempt == Attempt::kMore;
+    return attempt;
   }
-
-  enum class Attempt { kMore, kDone, kFailed };
 
   // Has required pod affinity over a domain (zone, rack): its pods go
   // where the first one went.

@@ -1,5 +1,6 @@
 #include "scheduler/actions/enqueue.h"
 
+#include "scheduler/actions/network_domains.h"
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/framework/session.h"
 
@@ -27,8 +28,10 @@ class Enqueue : public framework::Action {
     });
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       api::JobInfo& job = s.job(j);
-      std::string why;
-      if (s.Call<framework::JobEnqueueable>(job, &why)) {
+      // A gang bound to one network domain that no domain has room for
+      // would hold room it cannot use.
+      std::string why = NetworkRefusal(s, job);
+      if (why.empty() && s.Call<framework::JobEnqueueable>(job, &why)) {
         job.phase = api::PodGroupPhase::kInqueue;
         job.message.clear();
         s.Admitted(job);

@@ -1,6 +1,7 @@
 #include "scheduler/actions/node_picker.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -50,11 +51,13 @@ bool NodePicker::CandidateWorse(const Candidate& a, const Candidate& b) {
 
 NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
   for (Heap& h : heaps_) {
-    if (h.exemplar->PlacedAlike(task)) return h;
+    if (h.subset == only_nodes_ && h.exemplar->PlacedAlike(task)) return h;
   }
   Heap h;
   h.exemplar = &task;
-  h.sampled = Samples(task);
+  h.subset = only_nodes_;
+  if (h.subset != nullptr) h.subset_feasible = SearchedNodes(task);
+  h.sampled = h.subset == nullptr && Samples(task);
   if (h.sampled) {
     // The window starts at the first feasible node from the cycle's
     // cursor on (the nodes are in index order), wrapping around.
@@ -115,8 +118,7 @@ void NodePicker::Fill(Heap& h) {
   h.partitions.clear();
   h.built_at_discards = s_.discards();
   h.built_at_stamp = topology.NodeRulesStamp(task);
-  const std::vector<api::NodeIndex>& feasible =
-      s_.Feasible(task.placement()).nodes;
+  const std::vector<api::NodeIndex>& feasible = NodesOf(h);
   if (keys.empty() && h.sampled) {
     // A window of the nodes (the common case on a large cluster).
     const size_t to_find = s_.sampling().to_find();
@@ -229,6 +231,23 @@ api::NodeIndex NodePicker::BestInHeap(const api::TaskInfo& task, Heap& h) {
   return best;
 }
 
+const std::vector<api::NodeIndex>& NodePicker::SearchedNodes(
+    const api::TaskInfo& task) {
+  const std::vector<api::NodeIndex>& feasible =
+      s_.Feasible(task.placement()).nodes;
+  if (only_nodes_ == nullptr) return feasible;
+  searched_.clear();
+  std::set_intersection(only_nodes_->begin(), only_nodes_->end(),
+                        feasible.begin(), feasible.end(),
+                        std::back_inserter(searched_));
+  return searched_;
+}
+
+const std::vector<api::NodeIndex>& NodePicker::NodesOf(const Heap& h) {
+  return h.subset != nullptr ? h.subset_feasible
+                             : s_.Feasible(h.exemplar->placement()).nodes;
+}
+
 std::vector<std::string> NodePicker::Domains(const api::TaskInfo& task) {
   std::vector<std::string> out;
   if (s_.topology().DomainKeys(task).empty()) return out;
@@ -239,7 +258,7 @@ std::vector<std::string> NodePicker::Domains(const api::TaskInfo& task) {
 api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
   api::NodeIndex best = api::kNone;
   double best_score = 0;
-  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+  for (api::NodeIndex n : SearchedNodes(task)) {
     const api::NodeInfo& node = s_.node(n);
     if (!s_.Fits(task, node, node.FutureIdle())) continue;
     double score = s_.Score(task, node) + s_.DomainScore(task, node);
@@ -271,7 +290,7 @@ bool Tighter(const api::Resource& a, const api::Resource& b) {
 
 api::NodeIndex NodePicker::TightestFit(const api::TaskInfo& task) {
   api::NodeIndex best = api::kNone;
-  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+  for (api::NodeIndex n : SearchedNodes(task)) {
     const api::NodeInfo& node = s_.node(n);
     if (!s_.Fits(task, node, node.idle())) continue;
     if (best == api::kNone || Tighter(node.idle(), s_.node(best).idle()))
@@ -281,7 +300,7 @@ api::NodeIndex NodePicker::TightestFit(const api::TaskInfo& task) {
 }
 
 api::NodeIndex NodePicker::FirstFit(const api::TaskInfo& task) {
-  for (api::NodeIndex n : s_.Feasible(task.placement()).nodes) {
+  for (api::NodeIndex n : SearchedNodes(task)) {
     const api::NodeInfo& node = s_.node(n);
     if (s_.Fits(task, node, node.idle())) return n;
   }

@@ -65,6 +65,13 @@ class NodePicker {
   void RestrictTo(std::optional<std::string> domain) {
     only_domain_ = std::move(domain);
   }
+  // While set (non-null), every search looks only at these nodes (sorted
+  // indices; they must outlive the restriction): a gang bound to one
+  // network domain (api/network_topology.h) is placed inside it. Each
+  // set gets heaps of its own, kept for when it is set again.
+  void RestrictToNodes(const std::vector<api::NodeIndex>* nodes) {
+    only_nodes_ = nodes;
+  }
 
   // The best node whose room once evictions finish (FutureIdle) fits the
   // task; used to pipeline. A plain scan: only needed while victims leave.
@@ -101,6 +108,10 @@ class NodePicker {
     bool sampled = false;
     size_t first = 0;
     size_t scanned = 0;
+    // A heap of a restricted search: the set it was built for, and its
+    // nodes that are feasible for the exemplar.
+    const std::vector<api::NodeIndex>* subset = nullptr;
+    std::vector<api::NodeIndex> subset_feasible;
   };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
@@ -110,6 +121,11 @@ class NodePicker {
   bool Extend(Heap& h, size_t to_find);
   // Whether searches for `task` may leave nodes out.
   bool Samples(const api::TaskInfo& task);
+  // The nodes a search for `task` looks at: its feasible nodes, within
+  // the restriction when one is set.
+  // (Valid until the next call.)
+  const std::vector<api::NodeIndex>& SearchedNodes(const api::TaskInfo& task);
+  const std::vector<api::NodeIndex>& NodesOf(const Heap& h);
   double ScoreForHeap(const api::TaskInfo& task, const api::NodeInfo& node) {
     ++nodes_scored_;
     return s_.Score(task, node);
@@ -125,6 +141,8 @@ class NodePicker {
   Spares* spares_;
   std::vector<Heap> heaps_;
   std::optional<std::string> only_domain_;
+  const std::vector<api::NodeIndex>* only_nodes_ = nullptr;
+  std::vector<api::NodeIndex> searched_;  // SearchedNodes' answer
   size_t nodes_scored_ = 0;
 };
 

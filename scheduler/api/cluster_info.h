@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "scheduler/api/job_info.h"
+#include "scheduler/api/network_topology.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/queue_info.h"
 #include "scheduler/api/task_info.h"
@@ -38,6 +39,10 @@ struct ClusterInfo {
   // Sum of allocatable over Ready nodes: what shares are shares of.
   Resource total_allocatable;
   absl::flat_hash_map<std::string, int32_t> queue_by_name;
+  // The network's domains, built from HyperNodes when the nodes or the
+  // HyperNodes change (null when there are none); a policy naming label
+  // tiers builds its own when the session opens.
+  std::shared_ptr<const NetworkTopology> network;
 
   // Index of the queue, or kNone when it does not exist.
   int32_t FindQueue(const std::string& name) const {

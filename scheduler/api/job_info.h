@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "scheduler/api/network_topology.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/task_info.h"
 
@@ -43,6 +44,8 @@ struct JobInfo {
   std::string priority_class;
   int32_t priority = 0;
   PodGroupPhase phase = PodGroupPhase::kPending;
+  // Where in the network its pods must or should run (spec.networkTopology).
+  NetworkConstraint network;
   // Pods name this group but no PodGroup object exists (yet).
   bool group_missing = false;
   // The first field of the PodGroup that bears on placement and that

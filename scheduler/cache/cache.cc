@@ -37,8 +37,13 @@ Cache::Cache(std::string scheduler_name, std::function<absl::Time()> clock)
 void Cache::UpsertNode(std::shared_ptr<const api::NodeSpec> node) {
   absl::MutexLock lock(&mu_);
   std::string name = node->name;
+  auto found = nodes_.find(name);
+  // Labels can move a node between HyperNodes (labelMatch members).
+  const bool relabelled = found != nodes_.end() && !hypernodes_.empty() &&
+                          !(found->second->labels == node->labels);
   auto [it, added] = nodes_.insert_or_assign(std::move(name), std::move(node));
-  if (added) {
+  if (added || relabelled) {
+    network_stale_ = true;
     Restructure();
   } else {
     changed_nodes_.insert(it->first);
@@ -47,7 +52,43 @@ void Cache::UpsertNode(std::shared_ptr<const api::NodeSpec> node) {
 
 void Cache::DeleteNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
-  if (nodes_.erase(name) > 0) Restructure();
+  if (nodes_.erase(name) > 0) {
+    network_stale_ = true;
+    Restructure();
+  }
+}
+
+void Cache::UpsertHyperNode(api::HyperNodeSpec hypernode) {
+  absl::MutexLock lock(&mu_);
+  std::string name = hypernode.name;
+  hypernodes_[std::move(name)] = std::move(hypernode);
+  network_stale_ = true;
+  Restructure();
+}
+
+void Cache::DeleteHyperNode(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  if (hypernodes_.erase(name) == 0) return;
+  network_stale_ = true;
+  Restructure();
+}
+
+std::shared_ptr<const api::NetworkTopology> Cache::NetworkFor(
+    const api::ClusterInfo& cluster, bool fresh) const {
+  if (!fresh && !network_stale_) return network_;
+  std::shared_ptr<const api::NetworkTopology> network;
+  if (!hypernodes_.empty()) {
+    std::vector<api::HyperNodeSpec> specs;
+    specs.reserve(hypernodes_.size());
+    for (const auto& [name, h] : hypernodes_) specs.push_back(h);
+    network = std::make_shared<const api::NetworkTopology>(
+        api::NetworkTopology::FromHyperNodes(specs, cluster.nodes));
+  }
+  if (!fresh) {
+    network_ = network;
+    network_stale_ = false;
+  }
+  return network;
 }
 
 void Cache::UpsertPod(std::shared_ptr<const api::PodInfo> pod,
@@ -434,6 +475,7 @@ CacheContents Cache::Export() const {
     out.storage_classes.push_back(sc);
   for (const auto& [name, limits] : csi_nodes_)
     out.csi_nodes.push_back({name, *limits});
+  for (const auto& [name, h] : hypernodes_) out.hypernodes.push_back(h);
   return out;
 }
 
@@ -588,6 +630,7 @@ api::ClusterInfo Cache::Assemble(
   }
   for (auto& [pod, job] : tasks) b.AddTask(std::move(pod), job);
   api::ClusterInfo cluster = std::move(b).Build();
+  cluster.network = NetworkFor(cluster, fresh);
   // A PodGroup without a class of its own ranks as its highest pod.
   for (const auto& [job, priority] : pod_priorities) {
     api::JobInfo& j = cluster.jobs[job];

@@ -78,6 +78,7 @@ struct CacheContents {
   std::vector<api::PersistentVolume> volumes;
   std::vector<api::StorageClass> storage_classes;
   std::vector<api::CsiNode> csi_nodes;  // only those with a limit
+  std::vector<api::HyperNodeSpec> hypernodes;
 };
 
 class Cache {
@@ -124,6 +125,10 @@ class Cache {
   void UpsertCsiNode(api::CsiNode node);
   void DeleteCsiNode(const std::string& name);
 
+  // Volcano's HyperNodes: the network's domains (api/network_topology.h),
+  // rebuilt for the next snapshot when they or the nodes change.
+  void UpsertHyperNode(api::HyperNodeSpec hypernode);
+  void DeleteHyperNode(const std::string& name);
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
   // A bind failed: the pod is pending again.
@@ -248,6 +253,18 @@ class Cache {
   // any limit is not kept.
   std::map<std::string, std::shared_ptr<const std::vector<api::VolumeLimit>>>
       csi_nodes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::HyperNodeSpec> hypernodes_ ABSL_GUARDED_BY(mu_);
+  // The tree the HyperNodes make over the nodes, kept between assemblies
+  // (matching patterns against every node is not free) and rebuilt only
+  // when a HyperNode, the set of nodes or a node's labels change.
+  mutable std::shared_ptr<const api::NetworkTopology> network_
+      ABSL_GUARDED_BY(mu_);
+  mutable bool network_stale_ ABSL_GUARDED_BY(mu_) = true;
+  // The tree for `cluster`'s nodes: the kept one unless it is stale (or
+  // `fresh`, which builds its own and keeps nothing).
+  std::shared_ptr<const api::NetworkTopology> NetworkFor(
+      const api::ClusterInfo& cluster, bool fresh) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::map<std::string, std::string> assumed_
       ABSL_GUARDED_BY(mu_);  // pod -> node
   struct Decision {

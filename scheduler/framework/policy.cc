@@ -3,6 +3,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace shoal::framework {
 namespace {
@@ -26,6 +28,21 @@ void CollectUnread(const Arguments& args, const SourceLocation& where,
 }
 
 }  // namespace
+
+std::vector<std::string> NetworkTierLabels(const Policy& policy) {
+  std::vector<std::string> keys;
+  for (const PluginInstance& p : policy.plugins) {
+    if (p.config.name != "network-topology-aware") continue;
+    auto it = p.config.arguments.find("tierLabels");
+    if (it == p.config.arguments.end()) continue;
+    for (absl::string_view key : absl::StrSplit(it->second, ',')) {
+      key = absl::StripAsciiWhitespace(key);
+      if (!key.empty()) keys.emplace_back(key);
+    }
+    break;
+  }
+  return keys;
+}
 
 absl::StatusOr<Policy> BuildPolicy(const SchedulerConfig& config,
                                    const PluginRegistry& plugins,

@@ -32,6 +32,10 @@ struct Policy {
   std::vector<std::string> warnings;
 };
 
+// The node label keys the policy names as network tiers, narrowest first
+// (network-topology-aware's argument tierLabels), or none.
+std::vector<std::string> NetworkTierLabels(const Policy& policy);
+
 // Refuses an unknown action or plugin (listing the valid names) and any
 // argument a factory rejects, naming the file and line.
 absl::StatusOr<Policy> BuildPolicy(const SchedulerConfig& config,

@@ -17,6 +17,13 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
       sampling_(policy_.config.percentage_of_nodes_to_score,
                 cluster_.nodes.size()) {
   assert(api::IndexesMatchPositions(cluster_));
+  if (cluster_.network == nullptr || cluster_.network->empty()) {
+    std::vector<std::string> keys = NetworkTierLabels(policy_);
+    if (!keys.empty()) {
+      cluster_.network = std::make_shared<const api::NetworkTopology>(
+          api::NetworkTopology::FromLabelTiers(keys, cluster_.nodes));
+    }
+  }
   queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;

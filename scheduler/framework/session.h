@@ -70,6 +70,10 @@ class Session {
   api::JobInfo& job(api::JobIndex i) { return cluster_.jobs[i]; }
   api::NodeInfo& node(api::NodeIndex i) { return cluster_.nodes[i]; }
   const Policy& policy() const { return policy_; }
+  // The network's domains (api/network_topology.h): the HyperNodes', or,
+  // without any, the label tiers the policy names
+  // (network-topology-aware's tierLabels); null when neither exists.
+  const api::NetworkTopology* network() const { return cluster_.network.get(); }
 
   // --- Registration (from a plugin's OnSessionOpen). A callback whose
   // switch the config turned off is dropped here.

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/api/job_info.h"
+#include "scheduler/api/network_topology.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/priority_class.h"
 #include "scheduler/api/queue_info.h"
@@ -87,8 +88,14 @@ struct DecodedNamespace {
 };
 absl::StatusOr<DecodedNamespace> DecodeNamespace(const nlohmann::json& obj);
 
+// A HyperNode of Volcano (topology.volcano.sh/v1alpha1): one domain of
+// the network (api/network_topology.h).
+absl::StatusOr<api::HyperNodeSpec> DecodeHyperNode(const nlohmann::json& obj,
+                                                   DecodeWarnings* warnings);
+
 // "kind apiVersion" pairs Shoal reads; anything else is skipped.
 bool IsVolcanoPodGroup(const nlohmann::json& obj);
+bool IsHyperNode(const nlohmann::json& obj);
 bool IsSchedulerPluginsPodGroup(const nlohmann::json& obj);
 
 }  // namespace shoal::kube

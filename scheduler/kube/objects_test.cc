@@ -1,6 +1,7 @@
 #include "scheduler/kube/objects.h"
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/api/resource_name.h"
 
@@ -611,6 +612,87 @@ TEST(DecodePodTest, QuotaNamesInRequestsAndOverheadAreLeftOutWithAWarning) {
                 "too)"});
 }
 
+TEST(DecodePodGroupTest, NetworkTopology) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "llm"}, {"namespace", "team-a"}}},
+             {"spec", {{"minMember", 4}}}};
+  auto decode = [&](json nt, DecodeWarnings* warnings = nullptr) {
+    json o = pg;
+    o["spec"]["networkTopology"] = std::move(nt);
+    return kube::DecodePodGroup(o, warnings);
+  };
+  auto hard = decode({{"mode", "hard"}, {"highestTierAllowed", 2}});
+  ASSERT_TRUE(hard.ok()) << hard.status();
+  EXPECT_EQ(hard->network.mode, api::NetworkConstraint::Mode::kHard);
+  EXPECT_EQ(hard->network.highest_tier, 2);
+  auto named = decode({{"highestTierName", "rack"}});  // mode defaults hard
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->network.mode, api::NetworkConstraint::Mode::kHard);
+  EXPECT_EQ(named->network.highest_tier_name, "rack");
+  auto soft = decode({{"mode", "soft"}});
+  ASSERT_TRUE(soft.ok());
+  EXPECT_EQ(soft->network.mode, api::NetworkConstraint::Mode::kSoft);
+  // Bad values are refused by name; a hard mode without a tier is read as
+  // Volcano reads it (no limit), and said.
+  EXPECT_EQ(decode({{"mode", "strict"}}).status().message(),
+            "podgroup team-a/llm: spec.networkTopology.mode: must be hard or "
+            "soft, got \"strict\"");
+  EXPECT_EQ(decode({{"highestTierAllowed", 1}, {"highestTierName", "rack"}})
+                .status()
+                .message(),
+            "podgroup team-a/llm: spec.networkTopology: highestTierAllowed and "
+            "highestTierName cannot both be set");
+  EXPECT_EQ(decode({{"highestTierAllowed", -1}}).status().message(),
+            "podgroup team-a/llm: spec.networkTopology.highestTierAllowed: "
+            "must be >= 0, got -1");
+  DecodeWarnings warnings;
+  auto bare = decode({{"mode", "hard"}}, &warnings);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->network.mode, api::NetworkConstraint::Mode::kSoft);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0].message,
+              ::testing::HasSubstr("spec.networkTopology: mode hard names "
+                                   "neither highestTierAllowed nor "
+                                   "highestTierName, so it limits nothing"));
+}
+
+TEST(DecodeHyperNodeTest, MembersAndRefusals) {
+  json h = json::parse(R"({
+    "apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
+    "metadata": {"name": "rack0"},
+    "spec": {"tier": 1, "tierName": "rack", "members": [
+      {"type": "Node", "selector": {"exactMatch": {"name": "n0"}}},
+      {"type": "Node", "selector": {"regexMatch": {"pattern": "^gpu-"}}},
+      {"type": "Node", "selector": {"labelMatch": {"matchLabels": {"rack": "0"}}}},
+      {"type": "HyperNode", "selector": {"exactMatch": {"name": "nvl0"}}}]}})");
+  ASSERT_TRUE(IsHyperNode(h));
+  auto d = DecodeHyperNode(h, nullptr);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->tier, 1);
+  EXPECT_EQ(d->tier_name, "rack");
+  ASSERT_EQ(d->members.size(), 4u);
+  EXPECT_EQ(d->members[1].match, api::HyperNodeMember::Match::kRegex);
+  EXPECT_EQ(d->members[1].value, "^gpu-");
+  EXPECT_EQ(d->members[2].match, api::HyperNodeMember::Match::kLabels);
+  EXPECT_EQ(d->members[3].type, api::HyperNodeMember::Type::kHyperNode);
+  json bad = h;
+  bad["spec"]["tier"] = 0;
+  EXPECT_EQ(DecodeHyperNode(bad, nullptr).status().message(),
+            "hypernode rack0: spec.tier: must be a whole number >= 1 (tier 1 "
+            "is the closest network), got 0");
+  bad = h;
+  bad["spec"]["members"][0]["selector"]["regexMatch"] = {{"pattern", "n"}};
+  EXPECT_EQ(DecodeHyperNode(bad, nullptr).status().message(),
+            "hypernode rack0: spec.members[0].selector: must have exactly one "
+            "of exactMatch, regexMatch or labelMatch");
+  bad = h;
+  bad["spec"]["members"][0]["type"] = "Rack";
+  EXPECT_EQ(DecodeHyperNode(bad, nullptr).status().message(),
+            "hypernode rack0: spec.members[0].type: must be Node or "
+            "HyperNode, got \"Rack\"");
+}
+
 // Every listed PodGroup field Shoal does not implement makes the gang
 // wait (session_test checks the message); known fields with no bearing on
 // placement pass; a field no list names is a warning said once per kind.
@@ -627,14 +709,14 @@ TEST(DecodePodGroupTest, SchedulingFieldsShoalDoesNotImplementAreNamed) {
     return j.ok() ? std::make_pair(j->unsupported_field, j->unsupported_value)
                   : std::make_pair(std::string("?"), std::string());
   };
-  EXPECT_EQ(
-      field("networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}),
-      std::make_pair(std::string("spec.networkTopology"),
-                     std::string(R"({"highestTierAllowed":1,"mode":"hard"})")));
   EXPECT_EQ(field("subGroupPolicy",
-                  json::array({{{"name", "w"}, {"subGroupSize", 2}}}))
-                .first,
-            "spec.subGroupPolicy");
+                  json::array({{{"name", "w"}, {"subGroupSize", 2}}})),
+            std::make_pair(std::string("spec.subGroupPolicy"),
+                           std::string(R"([{"name":"w","subGroupSize":2}])")));
+  EXPECT_EQ(
+      field("networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}})
+          .first,
+      "");
   EXPECT_EQ(field("queue", "gpu").first, "");
   EXPECT_EQ(field("networkTopology", nullptr).first, "");
   json sp = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},

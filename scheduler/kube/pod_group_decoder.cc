@@ -2,6 +2,8 @@
 // coscheduling (scheduling.x-k8s.io), read into one JobInfo. The field
 // lists say what Shoal does with each field of either spec
 // (scheduling_fields.h).
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/reader.h"
@@ -18,9 +20,9 @@ const SchedulingFields kVolcanoFields = {
         {"minResources", FieldUse::kHonoured},
         {"queue", FieldUse::kHonoured},
         {"priorityClassName", FieldUse::kHonoured},
-        // Network-topology-aware placement (HyperNodes) and the sub-groups
-        // it places together.
-        {"networkTopology", FieldUse::kNotImplemented},
+        // Network-topology-aware placement (api/network_topology.h).
+        {"networkTopology", FieldUse::kHonoured},
+        // Sub-groups, each placed together in a domain of its own.
         {"subGroupPolicy", FieldUse::kNotImplemented},
     }};
 
@@ -34,6 +36,84 @@ const SchedulingFields kCoschedulingFields = {
         // binds a gang whole or not at all and never holds part of one.
         {"scheduleTimeoutSeconds", FieldUse::kNoEffect},
     }};
+
+// spec.networkTopology: the domain of the network the gang must (hard) or
+// should (soft) fit in.
+absl::StatusOr<api::NetworkConstraint> NetworkTopologyAt(const Reader& r,
+                                                         const json& nt) {
+  api::NetworkConstraint c;
+  if (!nt.is_object())
+    return r.Error("spec.networkTopology", "must be an object");
+  SHOAL_ASSIGN_OR_RETURN(
+      mode, r.String(nt, "mode", "spec.networkTopology.mode", "hard"));
+  if (mode == "hard") {
+    c.mode = api::NetworkConstraint::Mode::kHard;
+  } else if (mode == "soft") {
+    c.mode = api::NetworkConstraint::Mode::kSoft;
+  } else {
+    return r.Error("spec.networkTopology.mode",
+                   absl::StrCat("must be hard or soft, got \"", mode, "\""));
+  }
+  const bool has_tier = Reader::Get(nt, "highestTierAllowed") != nullptr;
+  SHOAL_ASSIGN_OR_RETURN(tier,
+                         r.Int(nt, "highestTierAllowed",
+                               "spec.networkTopology.highestTierAllowed", 0));
+  if (has_tier && tier < 0) {
+    return r.Error("spec.networkTopology.highestTierAllowed",
+                   absl::StrCat("must be >= 0, got ", tier));
+  }
+  SHOAL_ASSIGN_OR_RETURN(
+      tier_name,
+      r.String(nt, "highestTierName", "spec.networkTopology.highestTierName"));
+  if (has_tier && !tier_name.empty()) {
+    return r.Error("spec.networkTopology",
+                   "highestTierAllowed and highestTierName cannot both be set");
+  }
+  c.highest_tier = static_cast<int32_t>(tier);
+  c.highest_tier_name = tier_name;
+  if (c.mode == api::NetworkConstraint::Mode::kHard && !has_tier &&
+      tier_name.empty()) {
+    // Volcano reads a hard mode without a tier as no limit at all.
+    r.Warn(
+        "spec.networkTopology: mode hard names neither highestTierAllowed nor "
+        "highestTierName, so it limits nothing (as Volcano reads it); the "
+        "gang is placed as mode soft: inside one domain where one holds it");
+    c.mode = api::NetworkConstraint::Mode::kSoft;
+  }
+  return c;
+}
+
+// KAI-Scheduler's topology annotations, which its pod grouper copies from
+// the workload onto the PodGroup: a level (a node label key) the gang must
+// fit in, and one it should. Read as spec.networkTopology with that label
+// key as the tier name: the levels are the tiers the policy names
+// (network-topology-aware's tierLabels).
+constexpr char kKaiTopology[] = "kai.scheduler/topology";
+constexpr char kKaiRequired[] = "kai.scheduler/topology-required-placement";
+constexpr char kKaiPreferred[] = "kai.scheduler/topology-preferred-placement";
+
+absl::StatusOr<std::optional<api::NetworkConstraint>> KaiTopology(
+    const Reader& r, const json& meta) {
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  std::string required, preferred, topology;
+  for (const auto& [k, v] : annotations) {
+    if (k == kKaiRequired) required = v;
+    if (k == kKaiPreferred) preferred = v;
+    if (k == kKaiTopology) topology = v;
+  }
+  if (required.empty() && preferred.empty()) return std::nullopt;
+  api::NetworkConstraint c;
+  if (!required.empty()) {
+    c.mode = api::NetworkConstraint::Mode::kHard;
+    c.highest_tier_name = required;
+  } else {
+    c.mode = api::NetworkConstraint::Mode::kSoft;
+  }
+  (void)topology;  // the levels come from the policy (see above)
+  return std::optional<api::NetworkConstraint>(c);
+}
 
 }  // namespace
 
@@ -86,6 +166,20 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
   if (const json* mr = Reader::Get(spec, "minResources")) {
     SHOAL_ASSIGN_OR_RETURN(res, r.WorkloadResources(mr, "spec.minResources"));
     job.min_resources = std::move(res);
+  }
+  SHOAL_ASSIGN_OR_RETURN(kai, KaiTopology(r, meta));
+  if (const json* nt =
+          volcano ? Reader::Get(spec, "networkTopology") : nullptr) {
+    SHOAL_ASSIGN_OR_RETURN(network, NetworkTopologyAt(r, *nt));
+    job.network = network;
+    if (kai.has_value()) {
+      r.Warn(absl::StrCat(
+          "metadata.annotations: ", kKaiRequired, " / ", kKaiPreferred,
+          " are not read, because spec.networkTopology is set and says the "
+          "same thing"));
+    }
+  } else if (kai.has_value()) {
+    job.network = *kai;
   }
   if (volcano) {
     SHOAL_ASSIGN_OR_RETURN(queue,

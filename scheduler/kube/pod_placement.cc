@@ -151,12 +151,9 @@ absl::StatusOr<std::shared_ptr<api::PlacementConstraints>> Placement(
   return c;
 }
 
-namespace {
-
-// A metav1.LabelSelector at `path`; null or absent is a selector that
-// matches nothing (as the API reads it for pod affinity terms and spread).
-absl::StatusOr<api::LabelSelector> Selector(const Reader& r, const json* sel,
-                                            const std::string& path) {
+absl::StatusOr<api::LabelSelector> LabelSelectorAt(const Reader& r,
+                                                   const json* sel,
+                                                   const std::string& path) {
   api::LabelSelector out;
   if (sel == nullptr) {
     out.nothing = true;
@@ -185,6 +182,8 @@ absl::StatusOr<api::LabelSelector> Selector(const Reader& r, const json* sel,
   }
   return out;
 }
+
+namespace {
 
 // matchLabelKeys / mismatchLabelKeys: the pod's own value of each listed
 // key joins the selector as `key In (value)` / `key NotIn (value)`; a key
@@ -218,8 +217,9 @@ absl::StatusOr<api::PodAffinityTerm> AffinityTerm(const Reader& r,
                                                   const api::Labels& own) {
   api::PodAffinityTerm out;
   if (!term.is_object()) return r.Error(path, "must be a pod affinity term");
-  SHOAL_ASSIGN_OR_RETURN(sel, Selector(r, Reader::Get(term, "labelSelector"),
-                                       path + ".labelSelector"));
+  SHOAL_ASSIGN_OR_RETURN(sel,
+                         LabelSelectorAt(r, Reader::Get(term, "labelSelector"),
+                                         path + ".labelSelector"));
   out.selector = std::move(sel);
   SHOAL_RETURN_IF_ERROR(
       FoldLabelKeys(r, term, "matchLabelKeys", true, path, own, &out.selector));
@@ -241,8 +241,8 @@ absl::StatusOr<api::PodAffinityTerm> AffinityTerm(const Reader& r,
     }
   }
   if (const json* ns_sel = Reader::Get(term, "namespaceSelector")) {
-    SHOAL_ASSIGN_OR_RETURN(nsel,
-                           Selector(r, ns_sel, path + ".namespaceSelector"));
+    SHOAL_ASSIGN_OR_RETURN(
+        nsel, LabelSelectorAt(r, ns_sel, path + ".namespaceSelector"));
     out.namespaces.selector = std::move(nsel);
   }
   // Neither a list nor a selector: the pod's own namespace.
@@ -309,8 +309,9 @@ absl::StatusOr<api::TopologySpreadConstraint> SpreadConstraint(
                      "\""));
   }
   out.do_not_schedule = when == "DoNotSchedule";
-  SHOAL_ASSIGN_OR_RETURN(
-      sel, Selector(r, Reader::Get(c, "labelSelector"), p + ".labelSelector"));
+  SHOAL_ASSIGN_OR_RETURN(sel,
+                         LabelSelectorAt(r, Reader::Get(c, "labelSelector"),
+                                         p + ".labelSelector"));
   out.selector = std::move(sel);
   SHOAL_RETURN_IF_ERROR(
       FoldLabelKeys(r, c, "matchLabelKeys", true, p, own, &out.selector));

@@ -18,6 +18,12 @@ namespace shoal::kube {
 absl::StatusOr<api::NodeSelectorTerm> Term(const Reader& r, const json& term,
                                            const std::string& path);
 
+// A metav1.LabelSelector at `path`; null or absent is a selector that
+// matches nothing (as the API reads it for pod affinity terms and spread).
+absl::StatusOr<api::LabelSelector> LabelSelectorAt(const Reader& r,
+                                                   const json* sel,
+                                                   const std::string& path);
+
 // spec.nodeSelector, spec.affinity.nodeAffinity and spec.tolerations.
 absl::StatusOr<std::shared_ptr<api::PlacementConstraints>> Placement(
     const Reader& r, const json& spec);

@@ -121,6 +121,13 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     Warn(line, said);
     apply_.push_back(
         [q = *queue](cache::Cache& cache) { cache.UpsertQueue(q); });
+  } else if (IsHyperNode(object)) {
+    DecodeWarnings said;
+    auto h = DecodeHyperNode(object, &said);
+    if (!h.ok()) return Fail(line, h.status());
+    Warn(line, said);
+    apply_.push_back(
+        [h = *h](cache::Cache& cache) { cache.UpsertHyperNode(h); });
   } else if (kind == "Namespace") {
     auto ns = DecodeNamespace(object);
     if (!ns.ok()) return Fail(line, ns.status());
@@ -161,9 +168,9 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     warnings_->push_back(
         absl::StrCat(file_, ":", line, ": skipping ", Describe(object),
                      ": Shoal reads Node, Pod, PodGroup, Queue, "
-                     "PriorityClass, Namespace, PersistentVolume, "
-                     "PersistentVolumeClaim, StorageClass and "
-                     "CSINode"));
+                     "HyperNode, PriorityClass, Namespace, "
+                     "PersistentVolume, PersistentVolumeClaim, "
+                     "StorageClass and CSINode"));
   }
   return absl::OkStatus();
 }

@@ -393,6 +393,17 @@ json EncodePodGroup(const api::JobInfo& job) {
   if (volcano) spec["queue"] = job.queue;
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
+  if (job.network.mode != api::NetworkConstraint::Mode::kNone) {
+    json nt = {{"mode", job.network.mode == api::NetworkConstraint::Mode::kHard
+                            ? "hard"
+                            : "soft"}};
+    if (!job.network.highest_tier_name.empty()) {
+      nt["highestTierName"] = job.network.highest_tier_name;
+    } else if (job.network.highest_tier > 0) {
+      nt["highestTierAllowed"] = job.network.highest_tier;
+    }
+    spec["networkTopology"] = std::move(nt);
+  }
   WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);
   obj["status"] = {{"phase", api::PodGroupPhaseName(job.phase)}};
@@ -410,6 +421,35 @@ json EncodeQueue(const api::QueueInfo& q) {
     spec["guarantee"] = {{"resource", Resources(q.guarantee)}};
   obj["spec"] = std::move(spec);
   obj["status"] = {{"state", q.open ? "Open" : "Closed"}};
+  return obj;
+}
+
+json EncodeHyperNode(const api::HyperNodeSpec& h) {
+  json obj =
+      Object("topology.volcano.sh/v1alpha1", "HyperNode", Metadata(h.name));
+  json spec = {{"tier", h.tier}};
+  if (!h.tier_name.empty()) spec["tierName"] = h.tier_name;
+  json members = json::array();
+  for (const api::HyperNodeMember& m : h.members) {
+    json selector;
+    switch (m.match) {
+      case api::HyperNodeMember::Match::kExact:
+        selector["exactMatch"] = {{"name", m.value}};
+        break;
+      case api::HyperNodeMember::Match::kRegex:
+        selector["regexMatch"] = {{"pattern", m.value}};
+        break;
+      case api::HyperNodeMember::Match::kLabels:
+        selector["labelMatch"] = Selector(m.labels);
+        break;
+    }
+    members.push_back(
+        {{"type",
+          m.type == api::HyperNodeMember::Type::kNode ? "Node" : "HyperNode"},
+         {"selector", std::move(selector)}});
+  }
+  spec["members"] = std::move(members);
+  obj["spec"] = std::move(spec);
   return obj;
 }
 
@@ -508,6 +548,7 @@ json EncodeSnapshotList(const cache::CacheContents& c) {
   for (const auto& q : c.queues) items.push_back(EncodeQueue(q));
   for (const auto& n : c.nodes) items.push_back(EncodeNode(*n));
   for (const auto& n : c.csi_nodes) items.push_back(EncodeCsiNode(n));
+  for (const auto& h : c.hypernodes) items.push_back(EncodeHyperNode(h));
   for (const auto& pv : c.volumes) items.push_back(EncodeVolume(pv));
   for (const auto& claim : c.claims) items.push_back(EncodeClaim(claim));
   for (const auto& g : c.pod_groups) items.push_back(EncodePodGroup(g));

@@ -1,0 +1,64 @@
+// Where in the network a job's gang may go (PodGroup spec.networkTopology,
+// api/network_topology.h): which domains to try, best first, or why no
+// domain can hold it.
+//
+// hard: every pod of the gang, the ones already placed included, inside
+// one domain of tier <= the limit; otherwise the gang waits whole.
+// soft: the lowest tier whose one domain holds the gang; failing that,
+// anywhere. As in Volcano, the whole cluster is a domain too, one tier
+// above the highest (tier 1 when nothing describes the network): a limit
+// that reaches it allows anywhere once no narrower domain holds the gang.
+//
+// Among domains of one tier the fullest that still holds the gang comes
+// first (bin packing over domains: the one left with the least room for
+// more such pods), so whole racks stay free for the next large job.
+// Whether a domain can hold the gang is first judged by counting how many
+// of its pods each node's free room fits (an upper bound: the smallest
+// request of each resource); only domains that pass are tried.
+#ifndef SHOAL_SCHEDULER_ACTIONS_NETWORK_DOMAINS_H_
+#define SHOAL_SCHEDULER_ACTIONS_NETWORK_DOMAINS_H_
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+
+namespace shoal::actions {
+
+struct DomainPlan {
+  // The job has a network constraint in force: place it domain by domain.
+  bool constrained = false;
+  bool hard = false;
+  std::vector<int32_t> domains;  // to try, in order
+  // After them, anywhere in the cluster (its tier is within the limit).
+  bool anywhere = false;
+  // hard, and no domain can hold the gang: why, in the job's words.
+  std::string refusal;
+};
+
+// `tasks[first..]`: the job's pending tasks still to place, in the order
+// allocate tries them.
+DomainPlan PlanDomains(framework::Session& s, const api::JobInfo& job,
+                       const std::vector<api::TaskIndex>& tasks, size_t first);
+
+// Why a job under a hard constraint cannot start now: no domain within
+// its limit has room for its pending pods (enqueue does not admit it, so
+// it holds no room others could use). Empty when it may, when it has no
+// pods yet, or when it has no hard constraint.
+std::string NetworkRefusal(framework::Session& s, const api::JobInfo& job);
+
+// For a job that runs under a hard constraint and grows: the widest domain
+// within its limit that holds every pod it has placed (growth stays
+// inside, as Volcano's does), or nullptr when its limit reaches the whole
+// cluster or it has no pod on a known node yet (a domain is then chosen as
+// for a gang that starts). A job whose placed pods no allowed domain holds
+// gets an empty set: it does not grow.
+const std::vector<api::NodeIndex>* GrowthDomain(const framework::Session& s,
+                                                const api::JobInfo& job);
+
+// "mode hard, highestTierAllowed 1": the constraint as the PodGroup says it.
+std::string DescribeConstraint(const api::NetworkConstraint& c);
+
+}  // namespace shoal::actions
+
+#endif  // SHOAL_SCHEDULER_ACTIONS_NETWORK_DOMAINS_H_
