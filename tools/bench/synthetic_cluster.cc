@@ -166,6 +166,7 @@ void AddUniformJob(const UniformJob& spec,
   job.min_member = spec.min_member;
   job.created = spec.created;
   job.phase = spec.phase;
+  job.network = spec.network;
   cache.UpsertPodGroup(job);
   for (int p = 0; p < spec.pods; ++p) {
     auto pod = std::make_shared<api::PodInfo>();

@@ -54,6 +54,7 @@ struct UniformJob {
   api::Resource request;
   absl::Time created;
   api::PodGroupPhase phase = api::PodGroupPhase::kPending;
+  api::NetworkConstraint network;
 };
 void AddUniformJob(const UniformJob& spec,
                    const std::function<std::string(int pod)>& node_of,
