@@ -1,6 +1,7 @@
 #include "scheduler/cycle_metrics.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,6 +107,45 @@ void RecordQueues(const api::ClusterInfo& c,
   metrics::Shoal().PublishQueues(samples);
 }
 
+// How gangs sit in the network: those a hard constraint keeps waiting, and
+// the running ones by the narrowest domain holding all their pods.
+void RecordNetwork(const api::ClusterInfo& c) {
+  metrics::ShoalMetrics& m = metrics::Shoal();
+  int waiting = 0;
+  std::map<std::pair<std::string, std::string>, int> running;
+  const api::NetworkTopology* net = c.network.get();
+  for (const api::JobInfo& job : c.jobs) {
+    if (job.waiting_on_network && Unschedulable(job)) ++waiting;
+    if (net == nullptr || net->empty() ||
+        job.source == api::GroupSource::kSinglePod ||
+        job.ReadyCount() < std::max(job.min_member, 1)) {
+      continue;
+    }
+    std::vector<api::NodeIndex> nodes;
+    for (api::TaskIndex t : job.tasks) {
+      const api::TaskInfo& task = c.tasks[t];
+      if (api::IsReadyStatus(task.status) && task.node != api::kNone)
+        nodes.push_back(task.node);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    if (nodes.empty()) continue;
+    const int32_t d = net->NarrowestHolding(nodes);
+    const char* constraint =
+        job.network.mode == api::NetworkConstraint::Mode::kHard   ? "hard"
+        : job.network.mode == api::NetworkConstraint::Mode::kSoft ? "soft"
+                                                                  : "none";
+    ++running[{constraint, d == api::kNone
+                               ? std::string("cluster")
+                               : std::to_string(net->domain(d).tier)}];
+  }
+  m.network_waiting_jobs.Set(waiting);
+  std::vector<std::pair<metrics::LabelValues, double>> samples;
+  for (const auto& [labels, n] : running)
+    samples.push_back({{labels.first, labels.second}, double(n)});
+  m.network_running_jobs.Replace(samples);
+}
+
 }  // namespace
 
 void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
@@ -180,6 +220,7 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   m.job_share.Replace(shares);
   m.assumed_pods.Set(assumed_pods);
   RecordQueues(c, held);
+  RecordNetwork(c);
 }
 
 }  // namespace shoal

@@ -165,6 +165,7 @@ class Allocate : public framework::Action {
     if (!plan.constrained) return PlaceIn(s, j, cursor) == Attempt::kMore;
     if (!plan.refusal.empty()) {
       job.fit_error = plan.refusal;
+      job.waiting_on_network = true;
       return false;
     }
     const api::NetworkTopology& net = *s.network();
@@ -176,6 +177,7 @@ class Allocate : public framework::Action {
       cursor.fit = JobCursor::Fit::kScores;
       const Attempt attempt = PlaceIn(s, j, cursor);
       if (attempt != Attempt::kFailed) {
+        job.waiting_on_network = false;
         cursor.confined = GrowthDomain(s, job);
         cursor.picker.RestrictToNodes(cursor.confined);
         return attempt == Attempt::kMore;
@@ -188,6 +190,7 @@ class Allocate : public framework::Action {
     if (plan.anywhere) return PlaceIn(s, j, cursor) == Attempt::kMore;
     // A queue's limit said no: that is the reason, whatever the domain.
     if (cursor.held_by_queue) return false;
+    job.waiting_on_network = true;
     job.fit_error = absl::StrCat(
         "no network domain could take the gang whole (spec.networkTopology ",
         DescribeConstraint(job.network), "): ",

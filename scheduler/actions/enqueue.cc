@@ -31,6 +31,7 @@ class Enqueue : public framework::Action {
       // A gang bound to one network domain that no domain has room for
       // would hold room it cannot use.
       std::string why = NetworkRefusal(s, job);
+      job.waiting_on_network = !why.empty();
       if (why.empty() && s.Call<framework::JobEnqueueable>(job, &why)) {
         job.phase = api::PodGroupPhase::kInqueue;
         job.message.clear();

@@ -188,9 +188,13 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   }
   const std::vector<api::NodeIndex> placed = PlacedNodes(s, job);
   std::vector<int32_t> allowed;  // tier <= limit, holding what is placed
+  plan.limit = limit;
+  plan.need = need;
   for (size_t d = 0; d < net->domains().size(); ++d) {
     if (net->domain(d).tier > limit) break;  // domains are in tier order
-    if (!placed.empty() && !HoldsAll(*net, d, placed)) continue;
+    const bool holds = placed.empty() || HoldsAll(*net, d, placed);
+    plan.rooms.push_back({static_cast<int32_t>(d), room[d], holds});
+    if (!holds) continue;
     allowed.push_back(static_cast<int32_t>(d));
     if (room[d] >= need) plan.domains.push_back(static_cast<int32_t>(d));
   }

@@ -34,6 +34,17 @@ struct DomainPlan {
   bool anywhere = false;
   // hard, and no domain can hold the gang: why, in the job's words.
   std::string refusal;
+  // What the search looked at (for explain): the widest tier allowed, the
+  // pods the gang still needs, and each domain within the limit with the
+  // room its nodes have for them.
+  int32_t limit = 0;
+  int64_t need = 0;
+  struct Room {
+    int32_t domain;
+    int64_t pods;       // how many of the gang's pods its free room takes
+    bool holds_placed;  // every node the job already runs on is inside
+  };
+  std::vector<Room> rooms;
 };
 
 // `tasks[first..]`: the job's pending tasks still to place, in the order

@@ -120,6 +120,34 @@ TEST(Explain, PendingGangNamesPerNodeReasonsAsExplainDoes) {
   EXPECT_FALSE(resp.gang_fix().empty());
 }
 
+TEST(Explain, NetworkBoundGangListsEachDomainsRoom) {
+  // After cycle 1 gang `big` fills rack1; `next` (4 pods of 2 cpu, hard,
+  // tier 1 named `rack`) fits neither rack.
+  Served s = Serve("e2e/snapshots/network-topology-hard.yaml", 1, false);
+  v1::ExplainRequest req;
+  req.set_podgroup("team/next");
+  v1::ExplainResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.network(), "mode hard, highestTierName rack");
+  EXPECT_EQ(resp.network_source(), "HyperNodes");
+  ASSERT_EQ(resp.domains_size(), 2);  // the spine is tier 2: beyond
+  EXPECT_EQ(resp.domains(0).name(), "rack0");
+  EXPECT_EQ(resp.domains(0).room(), 3);
+  EXPECT_EQ(resp.domains(0).need(), 4);
+  EXPECT_EQ(resp.domains(1).name(), "rack1");
+  EXPECT_EQ(resp.domains(1).room(), 0);
+  bool named = false;
+  for (const auto& b : resp.blockers()) {
+    named |= b ==
+             "no network domain up to tier 1 holds 4 pods of cpu: 2 "
+             "(spec.networkTopology mode hard, highestTierName rack): rack0 "
+             "has room for 3, rack1 has room for 0";
+  }
+  EXPECT_TRUE(named) << resp.DebugString();
+}
+
 TEST(Explain, PodFixNamesVictimsOrShortfall) {
   Served s = Serve(kPreempt, 0, false);
   v1::ExplainRequest req;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
+#include "scheduler/actions/network_domains.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/explain.h"
 #include "scheduler/framework/cycle.h"
@@ -257,6 +258,33 @@ void FillVerdicts(const nlohmann::json& e, v1::PodExplanation* out) {
 
 }  // namespace
 
+// Each domain within a network-bound gang's limit and its room for the
+// gang's pending pods, as the allocate action's search counts it.
+void FillNetwork(framework::Session& s, const api::JobInfo& job,
+                 v1::ExplainResponse* out) {
+  if (job.network.mode == api::NetworkConstraint::Mode::kNone) return;
+  out->set_network(actions::DescribeConstraint(job.network));
+  const api::NetworkTopology* net = s.network();
+  out->set_network_source(net == nullptr || net->empty()
+                              ? "nothing (no HyperNodes, no tierLabels)"
+                              : net->source());
+  std::vector<api::TaskIndex> pending;
+  for (api::TaskIndex t : job.tasks) {
+    if (s.cluster().tasks[t].status == api::TaskStatus::kPending)
+      pending.push_back(t);
+  }
+  const actions::DomainPlan plan = actions::PlanDomains(s, job, pending, 0);
+  if (!plan.refusal.empty()) out->add_blockers(plan.refusal);
+  for (const actions::DomainPlan::Room& r : plan.rooms) {
+    v1::DomainRoom* d = out->add_domains();
+    d->set_name(net->domain(r.domain).name);
+    d->set_tier(net->domain(r.domain).tier);
+    d->set_room(r.pods);
+    d->set_need(plan.need);
+    d->set_holds_placed(r.holds_placed);
+  }
+}
+
 absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
                                             const v1::ExplainRequest& request) {
   const bool is_pod = request.target_case() == v1::ExplainRequest::kPod;
@@ -405,6 +433,7 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
     }
   }
   if (!is_pod || job.min_member > 1) out.set_gang_fix(GangFix(s, sj));
+  FillNetwork(s, sj, &out);
   return out;
 }
 

@@ -46,6 +46,9 @@ struct JobInfo {
   PodGroupPhase phase = PodGroupPhase::kPending;
   // Where in the network its pods must or should run (spec.networkTopology).
   NetworkConstraint network;
+  // Written during a session: a hard network constraint kept the gang
+  // waiting (no domain within its limit could take it).
+  bool waiting_on_network = false;
   // Pods name this group but no PodGroup object exists (yet).
   bool group_missing = false;
   // The first field of the PodGroup that bears on placement and that

@@ -321,6 +321,17 @@ int32_t NetworkTopology::TierNamed(const std::string& tier_name) const {
   return 0;
 }
 
+int32_t NetworkTopology::NarrowestHolding(
+    const std::vector<NodeIndex>& nodes) const {
+  if (nodes.empty()) return kNone;
+  for (int32_t d : DomainsOf(nodes.front())) {
+    const std::vector<NodeIndex>& in = domains_[d].nodes;
+    if (std::includes(in.begin(), in.end(), nodes.begin(), nodes.end()))
+      return d;
+  }
+  return kNone;
+}
+
 int32_t NetworkTopology::Find(const std::string& name) const {
   for (size_t d = 0; d < domains_.size(); ++d) {
     if (domains_[d].name == name) return static_cast<int32_t>(d);

@@ -113,6 +113,9 @@ class NetworkTopology {
   // "HyperNodes" or "node labels rack, spine": what `explain` says the
   // tree was built from.
   const std::string& source() const { return source_; }
+  // The narrowest domain holding every node of `nodes` (sorted, not
+  // empty), or kNone when none does.
+  int32_t NarrowestHolding(const std::vector<NodeIndex>& nodes) const;
   // The domain named `name`, or kNone.
   int32_t Find(const std::string& name) const;
   // What was left out of the description, and why, one sentence each.

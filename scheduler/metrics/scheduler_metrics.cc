@@ -53,6 +53,16 @@ ShoalMetrics::ShoalMetrics(Registry& r)
       unschedule_task_count(r.AddGaugeFamily(
           "shoal_unschedule_task_count",
           "Number of tasks could not be scheduled, by job", {"job_id"})),
+      network_waiting_jobs(r.AddGauge(
+          "shoal_network_topology_waiting_jobs",
+          "Gangs with a hard network constraint left waiting by the last "
+          "cycle because no domain within their limit could take them")),
+      network_running_jobs(r.AddGaugeFamily(
+          "shoal_network_topology_running_jobs",
+          "Gangs running at least their minimum, by their network constraint "
+          "(hard, soft, none) and the tier of the narrowest domain holding "
+          "all their pods ('cluster' when no domain does)",
+          {"constraint", "tier"})),
       queue_allocated_milli_cpu(r.AddGaugeFamily(
           "shoal_queue_allocated_milli_cpu",
           "Allocated CPU count for one queue, in millicores", {"queue_name"})),

@@ -85,6 +85,9 @@ class ShoalMetrics {
   Counter& preemption_attempts;          // preemptions tried
   Gauge& unschedule_job_count;           // jobs left unschedulable
   Family<Gauge>& unschedule_task_count;  // {job_id}
+  // --- Network topology ---
+  Gauge& network_waiting_jobs;          // hard gangs no domain could take
+  Family<Gauge>& network_running_jobs;  // {constraint, tier}
   // --- Queues (set all at once with PublishQueues) ---
   Family<Gauge>& queue_allocated_milli_cpu;
   Family<Gauge>& queue_allocated_memory_bytes;

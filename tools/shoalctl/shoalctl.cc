@@ -194,6 +194,23 @@ void PrintExplain(const v1::ExplainResponse& e) {
     for (const auto& f : p.fixes()) out << "Fix: " << f.text() << "\n";
   }
   if (!e.gang_fix().empty()) out << "\nGang: " << e.gang_fix() << "\n";
+  if (!e.network().empty()) {
+    out << "\nNetwork: spec.networkTopology " << e.network()
+        << "; described by " << e.network_source() << "\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"DOMAIN", "TIER", "ROOM FOR", "NEEDS", "VERDICT"}};
+    for (const auto& d : e.domains()) {
+      std::string verdict =
+          !d.holds_placed() ? "its running pods are elsewhere"
+          : d.room() >= d.need()
+              ? "holds the gang"
+              : absl::StrCat("short of ", d.need() - d.room(), " pod",
+                             d.need() - d.room() == 1 ? "" : "s");
+      rows.push_back({d.name(), absl::StrCat(d.tier()), absl::StrCat(d.room()),
+                      absl::StrCat(d.need()), verdict});
+    }
+    if (rows.size() > 1) out << Table(rows);
+  }
   std::cout << out.str();
 }
 

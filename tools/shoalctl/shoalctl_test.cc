@@ -84,6 +84,31 @@ std::string* ShoalctlTest::dir_ = nullptr;
 FileBackend* ShoalctlTest::backend_ = nullptr;
 AdminServer* ShoalctlTest::server_ = nullptr;
 
+// A gang bound to the network: each rack's room for it, as a table.
+TEST_F(ShoalctlTest, ExplainPodgroupListsNetworkDomains) {
+  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy,
+                                                "policies/default.yaml");
+  ASSERT_TRUE(config.ok());
+  auto b =
+      FileBackend::Load("e2e/snapshots/network-topology-hard.yaml", *config, 1);
+  ASSERT_TRUE(b.ok()) << b.status();
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", *dir_, "/network.sock");
+  auto server = StartAdminServer(options, **b);
+  ASSERT_TRUE(server.ok()) << server.status();
+  Result r = Run(absl::StrCat("--address=", (*server)->address(),
+                              " explain podgroup team/next"),
+                 /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Network: spec.networkTopology mode hard, "
+                       "highestTierName rack; described by HyperNodes\n"
+                       "DOMAIN   TIER   ROOM FOR   NEEDS   VERDICT\n"
+                       "rack0    1      3          4       short of 1 pod\n"
+                       "rack1    1      0          4       short of 4 pods\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(ShoalctlTest, ExplainPodgroupTable) {
   Result r = Run("explain podgroup ml-team/resnet-152");
   ASSERT_EQ(r.exit_code, 0) << r.err;

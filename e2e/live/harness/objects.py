@@ -3,6 +3,16 @@ import kubernetes
 
 VOLCANO = ("scheduling.volcano.sh", "v1beta1")
 SIG = ("scheduling.x-k8s.io", "v1alpha1")
+TOPOLOGY = ("topology.volcano.sh", "v1alpha1")
+
+
+def hypernode_members(nodes=(), hypernodes=(), patterns=()):
+    """HyperNode members: nodes by exact name, lower-tier HyperNodes by
+    exact name, nodes by RE2 pattern (all names as created, in full)."""
+    return ([{"type": "Node", "selector": {"exactMatch": {"name": n}}} for n in nodes]
+            + [{"type": "HyperNode", "selector": {"exactMatch": {"name": h}}}
+               for h in hypernodes]
+            + [{"type": "Node", "selector": {"regexMatch": {"pattern": p}}} for p in patterns])
 
 
 class Objects:
@@ -16,6 +26,7 @@ class Objects:
         self.queues = []
         self.priority_classes = []
         self.volumes = []
+        self.hypernodes = []
 
     # --- cluster-scoped -------------------------------------------------
     def node(self, name, cpu="4", memory="16Gi", gpus=0, pods="110", labels=None, taints=None,
@@ -76,6 +87,30 @@ class Objects:
         self.volumes.append(name)
         return name
 
+    def hypernode(self, name, tier, nodes=(), hypernodes=(), patterns=(), tier_name=None):
+        """Volcano's HyperNode, one network domain; see hypernode_members."""
+        name = f"{self.ns}-{name}"
+        spec = {"tier": tier, "members": hypernode_members(nodes, hypernodes, patterns)}
+        if tier_name:
+            spec["tierName"] = tier_name
+        self.c.custom.create_cluster_custom_object(*TOPOLOGY, "hypernodes", {
+            "apiVersion": "/".join(TOPOLOGY), "kind": "HyperNode",
+            "metadata": {"name": name}, "spec": spec})
+        self.hypernodes.append(name)
+        return name
+
+    def set_hypernode_members(self, name, nodes=(), hypernodes=(), patterns=()):
+        """Replaces the members of HyperNode `name` (its full name), as an
+        operator's `kubectl edit` does: read, change, write back."""
+        obj = self.c.custom.get_cluster_custom_object(*TOPOLOGY, "hypernodes", name)
+        obj["spec"]["members"] = hypernode_members(nodes, hypernodes, patterns)
+        return self.c.custom.replace_cluster_custom_object(*TOPOLOGY, "hypernodes", name, obj)
+
+    def get_hypernodes(self):
+        """{name: spec} of this test's HyperNodes, as the API server has them."""
+        return {name: self.c.custom.get_cluster_custom_object(
+            *TOPOLOGY, "hypernodes", name)["spec"] for name in self.hypernodes}
+
     # --- namespaced -----------------------------------------------------
     def bound_claim(self, name, volume):
         """A PersistentVolumeClaim bound to `volume`, as the PV controller
@@ -91,10 +126,13 @@ class Objects:
                                        "capacity": {"storage": "1Gi"}}})
         return name
 
-    def pod_group(self, name, min_member, queue=None, priority_class=None, api=VOLCANO):
+    def pod_group(self, name, min_member, queue=None, priority_class=None, api=VOLCANO,
+                  network_topology=None):
         spec = {"minMember": min_member}
         if queue and api == VOLCANO:
             spec["queue"] = queue
+        if network_topology:  # Volcano's {mode: hard|soft, highestTierAllowed: N}
+            spec["networkTopology"] = network_topology
         if priority_class:
             spec["priorityClassName"] = priority_class
         self.c.custom.create_namespaced_custom_object(*api, self.ns, "podgroups", {
@@ -136,9 +174,11 @@ class Objects:
     def gang(self, name, size, min_member=None, **pod_args):
         """A PodGroup and its pods, named NAME-0 .. NAME-(size-1)."""
         queue = pod_args.pop("queue", None)
+        network_topology = pod_args.pop("network_topology", None)
         pc = pod_args.get("priority_class")
         api = pod_args.get("group_api", VOLCANO)
-        self.pod_group(name, min_member or size, queue=queue, priority_class=pc, api=api)
+        self.pod_group(name, min_member or size, queue=queue, priority_class=pc, api=api,
+                       network_topology=network_topology)
         return [self.pod(f"{name}-{i}", group=name, **pod_args) for i in range(size)]
 
     # --- reading --------------------------------------------------------
@@ -185,6 +225,9 @@ class Objects:
                      claim.metadata.name, self.ns)
         for name in self.volumes:
             _quietly(ignore, self.c.core.delete_persistent_volume, name)
+        for name in self.hypernodes:
+            _quietly(ignore, self.c.custom.delete_cluster_custom_object, *TOPOLOGY, "hypernodes",
+                     name)
         for name in self.nodes:
             _quietly(ignore, self.c.core.delete_node, name)
         for name in self.queues:
