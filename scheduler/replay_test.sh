@@ -267,6 +267,22 @@ expect_has "a gang no rack holds waits, naming the racks" "$out" '"message":"wai
 expect_has "the smaller gang then takes rack0" "$out" '"binds":[{"pod":"team/small-0","node":"n1"},{"pod":"team/small-1","node":"n0"},{"pod":"team/small-2","node":"n1"}]'
 expect_eq "hypernodes read without a word" "$(cat $TMP/err)" ""
 
+# Soft gangs stay in one rack when one holds them; a hard gang takes its
+# room by evictions inside one domain only.
+out=$($BIN --snapshot=./e2e/snapshots/network-topology-soft.yaml --cycles=2 --output=json 2>$TMP/err)
+expect_has "soft gang inside rack0" "$out" '"binds":[{"pod":"team/soft3-0","node":"n1"},{"pod":"team/soft3-1","node":"n0"},{"pod":"team/soft3-2","node":"n1"}]'
+expect_has "soft gang that fits no rack waits only for room" "$out" '"name":"team/wide","phase":"Inqueue","scheduled":0,"minMember":3,"message":"3/3 tasks in gang unschedulable: 0/4 nodes are available: 4 Insufficient cpu."'
+expect_has "hard gang without evictions: not admitted, racks named" "$out" '"message":"waiting for admission: no network domain up to tier 1 holds 2 pods of cpu: 4 (spec.networkTopology mode hard, highestTierAllowed 1): rack0 has room for 1, rack1 has room for 1"'
+out=$($BIN --snapshot=./e2e/snapshots/network-topology-soft.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>$TMP/err)
+expect_has "preempt evicts inside rack1 only" "$out" '"evictions":[{"pod":"team/low","reason":"preempt"}]'
+expect_has "the hard gang then runs in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}'
+
+# The cheapest single rack, not node order across racks (which would evict
+# low-0 and place the gang on n0 and n2).
+out=$($BIN --snapshot=./e2e/snapshots/network-topology-preempt.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>$TMP/err)
+expect_has "one eviction, in rack1" "$out" '"evictions":[{"pod":"team/low-3","reason":"preempt"}]'
+expect_has "the gang in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}]'
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.subGroupPolicy, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

@@ -171,8 +171,8 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
   if (!args.GetString("hypernode.gradient.evict.max-hypernodes", "").empty()) {
     args.Warn(
         "hypernode.gradient.evict.max-hypernodes: Shoal's preempt and "
-        "reclaim do not yet look for victims one network domain at a "
-        "time, so this has no effect");
+        "reclaim try a gang's first 8 domains (narrowest tier first) "
+        "whatever this says, so it has no effect");
   }
   return std::make_unique<NetworkTopologyAware>(std::move(config));
 }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/actions/network_domains.h"
 #include "scheduler/actions/pending_jobs.h"
 #include "scheduler/actions/victims.h"
 #include "scheduler/api/queue_tree.h"
@@ -89,8 +90,14 @@ void EvictingAction::Execute(framework::Session& s) {
                      [&s](api::TaskIndex a, api::TaskIndex b) {
                        return s.TaskBefore(s.task(a), s.task(b));
                      });
+    if (job.network.mode == api::NetworkConstraint::Mode::kHard) {
+      TakeInOneDomain(s, job, pending, bounds);
+      continue;
+    }
     bool partway = false;
-    if (TakeInOrder(s, job, pending, bounds, &partway) || !partway) continue;
+    Search anywhere;
+    if (TakeInOrder(s, job, pending, bounds, &partway, anywhere) || !partway)
+      continue;
     // Pods of unequal size: room the small ones took first may be the
     // only room the large one fits (or cost evictions it would not
     // have). Once more, largest first.
@@ -102,14 +109,43 @@ void EvictingAction::Execute(framework::Session& s) {
                               s.task(b).request().DominantShare(total);
                      });
     if (largest_first != pending) {
-      TakeInOrder(s, job, largest_first, bounds, &partway);
+      TakeInOrder(s, job, largest_first, bounds, &partway, anywhere);
     }
   }
 }
 
+void EvictingAction::TakeInOneDomain(framework::Session& s, api::JobInfo& job,
+                                     const std::vector<api::TaskIndex>& order,
+                                     EvictableRoom& bounds) {
+  // As Volcano's hypernode.gradient.evict.max-hypernodes: a search per
+  // domain is a dry run of the whole gang.
+  constexpr size_t kDomainsTried = 8;
+  const DomainPlan plan = PlanDomains(s, job, order, 0);
+  std::vector<int32_t> domains;
+  for (const DomainPlan::Room& r : plan.rooms) {
+    if (r.holds_placed && domains.size() < kDomainsTried)
+      domains.push_back(r.domain);
+  }
+  const std::vector<api::NodeIndex>* best = nullptr;
+  int fewest = 0;
+  bool partway = false;
+  for (int32_t d : domains) {
+    Search dry{&s.network()->domain(d).nodes, /*dry_run=*/true};
+    if (TakeInOrder(s, job, order, bounds, &partway, dry) &&
+        (best == nullptr || dry.evictions < fewest)) {
+      best = dry.within;
+      fewest = dry.evictions;
+    }
+  }
+  if (best == nullptr && !plan.anywhere) return;
+  Search chosen{best};  // null: the whole cluster, within the limit
+  TakeInOrder(s, job, order, bounds, &partway, chosen);
+}
+
 bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
                                  const std::vector<api::TaskIndex>& order,
-                                 EvictableRoom& bounds, bool* partway) {
+                                 EvictableRoom& bounds, bool* partway,
+                                 Search& search) {
   framework::Statement stmt(s);
   // Nodes with room that needs no eviction: found once per kind of
   // task (request and placement), then only the nodes this statement
@@ -123,6 +159,11 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
     }
     std::vector<api::NodeIndex> nodes;
     for (api::NodeIndex n : s.Feasible(task.placement()).nodes) {
+      if (search.within != nullptr &&
+          !std::binary_search(search.within->begin(), search.within->end(),
+                              n)) {
+        continue;
+      }
       if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) nodes.push_back(n);
     }
     roomy.emplace_back(&task, std::move(nodes));
@@ -159,9 +200,12 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
       auto ask = [&](const std::vector<api::TaskIndex>& candidates) {
         return Ask(s, task, candidates);
       };
-      auto room =
-          FindRoom(s, task, eligible, ask, &free_room, freed_enough, &bounds);
-      if (!room.has_value() && may_end_whole_gangs()) {
+      auto room = FindRoom(s, task, eligible, ask, &free_room, freed_enough,
+                           &bounds, search.within);
+      // Ending whole gangs takes pods wherever they run: not for a gang
+      // whose victims must all be in its domain.
+      if (!room.has_value() && may_end_whole_gangs() &&
+          search.within == nullptr) {
         room = FindWholeGang(s, task, eligible, ask, freed_enough);
       }
       if (!room.has_value()) continue;
@@ -178,6 +222,7 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
       if (!room->victims.empty()) {
         for (auto& [exemplar, nodes] : roomy) nodes.push_back(room->node);
       }
+      search.evictions += static_cast<int>(room->victims.size());
       const bool lent = bounds.Lends(job.queue_index);
       stmt.Pipeline(t, room->node);
       bounds.Grew(job.queue_index, lent);
@@ -190,7 +235,11 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
   // Room found without evicting (freed by earlier evictions) is kept for
   // the job too.
   if (s.Call<framework::JobPipelined>(job)) {
-    stmt.Commit();
+    if (search.dry_run) {
+      stmt.Discard();
+    } else {
+      stmt.Commit();
+    }
     return true;
   }
   stmt.Discard();

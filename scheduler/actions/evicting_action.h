@@ -64,12 +64,26 @@ class EvictingAction : public framework::Action {
       const std::vector<api::TaskIndex>& candidates) const = 0;
 
  private:
+  // Where the room is looked for, and whether it is kept.
+  struct Search {
+    // Only these nodes (a network domain), or every node.
+    const std::vector<api::NodeIndex>* within = nullptr;
+    // Count the evictions it would take, keep nothing.
+    bool dry_run = false;
+    int evictions = 0;  // out
+  };
   // Finds room for the job's pending tasks in `order`, each by eviction
   // where it must; keeps it all if the job then starves no more. Sets
   // `partway` once any task found room.
   bool TakeInOrder(framework::Session& s, api::JobInfo& job,
                    const std::vector<api::TaskIndex>& order,
-                   EvictableRoom& bounds, bool* partway);
+                   EvictableRoom& bounds, bool* partway, Search& search);
+  // For a gang bound to one network domain: the domain within its limit
+  // where its room costs the fewest evictions (of the first
+  // kDomainsTried, narrowest tier first), victims all inside it.
+  void TakeInOneDomain(framework::Session& s, api::JobInfo& job,
+                       const std::vector<api::TaskIndex>& order,
+                       EvictableRoom& bounds);
 };
 
 }  // namespace shoal::actions

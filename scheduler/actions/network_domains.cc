@@ -244,6 +244,9 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
 
 std::string NetworkRefusal(Session& s, const api::JobInfo& job) {
   if (job.network.mode != NetworkConstraint::Mode::kHard) return "";
+  // Evictions may yet make room in one domain.
+  const framework::SchedulerConfig& config = s.policy().config;
+  if (config.HasAction("preempt") || config.HasAction("reclaim")) return "";
   std::vector<api::TaskIndex> pending;
   for (api::TaskIndex t : job.tasks) {
     const api::TaskInfo& task = s.cluster().tasks[t];

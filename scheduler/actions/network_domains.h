@@ -55,7 +55,8 @@ DomainPlan PlanDomains(framework::Session& s, const api::JobInfo& job,
 // Why a job under a hard constraint cannot start now: no domain within
 // its limit has room for its pending pods (enqueue does not admit it, so
 // it holds no room others could use). Empty when it may, when it has no
-// pods yet, or when it has no hard constraint.
+// pods yet, when it has no hard constraint, or when the policy evicts
+// (preempt, reclaim may make room in one domain).
 std::string NetworkRefusal(framework::Session& s, const api::JobInfo& job);
 
 // For a job that runs under a hard constraint and grows: the widest domain

@@ -198,16 +198,23 @@ std::optional<Room> FindRoom(
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction,
-    const FreedEnough& freed_enough, EvictableRoom* bounds) {
+    const FreedEnough& freed_enough, EvictableRoom* bounds,
+    const std::vector<api::NodeIndex>* within) {
   const std::vector<api::NodeIndex>& nodes = s.Feasible(task.placement()).nodes;
+  auto outside = [within](api::NodeIndex n) {
+    return within != nullptr &&
+           !std::binary_search(within->begin(), within->end(), n);
+  };
   if (!freed_enough || freed_enough(api::Resource())) {
     for (api::NodeIndex n :
          fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
+      if (outside(n)) continue;
       if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
     }
   }
   const bool taker_best_effort = task.best_effort();
   for (api::NodeIndex n : nodes) {
+    if (outside(n)) continue;
     if (bounds != nullptr && !bounds->MayFit(task, n)) continue;
     const api::NodeInfo& node = s.node(n);
     // Cheap bound first: even evicting every eligible task may not do.

@@ -36,6 +36,8 @@ struct Room {
 //
 // `bounds`, when given, passes over nodes that cannot yield the room
 // without a look at their pods; it must belong to the current session.
+// `within` (sorted), when given, is where the room must be: the task's
+// network domain.
 using FreedEnough = std::function<bool(const api::Resource& freed)>;
 class EvictableRoom;
 std::optional<Room> FindRoom(
@@ -44,7 +46,8 @@ std::optional<Room> FindRoom(
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
     const std::vector<api::NodeIndex>* fits_without_eviction = nullptr,
-    const FreedEnough& freed_enough = nullptr, EvictableRoom* bounds = nullptr);
+    const FreedEnough& freed_enough = nullptr, EvictableRoom* bounds = nullptr,
+    const std::vector<api::NodeIndex>* within = nullptr);
 
 // The most evicting could free on each node, whoever asks: its future
 // idle room plus every bound, preemptable pod whose job stands above its
