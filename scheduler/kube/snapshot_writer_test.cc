@@ -59,8 +59,8 @@ std::vector<Dump> TestData() {
   for (const std::string& path : FilesUnder("e2e/snapshots")) {
     out.push_back({path, ReadFile(path), policies::kDefaultPolicy, "shoal"});
   }
-  for (const char* dir :
-       {"e2e/conformance/volcano", "e2e/conformance/kube-scheduler"}) {
+  for (const char* dir : {"e2e/conformance/volcano", "e2e/conformance/kai",
+                          "e2e/conformance/kube-scheduler"}) {
     for (const std::string& path : FilesUnder(dir)) {
       auto docs = ParseYamlDocuments(ReadFile(path), path);
       EXPECT_TRUE(docs.ok()) << docs.status();
