@@ -78,6 +78,22 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     the replay never gives it back, or a confirmed rule holds it (the
     exact definition: reclaim_liveness.py; counts of owed gangs and
     of each outcome go to the excuses Counter as "reclaim-liveness: ...").
+  * network (spec.networkTopology; the domains are read from the HyperNode
+    objects by Network, from the stated rules, not from the scheduler):
+    - network-hard: after each cycle that bound pods of a gang under a
+      hard constraint, all its pods (those placed before the run
+      included, the cycle's victims left out) are on the nodes of one
+      domain of tier <= its limit (highestTierAllowed, or the tier that
+      highestTierName names), or anywhere once the limit reaches the
+      whole cluster's tier (one above the highest): a gang placed outside
+      every allowed domain does not grow;
+    - network-soft-one-domain: a gang under a soft constraint, bound in
+      cycle 1, for which a lowest-tier domain surely had room at the start
+      and stayed empty, is not scattered over no one domain (the exact,
+      narrow conditions: check_network_soft);
+    and idle-fitting-gang looks for a hard gang's missing minimum only
+    inside the allowed domains holding its placed pods (none has room:
+    NETWORK_HARD_NO_DOMAIN; a faulty description: not judged).
 Determinism (the same file twice gives identical output) is checked by
 `run_case`, which runs the binary.
 
@@ -106,6 +122,15 @@ from generate import (GROUP_ANNOTATION, SCHEDULER, _add, fits, hard_spread,  # n
 # placing works. Any other constrained gang that waits is excused by this.
 UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread: the oracle "
                       "does not decide whether the gang fits")
+# A gang under a hard network constraint (spec.networkTopology) fits only
+# inside one domain within its limit that holds its placed pods; when none
+# has room for its missing minimum it waits by the rule (the oracle's own
+# reading of the HyperNodes decides, not the message). On a faulty network
+# description it is not judged.
+NETWORK_HARD_NO_DOMAIN = ("network (hard): no domain within the gang's limit holds its "
+                          "minimum with the pods it already has (oracle)")
+NETWORK_UNJUDGED = ("network (hard): faulty network description or a limit the oracle cannot "
+                    "read; not judged")
 # The stated rules that may keep a fitting gang waiting: (label, phrase in
 # the PodGroup's message). The one place to change what counts as an
 # excuse; run.py prints how often each one was used.
@@ -132,6 +157,8 @@ ACCEPTED_RULES = [
      "which Shoal does not implement yet"),
     # Decided by the oracle, not by the message (phrase None):
     (UNDECIDED_INTERPOD, None),
+    (NETWORK_HARD_NO_DOMAIN, None),
+    (NETWORK_UNJUDGED, None),
 ]
 TREE_RULES = {label for label, _ in ACCEPTED_RULES if label.startswith("queue tree:")}
 FULL_RULE = ACCEPTED_RULES[0][0]
@@ -140,7 +167,8 @@ RECLAIM_LIVENESS = "reclaim-liveness"  # its oracle: reclaim_liveness.py
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",
          "partial-gang", "selector", "taint", "cordoned", "pod-affinity", "pod-anti-affinity",
          "topology-spread", "queue-capability", "queue-tree", "reclaim-guarantee",
-         "reclaim-deserved", "reclaim-liveness", "idle-fitting-gang"]
+         "reclaim-deserved", "reclaim-liveness", "network-hard", "network-soft-one-domain",
+         "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -700,9 +728,9 @@ def check_queues(model, c, binds, where, evictions, capacity, queue_plugin,
     return out
 
 
-
 def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False,
-          queue_plugin=True, reclaim_reasons=("reclaim",), reclaim=False, proportion=False):
+          queue_plugin=True, reclaim_reasons=("reclaim",), reclaim=False, proportion=False,
+          reservation=False):
     """Returns (violations, excuses Counter). `capacity`: the policy lists
     the capacity plugin (spec.deserved is what reclaim gives back);
     `proportion`: it lists the proportion plugin (deserved shares are
@@ -710,11 +738,17 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
     capabilities hold); `reclaim_reasons`: the eviction reasons that are
     reclaim's (policy_reclaim_reasons); `reclaim`: the policy lists the
     reclaim action (with `capacity` or `proportion`: reclaim-liveness is
-    asked, under capacity's shares if it lists both)."""
+    asked, under capacity's shares if it lists both); `reservation`: it
+    lists the reservation plugin (network-soft-one-domain is not asked)."""
+    import network_rules  # it imports this file
     model = Model(snapshot, scheduler)
     out = []
     excuses = collections.Counter()
     where = model.initial_placement()
+    start = dict(where)
+    net = network_rules.Network(snapshot["items"])
+    constraints = network_rules.network_constraints(model)
+    hard_judged = set()
     deleted = set()
     replayed = set()
     last_evicted = []
@@ -760,6 +794,10 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
         out += check_queues(model, c, binds, where,
                             [(e["pod"], e.get("reason")) for e in cycle.get("evictions", [])],
                             capacity, queue_plugin, reclaim_reasons)
+        if constraints:
+            out += network_rules.check_network_hard(model, net, constraints, c, [k for k, _ in binds],
+                                      {x: m for x, m in where.items() if x not in victims},
+                                      hard_judged)
         last_evicted = []
         for e in cycle.get("evictions", []):
             k = e["pod"]
@@ -790,17 +828,34 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
             continue
         minimum = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
         big_first = sorted(minimum, key=lambda k: (_cheap(model.req[k]), k), reverse=True)
-        if any(has_interpod(model.pods[k]) for k in minimum):
-            fit = one_per_domain_fit(model, minimum, free, present)
-            if fit is False:
-                excuses[UNDECIDED_INTERPOD] += 1
-                continue
-        else:
+
+        def fit_in(room):
+            if any(has_interpod(model.pods[k]) for k in minimum):
+                return one_per_domain_fit(model, minimum, room, present)
             blocked = _blocked_by_anti_affinity(model, present)
-            fit = (first_fit(model, big_first, free, _by_name, blocked) or
-                   first_fit(model, big_first, free, _tightest, blocked))
+            return (first_fit(model, big_first, room, _by_name, blocked) or
+                    first_fit(model, big_first, room, _tightest, blocked))
+        fit = fit_in(free)
+        if fit is False:
+            excuses[UNDECIDED_INTERPOD] += 1
+            continue
         if fit is None:
             continue
+        # A gang under a hard network constraint must fit one domain within
+        # its limit that holds the pods it already has (room elsewhere is
+        # none of its).
+        domains = network_rules.network_live_domains(model, net, constraints, g, where) if constraints else None
+        if domains is False:
+            excuses[NETWORK_UNJUDGED] += 1
+            continue
+        if domains is not None:
+            fit = next((f for f in (fit_in({n: free[n] if n in dom else {} for n in free})
+                                    for dom in domains) if f), None)
+            if fit is None:
+                excuses[NETWORK_HARD_NO_DOMAIN] += 1
+                continue
+            excuses["network: hard gangs waiting whose minimum fits an allowed domain "
+                    "(liveness judged)"] += 1
         msg = final.get(g, {}).get("message")
         rule = next((label for label, phrase in ACCEPTED_RULES
                      if msg and phrase and phrase in msg), None)
@@ -822,6 +877,10 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                                         final.get(g, {}).get("phase", "<not listed>"),
                                         msg if msg is not None else "<not listed>",
                                         unconfirmed)))
+    if constraints:
+        out += network_rules.check_network_soft(model, net, constraints, cycles, start, excuses, reservation)
+        excuses["network: hard gangs with pods bound (judged by network-hard)"] += len(
+            hard_judged)
     if reclaim and (capacity or proportion):
         from reclaim_liveness import check_reclaim_liveness  # it imports this file
         out += check_reclaim_liveness(model, where, replayed, deleted, final, excuses,
@@ -889,7 +948,8 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
     v, excuses = check(snapshot, json.loads(stdout), predicates, capacity=capacity,
                        queue_plugin=queue_plugin,
                        reclaim_reasons=policy_reclaim_reasons(text),
-                       reclaim="reclaim" in policy_actions(text), proportion=proportion)
+                       reclaim="reclaim" in policy_actions(text), proportion=proportion,
+                       reservation=policy_has_plugin(text, "reservation"))
     return violations + v, excuses
 
 
@@ -906,7 +966,7 @@ if __name__ == "__main__":
     for v in vs:
         print(v)
     for rule, n in ex.most_common():
-        if rule.startswith("reclaim-liveness: "):
+        if rule.startswith(("reclaim-liveness: ", "network: ")):
             print("%s: %d" % (rule, n))
         else:
             print("excused %dx by rule: %s" % (n, rule))

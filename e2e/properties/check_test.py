@@ -1,12 +1,14 @@
 """The oracle catches hand-made outcomes that break each property, and
 passes a correct one. No binary needed."""
 
+import collections
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
+import network_rules  # noqa: E402
 import generate  # noqa: E402
 import proportion_share  # noqa: E402
 import reclaim_liveness  # noqa: E402
@@ -1178,6 +1180,344 @@ class GeneratedTreesTest(unittest.TestCase):
                     self.assertEqual({k: o["spec"].get(k) for k in old}, old, seed)
             changed += a != b
         self.assertTrue(15 <= changed <= 45, changed)
+
+
+# --- the network (HyperNodes) and spec.networkTopology ---
+
+def rnode(name, cpu="4", labels=None, taints=None, ready=True):
+    n = node(name, cpu=cpu, labels=labels, taints=taints)
+    n["status"]["conditions"] = [{"type": "Ready", "status": "True" if ready else "False"}]
+    return n
+
+
+def hyper(name, tier, *members, tier_name=None):
+    spec = {"tier": tier, "members": list(members)}
+    if tier_name:
+        spec["tierName"] = tier_name
+    return {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
+            "metadata": {"name": name}, "spec": spec}
+
+
+def m_node(name):
+    return {"type": "Node", "selector": {"exactMatch": {"name": name}}}
+
+
+def m_regex(pattern, typ="Node"):
+    return {"type": typ, "selector": {"regexMatch": {"pattern": pattern}}}
+
+
+def m_labels(**labels):
+    return {"type": "Node", "selector": {"labelMatch": {"matchLabels": labels}}}
+
+
+def m_hyper(name):
+    return {"type": "HyperNode", "selector": {"exactMatch": {"name": name}}}
+
+
+def netgroup(name, min_member, **nt):
+    pg = podgroup(name, min_member)
+    pg["spec"]["networkTopology"] = nt
+    return pg
+
+
+def fabric(*extra, fault=None):
+    """n0..n5, 4 cpu each: rack0 = n0, n1 (exact names); rack1 = n2, n3
+    (a pattern); rack2 = n4 (labels); spine0 over rack0 and rack1, spine1
+    over rack2; n5 in no rack. Tier names rack and spine."""
+    nodes = [rnode("n%d" % i, labels={"grp": "g%d" % i}) for i in range(6)]
+    racks = [hyper("rack0", 1, m_node("n0"), m_node("n1"), tier_name="rack"),
+             hyper("rack1", 1, m_regex("^n[23]$"), tier_name="rack"),
+             hyper("rack2", 1, m_labels(grp="g4"), tier_name="rack")]
+    if fault == "node-in-two-racks":
+        racks[1]["spec"]["members"].append(m_node("n1"))
+    if fault == "missing-node":
+        racks[2]["spec"]["members"].append(m_node("ghost"))
+    spines = [hyper("spine0", 2, m_hyper("rack0"), m_hyper("rack1"), tier_name="spine"),
+              hyper("spine1", 2, m_regex("^rack2$", "HyperNode"), tier_name="spine")]
+    return snap(*(nodes + racks + spines + list(extra)))
+
+
+def gang(name, n, min_member, on=(), cpu="2", **nt):
+    """A PodGroup with n pods (the first len(on) placed on those nodes)."""
+    items = [netgroup(name, min_member, **nt) if nt else podgroup(name, min_member)]
+    for i in range(n):
+        items.append(pod("%s-%d" % (name, i), cpu=cpu, group=name,
+                         node_name=on[i] if i < len(on) else None))
+    return items
+
+
+def net_check(s, rep, **kw):
+    return check.check(s, rep, **kw)
+
+
+class NetworkReadingTest(unittest.TestCase):
+    def test_domains_from_exact_names_patterns_and_labels(self):
+        net = network_rules.Network(fabric()["items"])
+        strict, lenient = net.readings
+        self.assertEqual(net.faults, [])
+        self.assertEqual(strict, lenient)
+        self.assertEqual(strict["rack0"], {"n0", "n1"})
+        self.assertEqual(strict["rack1"], {"n2", "n3"})
+        self.assertEqual(strict["rack2"], {"n4"})
+        self.assertEqual(strict["spine0"], {"n0", "n1", "n2", "n3"})
+        self.assertEqual(strict["spine1"], {"n4"})
+        self.assertEqual((net.cluster_tier_lo, net.cluster_tier_hi), (3, 3))
+        self.assertEqual(net.limit({"mode": "hard", "highestTierName": "spine"}), 2)
+        self.assertIsNone(net.limit({"mode": "hard", "highestTierName": "block"}))
+        self.assertIsNone(net.limit({"mode": "hard"}))
+        self.assertEqual(net.holder({"n0", "n3"}, 2), ("spine0", 2))
+        self.assertIsNone(net.holder({"n0", "n3"}, 1))
+        self.assertEqual(net.holder({"n0", "n5"}, 3), ("the whole cluster", 3))
+        self.assertIsNone(net.holder({"n0", "n5"}, 2))
+
+    def test_node_in_two_racks_is_in_neither(self):
+        net = network_rules.Network(fabric(fault="node-in-two-racks")["items"])
+        strict, lenient = net.readings
+        self.assertEqual(len(net.faults), 1)
+        self.assertIn("node n1 is claimed by rack0, rack1", net.faults[0])
+        self.assertEqual(strict["rack0"], {"n0"})
+        self.assertEqual(strict["rack1"], {"n2", "n3"})
+        # The spine over both: without n1 read strictly, with it leniently.
+        self.assertEqual(strict["spine0"], {"n0", "n2", "n3"})
+        self.assertEqual(lenient["spine0"], {"n0", "n1", "n2", "n3"})
+        self.assertIsNone(net.holder({"n0", "n1"}, 1))
+        self.assertEqual(net.holder({"n0", "n1"}, 2), ("spine0", 2))
+
+    def test_member_that_does_not_exist_selects_nothing(self):
+        net = network_rules.Network(fabric(fault="missing-node")["items"])
+        self.assertEqual(len(net.faults), 1)
+        self.assertIn("hypernode rack2: member", net.faults[0])
+        self.assertEqual(net.readings[0]["rack2"], {"n4"})
+
+    def test_no_hypernodes_the_cluster_is_tier_one(self):
+        net = network_rules.Network([rnode("n0")])
+        self.assertFalse(net.on)
+        self.assertEqual(net.holder({"n0"}, 1), ("the whole cluster", 1))
+
+
+class NetworkHardTest(unittest.TestCase):
+    def test_gang_across_two_racks_under_tier_one_fails(self):
+        s = fabric(*gang("g", 2, 2, mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n2")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+        self.assertIn("the narrowest holding them all: spine0, tier 2", str(v[0]))
+
+    def test_gang_inside_one_rack_passes(self):
+        s = fabric(*gang("g", 2, 2, mode="hard", highestTierAllowed=1))
+        v, ex = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1")]}))
+        self.assertEqual(v, [])
+        self.assertEqual(ex["network: hard gangs with pods bound (judged by network-hard)"], 1)
+
+    def test_tier_two_spans_racks_of_one_spine_not_two_spines(self):
+        ok = fabric(*gang("g", 2, 2, mode="hard", highestTierName="spine"))
+        v, _ = net_check(ok, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n3")]}))
+        self.assertEqual(v, [])
+        v, _ = net_check(ok, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n4")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+        # A node in no rack is outside every domain of tier 1 and 2.
+        v, _ = net_check(ok, report({"binds": [("ns/g-0", "n5"), ("ns/g-1", "n5")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+
+    def test_limit_reaching_the_whole_cluster_allows_anywhere(self):
+        s = fabric(*gang("g", 2, 2, mode="hard", highestTierAllowed=3))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n4"), ("ns/g-1", "n5")]}))
+        self.assertEqual(v, [])
+
+    def test_placed_pods_count_and_a_scattered_gang_may_not_grow(self):
+        s = fabric(*gang("g", 3, 1, on=["n2"], mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report({"binds": [("ns/g-1", "n0")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+        v, _ = net_check(s, report({"binds": [("ns/g-1", "n3")]}))
+        self.assertEqual(v, [])
+        s = fabric(*gang("g", 3, 1, on=["n0", "n2"], mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report({"binds": [("ns/g-2", "n2")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+        v, _ = net_check(s, report({}))
+        self.assertEqual(v, [])
+
+    def test_node_claimed_twice_is_outside_both_racks(self):
+        s = fabric(*gang("g", 2, 2, mode="hard", highestTierAllowed=1), fault="node-in-two-racks")
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1")]}))
+        self.assertEqual(kinds(v), ["network-hard"])
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n0")]}))
+        self.assertEqual(v, [])
+
+    def test_partial_gang_under_a_constraint(self):
+        s = fabric(*gang("g", 3, 3, mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1")]}))
+        self.assertIn("partial-gang", kinds(v))
+
+
+class NetworkLivenessTest(unittest.TestCase):
+    WAIT = {"podGroups": [{"name": "ns/g", "phase": "Inqueue",
+                           "message": "no network domain holds it"}]}
+
+    def test_minimum_fitting_no_allowed_domain_waits_by_the_rule(self):
+        # 3 pods of 3 cpu: each rack's nodes hold one each, so only a
+        # spine holds three; the limit is tier 1.
+        s = fabric(*gang("g", 3, 3, cpu="3", mode="hard", highestTierAllowed=1))
+        v, ex = net_check(s, report(self.WAIT))
+        self.assertEqual(v, [])
+        self.assertEqual(ex[check.NETWORK_HARD_NO_DOMAIN], 1)
+
+    def test_minimum_fitting_a_rack_must_not_wait(self):
+        s = fabric(*gang("g", 3, 2, cpu="3", mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report(self.WAIT))
+        self.assertEqual(kinds(v), ["idle-fitting-gang"])
+        # Under tier 2 three fit spine0.
+        s = fabric(*gang("g", 3, 3, cpu="3", mode="hard", highestTierAllowed=2))
+        v, _ = net_check(s, report(self.WAIT))
+        self.assertEqual(kinds(v), ["idle-fitting-gang"])
+
+    def test_room_only_beside_the_placed_pods_counts(self):
+        # One pod already on n4 (rack2, 4 cpu): the next 3-cpu pod fits only
+        # another rack.
+        s = fabric(*gang("g", 2, 2, on=["n4"], cpu="3", mode="hard", highestTierAllowed=1))
+        v, ex = net_check(s, report(self.WAIT))
+        self.assertEqual([x for x in v if x.kind == "idle-fitting-gang"], [])
+        self.assertEqual(ex[check.NETWORK_HARD_NO_DOMAIN], 1)
+
+    def test_faulty_description_is_not_judged(self):
+        s = fabric(*gang("g", 3, 2, cpu="3", mode="hard", highestTierAllowed=1),
+                   fault="missing-node")
+        v, ex = net_check(s, report(self.WAIT))
+        self.assertEqual(v, [])
+        self.assertEqual(ex[check.NETWORK_UNJUDGED], 1)
+
+
+class NetworkSoftTest(unittest.TestCase):
+    JUDGED = "network: soft gangs judged (an empty lowest-tier domain held their minimum)"
+
+    def test_scattered_though_an_empty_rack_held_it_fails(self):
+        s = fabric(*gang("g", 2, 2, mode="soft"))
+        v, ex = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n4")]}))
+        self.assertEqual(kinds(v), ["network-soft-one-domain"])
+        self.assertIn("no one domain holds minMember 2 of them (at most 1", str(v[0]))
+        self.assertIn("rack0 (tier 1: n0, n1) had no pod at the start", str(v[0]))
+        self.assertEqual(ex[self.JUDGED], 1)
+
+    def test_inside_one_domain_passes(self):
+        s = fabric(*gang("g", 2, 2, mode="soft"))
+        v, ex = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1")]}))
+        self.assertEqual(v, [])
+        self.assertEqual(ex["network: soft gangs judged, all placed in one lowest-tier domain"],
+                         1)
+        # Only "not scattered" is claimed: a spine passes too.
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n2")]}))
+        self.assertEqual(v, [])
+
+    def test_pods_above_the_minimum_may_go_elsewhere(self):
+        s = fabric(*gang("g", 3, 2, mode="soft"))
+        v, ex = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1"),
+                                               ("ns/g-2", "n4")]}))
+        self.assertEqual(v, [])
+        self.assertEqual(ex["network: soft gangs judged, pods above the minimum outside its "
+                            "domain"], 1)
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n4"),
+                                              ("ns/g-2", "n5")]}))
+        self.assertEqual(kinds(v), ["network-soft-one-domain"])
+
+    def test_not_judged_without_a_sure_empty_domain(self):
+        scattered = {"binds": [("ns/g-0", "n0"), ("ns/g-1", "n4")]}
+        # Every rack holds a pod at the start.
+        busy = [pod("o-%d" % i, cpu="100m", scheduler="other", node_name=n)
+                for i, n in enumerate(["n0", "n2", "n4"])]
+        v, ex = net_check(fabric(*(gang("g", 2, 2, mode="soft") + busy)), report(scattered))
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+        # The reservation plugin may hold the empty rack.
+        v, ex = net_check(fabric(*gang("g", 2, 2, mode="soft")), report(scattered),
+                          reservation=True)
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+        # Another job took room in the one empty rack in cycle 1.
+        v, ex = net_check(fabric(*(gang("g", 2, 2, mode="soft") + busy[1:] +
+                                   [pod("x", cpu="1")])),
+                          report({"binds": scattered["binds"] + [("ns/x", "n1")]}))
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+        # Three pods of 3 cpu, minMember 3: no rack's nodes hold three (one
+        # a node).
+        v, ex = net_check(fabric(*gang("g", 3, 3, cpu="3", mode="soft")),
+                          report({"binds": scattered["binds"] + [("ns/g-2", "n5")]}))
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+        # A pod placed before: the gang is not judged.
+        v, ex = net_check(fabric(*gang("g", 3, 1, on=["n5"], mode="soft")),
+                          report({"binds": [("ns/g-1", "n0"), ("ns/g-2", "n4")]}))
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+
+    def test_a_node_the_gang_may_not_use_spoils_the_rack(self):
+        s = fabric(*gang("g", 2, 2, mode="soft"))
+        for o in s["items"]:
+            if o["kind"] == "Node" and o["metadata"]["name"] in ("n1", "n3"):
+                o["spec"]["taints"] = [{"key": "k", "value": "v", "effect": "NoSchedule"}]
+            if o["kind"] == "Node" and o["metadata"]["name"] == "n4":
+                o["status"]["conditions"][0]["status"] = "False"
+        v, ex = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n2")]}))
+        self.assertEqual((v, ex[self.JUDGED]), ([], 0))
+
+
+class GeneratedNetworkTest(unittest.TestCase):
+    def test_a_third_of_the_seeds_have_a_network_mostly_sound(self):
+        seeds = faulty = hard = soft = named = 0
+        tiers = collections.Counter()
+        kinds_ = collections.Counter()
+        for seed in range(300):
+            s = generate.generate(seed)
+            net = network_rules.Network(s["items"])
+            pgs = [o for o in s["items"] if o["kind"] == "PodGroup"]
+            modes = [(o["spec"].get("networkTopology") or {}).get("mode") for o in pgs]
+            if not net.on:
+                self.assertEqual(set(modes), {None}, seed)
+                continue
+            seeds += 1
+            faulty += bool(net.faults)
+            hard += modes.count("hard")
+            soft += modes.count("soft")
+            named += sum("highestTierName" in (o["spec"].get("networkTopology") or {})
+                         for o in pgs)
+            tiers[max(net.tier.values())] += 1
+            for o in s["items"]:
+                if o["kind"] == "HyperNode":
+                    for m in o["spec"]["members"]:
+                        kinds_[(m["type"], next(iter(m["selector"])))] += 1
+            if not net.faults:
+                # Every limit is readable; every tier from 1 to the top has
+                # a domain.
+                self.assertEqual(sorted(set(net.tier.values())),
+                                 list(range(1, max(net.tier.values()) + 1)), seed)
+                for o in pgs:
+                    nt = o["spec"].get("networkTopology")
+                    if nt and nt["mode"] == "hard":
+                        self.assertIsNotNone(net.limit(nt), seed)
+        self.assertTrue(70 <= seeds <= 140, seeds)
+        self.assertTrue(1 <= faulty <= 15, faulty)
+        self.assertEqual(set(tiers), {2, 3, 4})
+        self.assertGreater(hard, soft)
+        self.assertGreater(soft, 20)
+        self.assertGreater(named, 5)
+        self.assertEqual(set(kinds_), {("Node", "exactMatch"), ("Node", "regexMatch"),
+                                       ("Node", "labelMatch"), ("HyperNode", "exactMatch"),
+                                       ("HyperNode", "regexMatch")})
+
+    def test_network_seeds_keep_the_rest_of_the_seed(self):
+        # The network draws from its own stream: with it or without it a
+        # seed's other objects are the same, but for the HyperNodes, the
+        # label they select nodes by, spare nodes and spec.networkTopology.
+        changed = spare = 0
+        for seed in range(60):
+            a = generate.generate(seed, networks=False)["items"]
+            b = generate.generate(seed)["items"]
+            names = {o["metadata"]["name"] for o in a if o["kind"] == "Node"}
+            extra = [o for o in b if o["kind"] == "Node" and o["metadata"]["name"] not in names]
+            for o in extra:
+                self.assertEqual(o["spec"], {}, seed)
+            spare += bool(extra)
+            b = [o for o in b if o["kind"] != "HyperNode" and o not in extra]
+            for o in b:
+                o["metadata"].get("labels", {}).pop(generate.NETWORK_LABEL, None)
+                if o["kind"] == "PodGroup":
+                    changed += o["spec"].pop("networkTopology", None) is not None
+            self.assertEqual(a, b, seed)
+        self.assertGreater(changed, 5)
+        self.assertGreater(spare, 3)
 
 
 if __name__ == "__main__":

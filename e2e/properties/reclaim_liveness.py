@@ -346,6 +346,12 @@ def _owed_gangs(model, rules=None):
         q = model.queue_of_group[g]
         if q not in tree.spec or q in tree.held or states.get(q) != "Open" or not info["obj"]:
             continue
+        # A gang under a hard network constraint may go only inside one
+        # domain within its limit, and reclaim looks for its room one
+        # domain at a time: the room found here, anywhere, is not what it
+        # is owed. Not judged.
+        if ((info["obj"].get("spec") or {}).get("networkTopology") or {}).get("mode") == "hard":
+            continue
         pending = [k for k in info["pods"] if k not in start]
         need = info["min"] - (len(info["pods"]) - len(pending))
         if need <= 0 or len(pending) < need or not rules.eligible(q, pending):
@@ -385,7 +391,8 @@ def check_reclaim_liveness(model, where, replayed, deleted, final, excuses, plug
     `plugin` (capacity or proportion; _CapacityRules, _ProportionRules).
 
     A gang G of queue Q is owed room at the start (_owed_gangs) when
-      - Q is a stated, open, sound leaf queue; G is a PodGroup lacking
+      - Q is a stated, open, sound leaf queue; G is a PodGroup, not under
+        a hard network constraint (spec.networkTopology), lacking
         m > 0 pods of its minMember with m pending; its m largest pending
         pods ("the minimum": _minimums) and its m cheapest carry no
         inter-pod constraint (undecided, as UNDECIDED_INTERPOD), no host

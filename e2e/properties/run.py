@@ -21,6 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check  # noqa: E402
+import network_rules  # noqa: E402
 import generate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -44,9 +45,27 @@ def _rel(path):
     return path if r.startswith("..") else r
 
 
+def network_counts(snapshot):
+    """What a seed holds of the network: a Counter of `seeds` (1 when it has
+    HyperNodes), `faulty` (1 when the oracle finds the description faulty),
+    and PodGroups under a `hard` or `soft` constraint."""
+    out = collections.Counter()
+    net = network_rules.Network(snapshot["items"])
+    if net.on:
+        out["seeds"] += 1
+        out["faulty"] += bool(net.faults)
+    for o in snapshot["items"]:
+        if o["kind"] == "PodGroup":
+            mode = (o["spec"].get("networkTopology") or {}).get("mode")
+            if mode in ("hard", "soft"):
+                out[mode] += 1
+    return out
+
+
 def run_seed(job):
     seed, chosen, binary, cycles, determinism = job
-    text = generate.dumps(generate.generate(seed))
+    snapshot = generate.generate(seed)
+    text = generate.dumps(snapshot)
     results = []
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "seed-%d.json" % seed)
@@ -61,7 +80,7 @@ def run_seed(job):
         saved = os.path.join(_outdir(), "shoal-properties-seed-%d.json" % seed)
         with open(saved, "w") as f:
             f.write(text)
-    return seed, text.count('"kind":'), results, saved
+    return seed, text.count('"kind":'), results, saved, network_counts(snapshot)
 
 
 def main(argv=None):
@@ -98,13 +117,15 @@ def main(argv=None):
     smallest = {}                           # kind -> (items, seed, policy, violation)
     excuses = collections.Counter()
     by_policy = collections.defaultdict(collections.Counter)   # reclaim-liveness counts
+    network = collections.Counter()          # network seeds and constrained gangs
     failing_runs = 0
     detailed = 0
     jobs = [(s, chosen, binary, a.cycles, a.determinism) for s in seeds]
     pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
     it = pool.imap(run_seed, jobs) if pool else map(run_seed, jobs)
     log = open(a.log, "w") if a.log else None
-    for done, (seed, items, results, saved) in enumerate(it, 1):
+    for done, (seed, items, results, saved, net) in enumerate(it, 1):
+        network.update(net)
         for name, violations, ex in results:
             excuses.update(ex)
             by_policy[name].update({k: n for k, n in ex.items()
@@ -169,6 +190,13 @@ def main(argv=None):
     print("stated rules that excused an idle gang that would fit (times):")
     for label, _ in check.ACCEPTED_RULES:
         print("  %5d  %s" % (excuses[label], label))
+    # How often the network properties had something to judge (per run:
+    # a gang counts once under each policy).
+    print("network topology: %d seeds with HyperNodes (%d with a faulty description); "
+          "%d PodGroups hard, %d soft" % (network["seeds"], network["faulty"], network["hard"],
+                                          network["soft"]))
+    for label in sorted(k for k in excuses if k.startswith("network: ")):
+        print("  %5d  %s" % (excuses[label], label[len("network: "):]))
     # How often the liveness property had something to judge, and why a
     # gang owed room at the start did not need it at the end.
     owed = sorted(k for k in excuses if k.startswith(check.RECLAIM_LIVENESS + ":"))

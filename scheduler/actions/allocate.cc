@@ -191,14 +191,16 @@ class Allocate : public framework::Action {
     // A queue's limit said no: that is the reason, whatever the domain.
     if (cursor.held_by_queue) return false;
     job.waiting_on_network = true;
+    // What stopped the last pod that found no node, in kube-scheduler's
+    // words (room, a reservation, a placement rule).
+    const std::string last = job.fit_error;
     job.fit_error = absl::StrCat(
         "no network domain could take the gang whole (spec.networkTopology ",
-        DescribeConstraint(job.network), "): ",
-        tried.empty() ? std::string("none was tried")
-                      : absl::StrCat("tried ", absl::StrJoin(tried, ", "),
-                                     ", where each node's free room added up "
-                                     "to enough but the pods did not fit "
-                                     "together"));
+        DescribeConstraint(job.network), "): tried ",
+        absl::StrJoin(tried, ", "),
+        ", whose nodes' free room added up to enough for its pods",
+        last.empty() ? std::string()
+                     : absl::StrCat("; the pod that found no node: ", last));
     return false;
   }
 

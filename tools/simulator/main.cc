@@ -1,11 +1,11 @@
 // shoal-sim: runs Shoal's scheduler over a simulated cluster and clock.
 //
 //   shoal-sim --scenario=FILE [--policy=FILE] [--rigid | --compare]
-//             [--label=NAME] [--out=DIR]
+//             [--label=NAME] [--out=DIR] [--ignore-network-constraints]
 //
-// Writes DIR/<elastic|rigid|NAME>/summary.json and timeseries.csv, then
-// the plots DIR/*.png (every run found in DIR side by side), and prints
-// the summaries.
+// Writes DIR/<elastic|rigid|NAME>/summary.json, timeseries.csv and
+// jobs.csv, then the plots DIR/*.png (every run found in DIR side by
+// side), and prints the summaries.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -36,6 +36,10 @@ ABSL_FLAG(bool, compare, false,
 ABSL_FLAG(std::string, label, "",
           "Name of the run's directory under --out instead of elastic or "
           "rigid, to compare policies: run once per policy into one --out.");
+ABSL_FLAG(bool, ignore_network_constraints, false,
+          "PodGroups carry no networkTopology, whatever the scenario says: "
+          "the same jobs as a scheduler blind to the network sees them (the "
+          "network and its slowdown stay).");
 ABSL_FLAG(std::string, out, "out/sim",
           "Directory for summaries, time series and plots.");
 
@@ -156,6 +160,40 @@ void PrintSummaries(
                              j["utilization"][name]["mean"].get<double>());
     });
   }
+  if (runs.front().second["jobs"].contains("makespanSeconds")) {
+    row("job completion time, p95 s", [](const nlohmann::ordered_json& j) {
+      return absl::StrFormat("%.0f", j["jobs"]["jctP95Seconds"].get<double>());
+    });
+    row("makespan (last job done) s", [](const nlohmann::ordered_json& j) {
+      return absl::StrCat(j["jobs"]["makespanSeconds"].get<int64_t>());
+    });
+  }
+  if (runs.front().second.contains("network")) {
+    row("slowdown factor, mean", [](const nlohmann::ordered_json& j) {
+      return absl::StrFormat("%.3f",
+                             j["network"]["slowdownMean"].get<double>());
+    });
+    row("jobs in a rack / spine / wider", [](const nlohmann::ordered_json& j) {
+      const auto& s = j["network"]["jobsBySpan"];
+      return absl::StrFormat("%d / %d / %d", s["rack"].get<int>(),
+                             s["spine"].get<int>(), s["cluster"].get<int>());
+    });
+    row("racks whole at arrival, mean", [](const nlohmann::ordered_json& j) {
+      return absl::StrFormat(
+          "%.2f / %d", j["network"]["racksWholeAtArrivalMean"].get<double>(),
+          j["network"]["racks"].get<int>());
+    });
+    for (const auto& item :
+         runs.front().second["network"]["utilizationToMakespan"].items()) {
+      const std::string name = item.key();
+      if (name == "cpu" || name == "memory") continue;
+      row(name + " held / effective", [&name](const nlohmann::ordered_json& j) {
+        const auto& u = j["network"]["utilizationToMakespan"][name];
+        return absl::StrFormat("%.3f / %.3f", u["held"].get<double>(),
+                               u["effective"].get<double>());
+      });
+    }
+  }
   const auto& queues = runs.front().second["queues"];
   for (const auto& item : queues.items()) {
     if (queues.size() < 2) break;  // one queue: the rows above say it all
@@ -230,6 +268,8 @@ int main(int argc, char** argv) {
     if (!policy.ok()) return Refuse(std::string(policy.status().message()));
     shoal::sim::Options options;
     options.rigid = mode == "rigid";
+    options.ignore_network_constraints =
+        absl::GetFlag(FLAGS_ignore_network_constraints);
     const std::string name = label.empty() ? mode : label;
     ProgressBar bar(
         absl::StrCat("simulating ", scenario->file, " (", name, ")"));
@@ -244,6 +284,7 @@ int main(int argc, char** argv) {
     std::ofstream(dir / "summary.json") << result.summary.dump(2) << "\n";
     std::ofstream(dir / "timeseries.csv")
         << shoal::sim::SeriesCsv(result.series);
+    std::ofstream(dir / "jobs.csv") << shoal::sim::JobsCsv(result.jobs);
     summaries.emplace_back(name, result.summary);
   }
   PrintSummaries(summaries, out.string());

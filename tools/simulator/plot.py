@@ -1,5 +1,5 @@
-"""Draws the simulator's plots from DIR/<run>/timeseries.csv: what a
-person looks at first. Every run found in DIR (elastic, rigid, or the
+"""Draws the simulator's plots from DIR/<run>/timeseries.csv and
+jobs.csv: what a person looks at first. Every run found in DIR (elastic, rigid, or the
 --label of each) is drawn side by side. Prints the paths of the PNGs it
 wrote."""
 
@@ -67,6 +67,91 @@ def queue_plot(out, modes, data):
     return path
 
 
+def load_jobs(out, mode):
+    """DIR/<run>/jobs.csv as a list of dicts, or [] for a run without one."""
+    try:
+        with open(os.path.join(out, mode, "jobs.csv")) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def jct_plot(out, modes, colors):
+    """Job completion times: their distribution (one line per run) and the
+    mean per workload, runs side by side. Drawn when runs have jobs.csv."""
+    jobs = {m: load_jobs(out, m) for m in modes}
+    done = {m: [j for j in jobs[m] if j["jct"] != ""] for m in modes}
+    if not any(done.values()):
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for m in modes:
+        jct = sorted(int(j["jct"]) / 60 for j in done[m])
+        if not jct:
+            continue
+        left.step(jct, [100 * (i + 1) / len(jct) for i in range(len(jct))], where="post",
+                  color=colors[m], label="%s (%d of %d done)" % (m, len(jct), len(jobs[m])))
+    left.set_xlabel("job completion time, minutes (arrival to done)")
+    left.set_ylabel("% of completed jobs")
+    left.set_title("Completion time, cumulative")
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8, loc="lower right")
+    workloads = []
+    for m in modes:
+        for j in jobs[m]:
+            if j["workload"] not in workloads:
+                workloads.append(j["workload"])
+    width = 0.8 / len(modes)
+    for i, m in enumerate(modes):
+        means = []
+        for w in workloads:
+            jct = [int(j["jct"]) / 60 for j in done[m] if j["workload"] == w]
+            means.append(sum(jct) / len(jct) if jct else 0)
+        right.bar([k + i * width for k in range(len(workloads))], means, width, color=colors[m], label=m)
+    right.set_xticks([k + 0.4 - width / 2 for k in range(len(workloads))])
+    right.set_xticklabels(workloads, fontsize=8, rotation=20)
+    right.set_ylabel("mean completion time, minutes")
+    right.set_title("Completion time by workload")
+    right.grid(alpha=0.3, axis="y")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "jct.png")
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def network_plot(out, modes, data, colors):
+    """With a network: how many racks are whole over time, and the GPUs
+    held against the work they do (held discounted by the slowdown of the
+    job holding them). Drawn when the runs' series have racks_whole."""
+    modes = [m for m in modes if "racks_whole" in data[m]]
+    if not modes:
+        return None
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6.5), sharex=True)
+    for m in modes:
+        t = [s / 60 for s in data[m]["second"]]
+        top.plot(t, data[m]["racks_whole"], color=colors[m], label=m, linewidth=0.8)
+        util = [k for k in data[m] if k.startswith("util_")]
+        key = next((k for k in util if k not in ("util_cpu", "util_memory")), "util_cpu")
+        bottom.plot(t, [100 * v for v in data[m][key]], ":", color=colors[m], label="%s held" % m)
+        eff = "effective_" + key[5:]
+        if eff in data[m]:
+            bottom.plot(t, [100 * v for v in data[m][eff]], "-", color=colors[m],
+                        label="%s effective" % m)
+    top.set_ylabel("racks with no pod running")
+    top.grid(alpha=0.3)
+    top.legend(fontsize=8, loc="upper right")
+    bottom.set_ylabel("%s, %% of allocatable" % key[5:])
+    bottom.set_ylim(0, 105)
+    bottom.set_xlabel("simulated minutes")
+    bottom.grid(alpha=0.3)
+    bottom.legend(fontsize=8, loc="upper right")
+    fig.suptitle("Whole racks, and GPUs held against the work they do")
+    fig.tight_layout()
+    path = os.path.join(out, "network.png")
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def main(out):
     modes = runs_in(out) if os.path.isdir(out) else []
     if not modes:
@@ -117,9 +202,10 @@ def main(out):
     path = os.path.join(out, "pods.png")
     fig.savefig(path, dpi=110)
     written.append(path)
-    path = queue_plot(out, modes, data)
-    if path:
-        written.append(path)
+    for path in (queue_plot(out, modes, data), jct_plot(out, modes, colors),
+                 network_plot(out, modes, data, colors)):
+        if path:
+            written.append(path)
     for p in written:
         print("plot: " + p)
 

@@ -3,12 +3,14 @@
 #ifndef SHOAL_TOOLS_SIMULATOR_SCENARIO_H_
 #define SHOAL_TOOLS_SIMULATOR_SCENARIO_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "scheduler/api/network_topology.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/priority_class.h"
 #include "scheduler/api/queue_info.h"
@@ -30,17 +32,24 @@ struct TaskSpec {
   api::Resource requests;  // one "pods" included
 };
 
-// `count` PodGroups NAME-0, NAME-1, ... arriving `every` apart from `start`.
+// `count` PodGroups NAME-0, NAME-1, ... arriving `every` apart from `start`,
+// or, with `poisson`, at gaps drawn from an exponential distribution of
+// mean `every` (the first gap counted from `start`, each rounded down to
+// whole seconds) from the scenario's seed, so a run can be repeated.
 struct JobWorkload {
   std::string name;
   int count = 1;
   absl::Duration start;
   absl::Duration every;
+  bool poisson = false;
+  std::vector<absl::Duration> arrivals;  // of NAME-0, NAME-1, ..., ascending
   std::string queue = "default";
   std::string priority_class;
   std::vector<TaskSpec> tasks;
   std::string work_task;   // empty: the job runs to the end
   double pod_seconds = 0;  // done when running `work_task` pods accumulate this
+  // The PodGroups' spec.networkTopology (none by default).
+  api::NetworkConstraint network;
 };
 
 // Plain pods (no gang), as a Deployment's replica count changes over time.
@@ -51,6 +60,28 @@ struct ServiceWorkload {
   std::vector<std::pair<absl::Duration, int>> replicas;  // (at, count), by time
 };
 
+// Racks (tier 1) under spines (tier 2), and optionally one HyperNode of
+// tier 3 over every spine, written into the cache as Volcano's HyperNode
+// objects would be. The cluster's nodes, in the order the pools list
+// them, fill rack-0 first, then rack-1, ...; rack k is under spine
+// k / racks_per_spine. There must be exactly as many nodes as the racks
+// hold, so that the whole cluster is in the network.
+struct NetworkSpec {
+  int spines = 0;  // 0: the scenario describes no network
+  int racks_per_spine = 0;
+  int nodes_per_rack = 0;
+  bool top = false;
+  // The slowdown model: a job's run time is its base time (pod-seconds of
+  // work over its running pods) times the factor of the narrowest domain
+  // that holds all its pods when it starts: one rack, one spine, or wider.
+  // The factor is fixed then; a job that later grows past that domain
+  // keeps it (the scenarios' jobs are rigid gangs, which do not grow).
+  double rack = 1;
+  double spine = 1;
+  double cluster = 1;
+  int racks() const { return spines * racks_per_spine; }
+};
+
 struct Scenario {
   std::string file;
   absl::Duration duration;
@@ -58,6 +89,8 @@ struct Scenario {
   std::string policy;  // path, as written
   std::vector<api::PriorityClass> priority_classes;
   std::vector<NodePool> pools;
+  NetworkSpec network;
+  uint64_t seed = 1;  // for `poisson` arrivals
   std::vector<api::QueueInfo> queues;
   std::vector<JobWorkload> jobs;
   std::vector<ServiceWorkload> services;

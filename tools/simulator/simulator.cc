@@ -11,6 +11,8 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/cache/sinks.h"
 #include "scheduler/scheduler.h"
+#include "tools/simulator/network.h"
+#include "tools/simulator/report.h"
 
 namespace shoal::sim {
 namespace {
@@ -24,6 +26,11 @@ struct JobRun {
   int64_t finished = -1;
   double work = 0;                     // pod-seconds of spec->work_task
   std::map<std::string, int> running;  // per task, this second
+  // How far its pods were spread when it started, and so how much slower
+  // it runs (network.h); fixed at the start.
+  Span span = Span::kRack;
+  double factor = 1;
+  int pods_at_start = 0;
 };
 
 // A queue's standing over the run. Its weighted share is its weight over
@@ -45,6 +52,7 @@ struct PodRecord {
   bool running = false;
   int64_t created = 0;
   api::Resource request;
+  std::string node;  // while running
 };
 
 SchedulerOptions SchedulerSettings(const Options& options) {
@@ -63,6 +71,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         cache_("shoal",
                [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
         no_constraints_(std::make_shared<api::PlacementConstraints>()),
+        network_(sc),
         scheduler_(cache_, policy, *this, *this, SchedulerSettings(options)) {
     no_constraints_->ComputeFingerprint();
     for (const auto& pc : sc.priority_classes) {
@@ -78,7 +87,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     for (const auto& pool : sc.pools) {
       for (int i = 0; i < pool.count; ++i) {
         auto node = std::make_shared<api::NodeSpec>();
-        node->name = absl::StrCat(pool.prefix, "-", i);
+        node->name = NodeName(pool, i);
         auto labels = pool.labels.pairs();
         labels.emplace_back("kubernetes.io/hostname", node->name);
         node->labels = api::Labels(std::move(labels));
@@ -88,6 +97,8 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         cache_.UpsertNode(std::move(node));
       }
     }
+    for (auto& hypernode : network_.HyperNodes())
+      cache_.UpsertHyperNode(std::move(hypernode));
     for (size_t id = 0; id < total_.size(); ++id) {
       if (id != api::kPods && total_.Get(id) > 0) {
         tracked_.push_back(static_cast<api::ResourceId>(id));
@@ -120,7 +131,9 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       q.waits.push_back(end - q.waiting_since);
       ++q.unmet;
     }
-    return Result{Summary(), std::move(series_), max_service_wait_};
+    nlohmann::ordered_json summary = Summary();
+    return Result{std::move(summary), std::move(series_), Outcomes(),
+                  max_service_wait_};
   }
 
  private:
@@ -180,7 +193,10 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   void ArriveJobs() {
     for (const auto& w : sc_.jobs) {
       for (int k = 0; k < w.count; ++k) {
-        int64_t at = absl::ToInt64Seconds(w.start + k * w.every);
+        // A scenario built without ParseScenario may lack the arrivals.
+        int64_t at = absl::ToInt64Seconds(
+            k < static_cast<int>(w.arrivals.size()) ? w.arrivals[k]
+                                                    : w.start + k * w.every);
         std::string name = absl::StrCat(w.name, "-", k);
         if (at > now_ || arrived_.count(name) != 0) continue;
         arrived_.insert(name);
@@ -205,7 +221,11 @@ class World : public cache::DecisionSink, public cache::StatusSink {
           group.min_task_member[t.name] = min;
         }
         group.min_member = std::max(group.min_member, 1);
+        if (!options_.ignore_network_constraints) group.network = w.network;
         cache_.UpsertPodGroup(group);
+        // What this job finds: the racks left whole by the jobs before it.
+        if (!network_.empty())
+          whole_at_arrival_.push_back(network_.WholeRacks(BusyNodes()));
         for (const auto& t : w.tasks) {
           for (int i = 0; i < t.replicas; ++i)
             AddJobPod(index, t, absl::StrCat(name, "-", t.name, "-", i));
@@ -242,6 +262,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     pod->node_name = node;
     pod->status = api::TaskStatus::kRunning;
     it->second.running = true;
+    it->second.node = node;
     if (it->second.job < 0) {
       max_service_wait_ =
           std::max(max_service_wait_, now_ - it->second.created);
@@ -323,7 +344,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       if (job.finished >= 0) continue;
       if (MinimumRuns(job)) {
         ++s.running_jobs;
-        if (job.started < 0) job.started = now_;
+        if (job.started < 0) Start(job);
         bool elastic = false;
         for (const auto& t : job.spec->tasks) elastic |= t.replicas > t.min;
         if (elastic) shares.push_back(JobShare(job));
@@ -346,7 +367,52 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     pending_max_ = std::max(pending_max_, s.pending_jobs);
     s.evictions = evictions_;
     MeasureQueues(s);
+    if (!network_.empty()) MeasureNetwork(s);
     return s;
+  }
+
+  // The nodes a pod runs on.
+  std::set<std::string> BusyNodes() const {
+    std::set<std::string> busy;
+    for (const auto& [key, rec] : pods_) {
+      if (rec.running) busy.insert(rec.node);
+    }
+    return busy;
+  }
+
+  // The job's minimum runs for the first time: how far apart its pods are
+  // sets its speed for the rest of its run (scenario.h, NetworkSpec).
+  void Start(JobRun& job) {
+    job.started = now_;
+    const int index = static_cast<int>(&job - jobs_.data());
+    std::vector<std::string> nodes;
+    for (const auto& [key, rec] : pods_) {
+      if (rec.job == index && rec.running) nodes.push_back(rec.node);
+    }
+    job.pods_at_start = static_cast<int>(nodes.size());
+    if (network_.empty()) return;
+    job.span = network_.SpanOf(nodes);
+    job.factor = network_.Factor(job.span);
+  }
+
+  void MeasureNetwork(Sample& s) const {
+    s.racks_whole = network_.WholeRacks(BusyNodes());
+    std::vector<double> effective(tracked_.size(), 0);
+    for (const auto& [key, rec] : pods_) {
+      if (!rec.running) continue;
+      double weight = 1;  // a service pod: no slowdown
+      if (rec.job >= 0) {
+        const JobRun& job = jobs_[rec.job];
+        // Pods of a job whose minimum does not run make no progress.
+        weight = job.started >= 0 && MinimumRuns(job) ? 1 / job.factor : 0;
+      }
+      for (size_t i = 0; i < tracked_.size(); ++i)
+        effective[i] += weight * rec.request.Get(tracked_[i]);
+    }
+    for (size_t i = 0; i < tracked_.size(); ++i) {
+      s.effective_utilization[std::string(api::ResourceName(tracked_[i]))] =
+          effective[i] / total_.Get(tracked_[i]);
+    }
   }
 
   // The largest fraction of the cluster `r` holds of any tracked resource.
@@ -385,7 +451,8 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       JobRun& job = jobs_[j];
       if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job))
         continue;
-      job.work += static_cast<double>(job.running[job.spec->work_task]) * step;
+      job.work += static_cast<double>(job.running[job.spec->work_task]) * step /
+                  job.factor;
       if (job.work < job.spec->pod_seconds) continue;
       job.finished = now_ + step;
       std::vector<std::string> gone;
@@ -416,30 +483,31 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     out["pendingJobs"] = {
         {"max", pending_max_},
         {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
-    int completed = 0;
-    double jct = 0, wait = 0, wait_max = 0;
     const int64_t end = absl::ToInt64Seconds(sc_.duration);
-    for (const auto& job : jobs_) {
-      if (job.finished >= 0) {
-        ++completed;
-        jct += job.finished - job.arrival;
-      }
-      // A job that never started has waited until the end (at least).
-      double w = (job.started >= 0 ? job.started : end) - job.arrival;
-      wait += w;
-      wait_max = std::max(wait_max, w);
-    }
-    out["jobs"] = {
-        {"submitted", static_cast<int>(jobs_.size())},
-        {"completed", completed},
-        {"jctMeanSeconds", Round(completed ? jct / completed : 0)},
-        {"waitMeanSeconds", Round(jobs_.empty() ? 0 : wait / jobs_.size())},
-        {"waitMaxSeconds", Round(wait_max)}};
+    const std::vector<JobOutcome> outcomes = Outcomes();
+    out["jobs"] = JobsSummary(outcomes, end);
     out["fairness"] = {
         {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
     out["queues"] = QueueSummary();
+    if (!network_.empty()) {
+      out["network"] = NetworkSummary(
+          network_, !options_.ignore_network_constraints, outcomes, series_,
+          whole_at_arrival_, Makespan(outcomes, end));
+    }
+    return out;
+  }
+
+  std::vector<JobOutcome> Outcomes() const {
+    std::vector<JobOutcome> out;
+    for (const auto& job : jobs_) {
+      out.push_back(
+          {job.name, job.spec->name, job.arrival, job.started, job.finished,
+           job.pods_at_start,
+           network_.empty() || job.started < 0 ? "" : SpanName(job.span),
+           job.factor});
+    }
     return out;
   }
 
@@ -484,20 +552,12 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     return out;
   }
 
-  // The p-th percentile of sorted values by nearest rank; 0 if none.
-  static double NearestRank(const std::vector<double>& sorted, double p) {
-    if (sorted.empty()) return 0;
-    size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
-    return sorted[std::max<size_t>(rank, 1) - 1];
-  }
-
-  static double Round(double x) { return std::round(x * 10000) / 10000; }
-
   const Scenario& sc_;
   const Options& options_;
   int64_t now_ = 0;
   cache::Cache cache_;
   std::shared_ptr<api::PlacementConstraints> no_constraints_;
+  Network network_;
   Scheduler scheduler_;
   std::map<std::string, int32_t> priority_;
   api::Resource total_;
@@ -518,6 +578,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   double jain_sum_ = 0;
   int64_t jain_samples_ = 0;
   std::vector<Sample> series_;
+  std::vector<int> whole_at_arrival_;  // racks whole, at each job's arrival
 };
 
 }  // namespace
@@ -526,43 +587,6 @@ Result Simulate(const Scenario& scenario, framework::Policy& policy,
                 const Options& options) {
   World world(scenario, policy, options);
   return world.Run();
-}
-
-std::string SeriesCsv(const std::vector<Sample>& series) {
-  if (series.empty()) return "";
-  std::set<std::string> workloads, queues;
-  for (const auto& s : series) {
-    for (const auto& [w, n] : s.running_pods) workloads.insert(w);
-    for (const auto& [q, share] : s.queue_share) queues.insert(q);
-  }
-  std::vector<std::string> header = {"second"};
-  for (const auto& [r, u] : series.front().utilization)
-    header.push_back("util_" + r);
-  for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"})
-    header.push_back(c);
-  for (const auto& w : workloads) header.push_back("pods_" + w);
-  for (const auto& q : queues) header.push_back("queue_" + q);
-  std::string out = absl::StrJoin(header, ",") + "\n";
-  for (const auto& s : series) {
-    std::vector<std::string> row = {absl::StrCat(s.second)};
-    for (const auto& [r, u] : s.utilization)
-      row.push_back(absl::StrFormat("%.4f", u));
-    row.push_back(absl::StrCat(s.pending_jobs));
-    row.push_back(absl::StrCat(s.running_jobs));
-    row.push_back(s.jain < 0 ? "" : absl::StrFormat("%.4f", s.jain));
-    row.push_back(absl::StrCat(s.evictions));
-    for (const auto& w : workloads) {
-      auto it = s.running_pods.find(w);
-      row.push_back(absl::StrCat(it == s.running_pods.end() ? 0 : it->second));
-    }
-    for (const auto& q : queues) {
-      auto it = s.queue_share.find(q);
-      row.push_back(absl::StrFormat(
-          "%.4f", it == s.queue_share.end() ? 0.0 : it->second));
-    }
-    out += absl::StrJoin(row, ",") + "\n";
-  }
-  return out;
 }
 
 }  // namespace shoal::sim

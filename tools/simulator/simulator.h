@@ -27,6 +27,10 @@ struct Options {
   int partial_gang_release_cycles = 30;
   // For tests: the pods (ns/name) whose binds the world refuses.
   std::function<bool(const std::string& pod)> bind_fails;
+  // PodGroups carry no networkTopology, whatever the scenario says: the
+  // same jobs as a scheduler blind to the network would see them. The
+  // network itself (HyperNodes, slowdown) stays.
+  bool ignore_network_constraints = false;
 };
 
 // One simulated second.
@@ -40,11 +44,29 @@ struct Sample {
   int64_t evictions = 0;                    // so far
   // By queue: the dominant share of the cluster its running pods hold.
   std::map<std::string, double> queue_share;
+  // With a network (scenario.h, NetworkSpec); else -1 and empty.
+  int racks_whole = -1;  // racks none of whose nodes runs a pod
+  // By resource: utilization with each job's pods counted at 1 / its
+  // slowdown factor, and not at all while its minimum does not run.
+  std::map<std::string, double> effective_utilization;
+};
+
+// One Job workload's PodGroup, at the end of the run (-1: never).
+struct JobOutcome {
+  std::string name;
+  std::string workload;
+  int64_t arrival = 0;
+  int64_t started = -1;   // first second its minimum ran
+  int64_t finished = -1;  // the second it was done
+  int pods = 0;           // running when it started
+  std::string span;       // with a network: rack, spine or cluster
+  double factor = 1;      // its slowdown factor (1 without a network)
 };
 
 struct Result {
   nlohmann::ordered_json summary;  // the keys of summary.json, in order
   std::vector<Sample> series;
+  std::vector<JobOutcome> jobs;  // in order of arrival
   // The longest any service pod waited for a node, in seconds (pods still
   // waiting at the end count until then).
   int64_t max_service_wait_seconds = 0;
@@ -55,6 +77,8 @@ Result Simulate(const Scenario& scenario, framework::Policy& policy,
 
 // timeseries.csv: one row per simulated second.
 std::string SeriesCsv(const std::vector<Sample>& series);
+// jobs.csv: one row per job.
+std::string JobsCsv(const std::vector<JobOutcome>& jobs);
 
 }  // namespace shoal::sim
 

@@ -1,11 +1,16 @@
-// The EDL experiments and the simulator's own promises, on the shipped
-// scenarios and policies (run from the workspace root as Bazel does).
+// The EDL experiments, the network scenario and the simulator's own
+// promises, on the shipped scenarios and policies (run from the workspace
+// root as Bazel does).
 #include "tools/simulator/simulator.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/config.h"
+#include "tools/simulator/network.h"
 
 namespace shoal::sim {
 namespace {
@@ -137,7 +142,7 @@ TEST(Scenario, RefusalsNameTheField) {
             "s.yaml:7: workloads[0].queue: queue \"gpu\" is not in queues");
   EXPECT_EQ(msg("duration: 1h\nnodes: []\n"),
             "s.yaml:2: nodes: unknown field (valid: duration, period, policy, "
-            "priorityClasses, "
+            "seed, priorityClasses, "
             "cluster, queues, workloads)");
 }
 
@@ -267,6 +272,223 @@ TEST(Queues, ReclaimReturnsAShareWithinSeconds) {
   EXPECT_EQ(b["regain"]["count"].get<int>(), 1);
   EXPECT_EQ(b["regain"]["maxSeconds"].get<double>(), 1) << r.summary.dump();
   EXPECT_EQ(r.summary["queues"]["a"]["jobs"]["completed"].get<int>(), 0);
+}
+
+// A tiny network: spines x racksPerSpine racks of `per_rack` one-GPU nodes
+// n-0, n-1, ... (rack-0 holds the first), and `workloads` as YAML.
+Result Networked(int spines, int racks, int per_rack,
+                 const std::string& workloads, const std::string& policy,
+                 bool ignore_constraints = false) {
+  auto scenario = ParseScenario(
+      absl::StrCat(
+          R"(
+duration: 400s
+policy: )",
+          policy, R"(
+cluster:
+  nodes: [{prefix: n, count: )",
+          spines * racks * per_rack,
+          R"(, allocatable: {cpu: "8", nvidia.com/gpu: "1", pods: "110"}}]
+  network: {spines: )",
+          spines, ", racksPerSpine: ", racks, ", nodesPerRack: ", per_rack, R"(,
+            slowdown: {rack: 1.0, spine: 1.3, cluster: 1.8}}
+workloads:
+)",
+          workloads),
+      "network.yaml");
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  auto config = framework::LoadSchedulerConfig(scenario->policy);
+  EXPECT_TRUE(config.ok()) << config.status();
+  auto built = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                      actions::BuiltinActions());
+  EXPECT_TRUE(built.ok()) << built.status();
+  Options options;
+  options.ignore_network_constraints = ignore_constraints;
+  return Simulate(*scenario, *built, options);
+}
+
+const JobOutcome& Job(const Result& r, const std::string& name) {
+  for (const auto& j : r.jobs) {
+    if (j.name == name) return j;
+  }
+  ADD_FAILURE() << "no job " << name;
+  static const JobOutcome none;
+  return none;
+}
+
+// Four racks of two nodes, two racks a spine. A one-pod job takes n-0
+// (rack-0) first; then a 2-pod gang arrives. Without a constraint it
+// takes the next free nodes, n-1 (rack-0) and n-2 (rack-1); with hard
+// tier 1 it waits for no one and lands in one rack.
+TEST(Network, HardTierOneGangsLandInOneRack) {
+  const std::string workloads = R"(
+- {kind: Job, name: filler, tasks: [{name: w, replicas: 1, requests: {cpu: "1", nvidia.com/gpu: "1"}}]}
+- kind: Job
+  name: gang
+  count: 2
+  arrival: {start: 1s, every: 1s}
+  networkTopology: {mode: hard, highestTierAllowed: 1}
+  tasks: [{name: w, replicas: 2, requests: {cpu: "1", nvidia.com/gpu: "1"}}]
+  work: {task: w, podSeconds: 20}
+)";
+  const std::string policy = "tools/simulator/policies/topology-aware.yaml";
+  Result aware = Networked(2, 2, 2, workloads, policy);
+  EXPECT_EQ(Job(aware, "gang-0").span, "rack") << aware.summary.dump();
+  EXPECT_EQ(Job(aware, "gang-1").span, "rack") << aware.summary.dump();
+  EXPECT_EQ(Job(aware, "gang-0").started, 1);
+  // The gang stayed in a rack, so it ran its base time: 20 pod-s on 2 pods.
+  EXPECT_EQ(Job(aware, "gang-0").finished - Job(aware, "gang-0").started, 10);
+  EXPECT_EQ(aware.summary["network"]["racks"].get<int>(), 4);
+  EXPECT_EQ(aware.summary["network"]["jobsBySpan"]["rack"].get<int>(), 3);
+  Result blind = Networked(2, 2, 2, workloads, policy, true);
+  EXPECT_NE(Job(blind, "gang-0").span, "rack") << blind.summary.dump();
+  EXPECT_FALSE(blind.summary["network"]["jobConstraints"].get<bool>());
+}
+
+// The slowdown model: a job's run time is its base time times the factor
+// of the narrowest domain holding its pods when it starts.
+TEST(Network, SlowdownFollowsTheTierAJobSpans) {
+  // 200 pod-s on 2 pods: 100 s at full speed.
+  const std::string gang = R"(
+- kind: Job
+  name: gang
+  tasks: [{name: w, replicas: 2, requests: {cpu: "1", nvidia.com/gpu: "1"}}]
+  work: {task: w, podSeconds: 200}
+)";
+  const std::string policy = "policies/default.yaml";
+  // Two one-node racks under two spines: the gang spans the cluster.
+  Result wide = Networked(2, 1, 1, gang, policy);
+  const JobOutcome& w = Job(wide, "gang-0");
+  EXPECT_EQ(w.span, "cluster");
+  EXPECT_DOUBLE_EQ(w.factor, 1.8);
+  EXPECT_NEAR(w.finished - w.started, 180, 1) << wide.summary.dump();
+  EXPECT_EQ(wide.summary["network"]["slowdownMean"].get<double>(), 1.8);
+  // Two one-node racks under one spine: x1.3.
+  Result spine = Networked(1, 2, 1, gang, policy);
+  const JobOutcome& s = Job(spine, "gang-0");
+  EXPECT_EQ(s.span, "spine");
+  EXPECT_NEAR(s.finished - s.started, 130, 1);
+  // One rack of two nodes: the base time.
+  Result rack = Networked(1, 1, 2, gang, policy);
+  const JobOutcome& r = Job(rack, "gang-0");
+  EXPECT_EQ(r.span, "rack");
+  EXPECT_EQ(r.finished - r.started, 100);
+  // Held GPUs count at 1 / 1.8 in the effective utilization.
+  const Sample& running = wide.series[50];
+  EXPECT_EQ(running.utilization.at("nvidia.com/gpu"), 1.0);
+  EXPECT_NEAR(running.effective_utilization.at("nvidia.com/gpu"), 1 / 1.8,
+              1e-9);
+  EXPECT_EQ(running.racks_whole, 0);
+  EXPECT_EQ(wide.series[300].racks_whole, 2);
+}
+
+// What the scheduler is told: rack-K lists its nodes, spine-S its racks,
+// and with `top` one tier-3 HyperNode lists the spines.
+TEST(Network, HyperNodesDescribeRacksSpinesAndTop) {
+  auto sc = ParseScenario(R"(
+duration: 1h
+cluster:
+  nodes: [{prefix: a, count: 2, allocatable: {cpu: "4"}}, {prefix: b, count: 2, allocatable: {cpu: "4"}}]
+  network: {spines: 2, racksPerSpine: 1, nodesPerRack: 2, top: true}
+workloads: []
+)",
+                          "s.yaml");
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  std::vector<api::HyperNodeSpec> h = Network(*sc).HyperNodes();
+  ASSERT_EQ(h.size(), 5u);
+  EXPECT_EQ(h[1].name, "rack-1");
+  EXPECT_EQ(h[1].tier, 1);
+  ASSERT_EQ(h[1].members.size(), 2u);
+  EXPECT_EQ(h[1].members[0].value, "b-0");  // the second pool fills rack-1
+  EXPECT_EQ(h[3].name, "spine-1");
+  EXPECT_EQ(h[3].members[0].value, "rack-1");
+  EXPECT_EQ(h[4].name, "top");
+  EXPECT_EQ(h[4].tier, 3);
+  EXPECT_EQ(h[4].members.size(), 2u);
+  EXPECT_EQ(Network(*sc).SpanOf({"a-1", "b-0"}), Span::kCluster);
+  EXPECT_EQ(Network(*sc).SpanOf({"b-1", "b-0"}), Span::kRack);
+}
+
+TEST(Network, RefusalsNameTheField) {
+  auto msg = [](const std::string& cluster, const std::string& job = "") {
+    return std::string(
+        ParseScenario("duration: 1h\ncluster:\n  nodes: [{prefix: n, count: "
+                      "4, allocatable: {cpu: \"4\"}}]\n" +
+                          cluster +
+                          "workloads:\n- {kind: Job, name: j, tasks: [{name: "
+                          "t, replicas: 1, requests: {cpu: \"1\"}}]" +
+                          job + "}\n",
+                      "s.yaml")
+            .status()
+            .message());
+  };
+  EXPECT_EQ(msg("  network: {spines: 2, racksPerSpine: 1, nodesPerRack: 1}\n"),
+            "s.yaml:4: cluster.network: 2 spines x 1 racks x 1 nodes hold 2 "
+            "nodes, but cluster.nodes has 4");
+  EXPECT_EQ(msg("  network: {spines: 1, racksPerSpine: 2, nodesPerRack: 2, "
+                "slowdown: {spine: fast}}\n"),
+            "s.yaml:4: cluster.network.slowdown.spine: must be a number above "
+            "0, got \"fast\"");
+  EXPECT_EQ(msg("", ", networkTopology: {mode: hard}"),
+            "s.yaml:5: workloads[0].networkTopology: mode hard needs "
+            "highestTierAllowed or highestTierName");
+  EXPECT_EQ(msg("", ", networkTopology: {mode: strict, highestTierAllowed: 1}"),
+            "s.yaml:5: workloads[0].networkTopology.mode: must be hard or "
+            "soft, got \"strict\"");
+  EXPECT_TRUE(
+      msg("", ", arrival: {every: 1m, poisson: true}, count: 3").empty());
+}
+
+// Poisson arrivals come from the scenario's seed: the same file, the same
+// arrivals; another seed, others.
+TEST(Scenario, PoissonArrivalsRepeatWithTheSeed) {
+  auto arrivals = [](int seed) {
+    auto sc = ParseScenario(
+        absl::StrCat("duration: 1h\nseed: ", seed,
+                     "\ncluster:\n  nodes: [{prefix: n, count: 1, allocatable: "
+                     "{cpu: \"4\"}}]\nworkloads:\n- {kind: Job, name: j, "
+                     "count: 50, arrival: {start: 10s, every: 1m, poisson: "
+                     "true}, tasks: [{name: t, replicas: 1, requests: {cpu: "
+                     "\"1\"}}]}\n"),
+        "s.yaml");
+    EXPECT_TRUE(sc.ok()) << sc.status();
+    return sc->jobs[0].arrivals;
+  };
+  std::vector<absl::Duration> a = arrivals(1);
+  ASSERT_EQ(a.size(), 50u);
+  EXPECT_EQ(a, arrivals(1));
+  EXPECT_NE(a, arrivals(2));
+  EXPECT_GE(a.front(), absl::Seconds(10));
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+  // 50 gaps of mean 60 s: the last well within 25..100 minutes.
+  EXPECT_GT(a.back(), absl::Minutes(25));
+  EXPECT_LT(a.back(), absl::Minutes(100));
+}
+
+// The shipped scenario, both ways (README "Simulator"): every gang that
+// asked for a rack or a spine got one, and the jobs finish sooner.
+TEST(RacksAndSpines, TopologyAwareKeepsGangsInTheirDomainsAndFinishesSooner) {
+  constexpr char kFile[] = "tools/simulator/scenarios/racks-and-spines.yaml";
+  Result aware = Simulated(kFile, false);
+  for (const auto& j : aware.jobs) {
+    EXPECT_EQ(j.span, j.workload == "large-16" ? "spine" : "rack") << j.name;
+  }
+  auto scenario = LoadScenario(kFile);
+  ASSERT_TRUE(scenario.ok());
+  auto config = framework::LoadSchedulerConfig("policies/default.yaml");
+  ASSERT_TRUE(config.ok());
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  ASSERT_TRUE(policy.ok());
+  Options options;
+  options.ignore_network_constraints = true;
+  Result blind = Simulate(*scenario, *policy, options);
+  EXPECT_EQ(aware.summary["jobs"]["completed"].get<int>(), 244);
+  EXPECT_EQ(blind.summary["jobs"]["completed"].get<int>(), 244);
+  EXPECT_LT(aware.summary["jobs"]["jctMeanSeconds"].get<double>(),
+            blind.summary["jobs"]["jctMeanSeconds"].get<double>());
+  EXPECT_GT(aware.summary["network"]["racksWholeAtArrivalMean"].get<double>(),
+            blind.summary["network"]["racksWholeAtArrivalMean"].get<double>());
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+#include "tools/simulator/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "tools/simulator/simulator.h"
+
+namespace shoal::sim {
+
+double Round(double x) { return std::round(x * 10000) / 10000; }
+
+double NearestRank(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(std::ceil(p * sorted.size()));
+  return sorted[std::max<size_t>(rank, 1) - 1];
+}
+
+int64_t Makespan(const std::vector<JobOutcome>& jobs, int64_t end) {
+  int64_t last = 0;
+  for (const auto& job : jobs) {
+    if (job.finished < 0) return end;
+    last = std::max(last, job.finished);
+  }
+  return last;
+}
+
+nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
+                                   int64_t end) {
+  double wait = 0, wait_max = 0;
+  std::vector<double> jct;
+  for (const auto& job : jobs) {
+    if (job.finished >= 0) jct.push_back(job.finished - job.arrival);
+    // A job that never started has waited until the end (at least).
+    double w = (job.started >= 0 ? job.started : end) - job.arrival;
+    wait += w;
+    wait_max = std::max(wait_max, w);
+  }
+  std::sort(jct.begin(), jct.end());
+  double sum = 0;
+  for (double x : jct) sum += x;
+  return {{"submitted", static_cast<int>(jobs.size())},
+          {"completed", static_cast<int>(jct.size())},
+          {"jctMeanSeconds", Round(jct.empty() ? 0 : sum / jct.size())},
+          {"jctP95Seconds", Round(NearestRank(jct, 0.95))},
+          {"waitMeanSeconds", Round(jobs.empty() ? 0 : wait / jobs.size())},
+          {"waitMaxSeconds", Round(wait_max)},
+          {"makespanSeconds", Makespan(jobs, end)}};
+}
+
+std::string SeriesCsv(const std::vector<Sample>& series) {
+  if (series.empty()) return "";
+  std::set<std::string> workloads, queues;
+  for (const auto& s : series) {
+    for (const auto& [w, n] : s.running_pods) workloads.insert(w);
+    for (const auto& [q, share] : s.queue_share) queues.insert(q);
+  }
+  std::vector<std::string> header = {"second"};
+  for (const auto& [r, u] : series.front().utilization)
+    header.push_back("util_" + r);
+  for (const char* c : {"pending_jobs", "running_jobs", "jain", "evictions"})
+    header.push_back(c);
+  for (const auto& w : workloads) header.push_back("pods_" + w);
+  for (const auto& q : queues) header.push_back("queue_" + q);
+  // Only with a network, so other scenarios' files stay as they were.
+  const bool network = series.front().racks_whole >= 0;
+  if (network) {
+    header.push_back("racks_whole");
+    for (const auto& [r, u] : series.front().effective_utilization)
+      header.push_back("effective_" + r);
+  }
+  std::string out = absl::StrJoin(header, ",") + "\n";
+  for (const auto& s : series) {
+    std::vector<std::string> row = {absl::StrCat(s.second)};
+    for (const auto& [r, u] : s.utilization)
+      row.push_back(absl::StrFormat("%.4f", u));
+    row.push_back(absl::StrCat(s.pending_jobs));
+    row.push_back(absl::StrCat(s.running_jobs));
+    row.push_back(s.jain < 0 ? "" : absl::StrFormat("%.4f", s.jain));
+    row.push_back(absl::StrCat(s.evictions));
+    for (const auto& w : workloads) {
+      auto it = s.running_pods.find(w);
+      row.push_back(absl::StrCat(it == s.running_pods.end() ? 0 : it->second));
+    }
+    for (const auto& q : queues) {
+      auto it = s.queue_share.find(q);
+      row.push_back(absl::StrFormat(
+          "%.4f", it == s.queue_share.end() ? 0.0 : it->second));
+    }
+    if (network) {
+      row.push_back(absl::StrCat(s.racks_whole));
+      for (const auto& [r, u] : s.effective_utilization)
+        row.push_back(absl::StrFormat("%.4f", u));
+    }
+    out += absl::StrJoin(row, ",") + "\n";
+  }
+  return out;
+}
+
+std::string JobsCsv(const std::vector<JobOutcome>& jobs) {
+  std::string out =
+      "name,workload,arrival,started,finished,jct,pods,span,factor\n";
+  for (const auto& j : jobs) {
+    out += absl::StrCat(
+        j.name, ",", j.workload, ",", j.arrival, ",", j.started, ",",
+        j.finished, ",",
+        j.finished >= 0 ? absl::StrCat(j.finished - j.arrival) : "", ",",
+        j.pods, ",", j.span, ",", absl::StrFormat("%.4g", j.factor), "\n");
+  }
+  return out;
+}
+
+}  // namespace shoal::sim

@@ -1,0 +1,28 @@
+// Helpers shared by the simulator's outputs (summary.json, the CSVs).
+#ifndef SHOAL_TOOLS_SIMULATOR_REPORT_H_
+#define SHOAL_TOOLS_SIMULATOR_REPORT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tools/simulator/simulator.h"
+
+namespace shoal::sim {
+
+// Four decimals: enough for a summary, and stable across runs.
+double Round(double x);
+
+// The p-th percentile of sorted values by nearest rank; 0 if none.
+double NearestRank(const std::vector<double>& sorted, double p);
+
+// The second the last job finished; `end` (the run's) if one never did.
+int64_t Makespan(const std::vector<JobOutcome>& jobs, int64_t end);
+
+// summary.json's "jobs": a run that ends at second `end`.
+nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
+                                   int64_t end);
+
+}  // namespace shoal::sim
+
+#endif  // SHOAL_TOOLS_SIMULATOR_REPORT_H_
