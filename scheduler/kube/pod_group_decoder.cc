@@ -88,7 +88,6 @@ absl::StatusOr<api::NetworkConstraint> NetworkTopologyAt(const Reader& r,
 // fit in, and one it should. Read as spec.networkTopology with that label
 // key as the tier name: the levels are the tiers the policy names
 // (network-topology-aware's tierLabels).
-constexpr char kKaiTopology[] = "kai.scheduler/topology";
 constexpr char kKaiRequired[] = "kai.scheduler/topology-required-placement";
 constexpr char kKaiPreferred[] = "kai.scheduler/topology-preferred-placement";
 
@@ -97,11 +96,12 @@ absl::StatusOr<std::optional<api::NetworkConstraint>> KaiTopology(
   SHOAL_ASSIGN_OR_RETURN(
       annotations,
       r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
-  std::string required, preferred, topology;
+  // kai.scheduler/topology names KAI's Topology object, which Shoal does
+  // not read: the levels are the policy's tierLabels (README).
+  std::string required, preferred;
   for (const auto& [k, v] : annotations) {
     if (k == kKaiRequired) required = v;
     if (k == kKaiPreferred) preferred = v;
-    if (k == kKaiTopology) topology = v;
   }
   if (required.empty() && preferred.empty()) return std::nullopt;
   api::NetworkConstraint c;
@@ -111,7 +111,6 @@ absl::StatusOr<std::optional<api::NetworkConstraint>> KaiTopology(
   } else {
     c.mode = api::NetworkConstraint::Mode::kSoft;
   }
-  (void)topology;  // the levels come from the policy (see above)
   return std::optional<api::NetworkConstraint>(c);
 }
 
