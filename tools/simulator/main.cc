@@ -161,7 +161,9 @@ void PrintSummaries(
     });
   }
   if (runs.front().second["jobs"].contains("makespanSeconds")) {
+    // As the mean: "-" while no job has completed.
     row("job completion time, p95 s", [](const nlohmann::ordered_json& j) {
+      if (j["jobs"]["completed"].get<int64_t>() == 0) return std::string("-");
       return absl::StrFormat("%.0f", j["jobs"]["jctP95Seconds"].get<double>());
     });
     row("makespan (last job done) s", [](const nlohmann::ordered_json& j) {
