@@ -23,7 +23,10 @@ int64_t PodsFit(const api::Resource& idle, const api::Resource& shape) {
     if (want <= 0) continue;
     fit = std::min(fit, std::max<int64_t>(0, idle.Get(id)) / want);
   }
-  return fit == std::numeric_limits<int64_t>::max() ? 0 : fit;
+  // A pod that asks for nothing (not even a pod slot) fits any number of
+  // times; a large count keeps the sums over a domain's nodes in range.
+  constexpr int64_t kAny = 1 << 20;
+  return fit == std::numeric_limits<int64_t>::max() ? kAny : fit;
 }
 
 // "tiers 1 (rack), 2 (spine)": what a tier name could have been.
@@ -209,21 +212,21 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   // Why not, with the domains that came closest.
   std::stable_sort(allowed.begin(), allowed.end(),
                    [&](int32_t a, int32_t b) { return room[a] > room[b]; });
-  std::string pods = absl::StrCat(need, need == 1 ? " pod" : " pods");
+  api::Resource shown = shape;
+  shown.Set(api::kPods, 0);  // every pod asks for one
+  std::string pods = absl::StrCat(need, need == 1 ? " pod" : " pods", " of ",
+                                  shown.ToString());
   if (!placed.empty()) {
-    pods = absl::StrCat("its ", placed.size(), " placed pod",
-                        placed.size() == 1 ? "" : "s", "' node",
-                        placed.size() == 1 ? "" : "s", " and ", need, " more");
+    absl::StrAppend(&pods, " beside the node", placed.size() == 1 ? "" : "s",
+                    " its pods already run on");
   }
+  const std::string rule =
+      absl::StrCat(" (spec.networkTopology ", DescribeConstraint(c), "): ");
   if (allowed.empty()) {
-    plan.refusal = absl::StrCat(
-        "no network domain up to tier ", limit, " holds ",
-        placed.empty() ? absl::StrCat(pods, " (spec.networkTopology ",
-                                      DescribeConstraint(c),
-                                      "): the cluster has none that low")
-                       : absl::StrCat(pods, " (spec.networkTopology ",
-                                      DescribeConstraint(c),
-                                      "): its placed pods already span wider"));
+    plan.refusal = absl::StrCat("no network domain up to tier ", limit,
+                                " holds ", pods, rule,
+                                placed.empty() ? "the cluster has none that low"
+                                               : "its pods already span wider");
     return plan;
   }
   std::vector<std::string> closest;
@@ -233,12 +236,8 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   }
   if (allowed.size() > 3)
     closest.push_back(absl::StrCat(allowed.size() - 3, " more hold less"));
-  api::Resource shown = shape;
-  shown.Set(api::kPods, 0);  // every pod asks for one
-  plan.refusal =
-      absl::StrCat("no network domain up to tier ", limit, " holds ", pods,
-                   " of ", shown.ToString(), " (spec.networkTopology ",
-                   DescribeConstraint(c), "): ", absl::StrJoin(closest, ", "));
+  plan.refusal = absl::StrCat("no network domain up to tier ", limit, " holds ",
+                              pods, rule, absl::StrJoin(closest, ", "));
   return plan;
 }
 

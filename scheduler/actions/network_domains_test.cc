@@ -1,0 +1,137 @@
+// Which network domains a gang may try (network_domains.h), on clusters
+// built in code; the placements themselves are checked end to end in
+// scheduler/replay_test (e2e/snapshots/network-topology-*.yaml).
+#include "scheduler/actions/network_domains.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "plugins/builtin.h"
+#include "scheduler/actions/builtin.h"
+#include "scheduler/framework/testing.h"
+
+namespace shoal::actions {
+namespace {
+
+using framework::testing::Node;
+using framework::testing::Pod;
+
+api::HyperNodeSpec Rack(const std::string& name, int32_t tier,
+                        std::vector<std::string> members, bool hyper) {
+  api::HyperNodeSpec h;
+  h.name = name;
+  h.tier = tier;
+  for (auto& m : members) {
+    api::HyperNodeMember member;
+    member.type = hyper ? api::HyperNodeMember::Type::kHyperNode
+                        : api::HyperNodeMember::Type::kNode;
+    member.value = m;
+    h.members.push_back(member);
+  }
+  return h;
+}
+
+// Racks r0 = n0, n1 and r1 = n2, n3 (4 cpu each) under spine s.
+class NetworkDomainsTest : public ::testing::Test {
+ protected:
+  NetworkDomainsTest()
+      : policy_(framework::testing::MustPolicy(
+            framework::testing::kPlacingPolicy, plugins::BuiltinPlugins(),
+            BuiltinActions())) {
+    for (const char* n : {"n0", "n1", "n2", "n3"}) {
+      b_.AddNode(Node(n, {{"cpu", "4"}, {"memory", "16Gi"}}));
+    }
+  }
+  std::unique_ptr<framework::Session> Open() {
+    api::ClusterInfo c = std::move(b_).Build();
+    c.network = std::make_shared<const api::NetworkTopology>(
+        api::NetworkTopology::FromHyperNodes(
+            {Rack("r0", 1, {"n0", "n1"}, false),
+             Rack("r1", 1, {"n2", "n3"}, false),
+             Rack("s", 2, {"r0", "r1"}, true)},
+            c.nodes));
+    return std::make_unique<framework::Session>(std::move(c), policy_);
+  }
+  // A job of `pods` pods of 2 cpu, the first `running` of them on
+  // `node`, under `mode` up to tier 1.
+  api::JobIndex Job(api::NetworkConstraint::Mode mode, int min, int pods,
+                    int running = 0, const std::string& node = "") {
+    api::JobInfo job;
+    job.name = "j";
+    job.min_member = min;
+    job.network.mode = mode;
+    job.network.highest_tier = 1;
+    api::JobIndex j = b_.AddJob(job);
+    for (int i = 0; i < pods; ++i) {
+      auto p = Pod("j-" + std::to_string(i), {{"cpu", "2"}});
+      if (i < running) {
+        p->node_name = node;
+        p->status = api::TaskStatus::kRunning;
+      }
+      b_.AddTask(p, j);
+    }
+    return j;
+  }
+  std::vector<api::TaskIndex> Pending(framework::Session& s, api::JobIndex j) {
+    std::vector<api::TaskIndex> out;
+    for (api::TaskIndex t : s.job(j).tasks) {
+      if (s.task(t).status == api::TaskStatus::kPending) out.push_back(t);
+    }
+    return out;
+  }
+  api::ClusterBuilder b_;
+  framework::Policy policy_;
+};
+
+TEST_F(NetworkDomainsTest, FullestRackFirstThenWider) {
+  b_.AddForeignPod("n2", framework::testing::Res({{"cpu", "2"}}));
+  api::JobIndex j = Job(api::NetworkConstraint::Mode::kSoft, 2, 2);
+  auto s = Open();
+  DomainPlan plan = PlanDomains(*s, s->job(j), Pending(*s, j), 0);
+  ASSERT_TRUE(plan.constrained);
+  EXPECT_TRUE(plan.anywhere);  // soft
+  // r1 has room for 3 such pods, r0 for 4: r1 is left with less.
+  std::vector<std::string> names;
+  for (int32_t d : plan.domains) names.push_back(s->network()->domain(d).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"r1", "r0", "s"}));
+  EXPECT_EQ(plan.need, 2);
+}
+
+TEST_F(NetworkDomainsTest, AGangWithPodsRunningStaysWhereTheyAre) {
+  // Two pods run on n0; another scheduler's pod fills n1. The last pod
+  // would fit r1, but r1 does not hold the pods that run.
+  b_.AddForeignPod("n1", framework::testing::Res({{"cpu", "4"}}));
+  api::JobIndex j = Job(api::NetworkConstraint::Mode::kHard, 3, 3, 2, "n0");
+  auto s = Open();
+  DomainPlan plan = PlanDomains(*s, s->job(j), Pending(*s, j), 0);
+  EXPECT_TRUE(plan.domains.empty());
+  EXPECT_FALSE(plan.anywhere);
+  EXPECT_EQ(plan.refusal,
+            "no network domain up to tier 1 holds 1 pod of cpu: 2 beside the "
+            "node its pods already run on (spec.networkTopology mode hard, "
+            "highestTierAllowed 1): r0 has room for 0");
+  ASSERT_EQ(plan.rooms.size(), 2u);
+  EXPECT_FALSE(plan.rooms[1].holds_placed);  // r1
+  EXPECT_EQ(plan.rooms[1].pods, 4);
+  // Growth stays inside r0 (the widest domain of tier 1 holding them).
+  EXPECT_EQ(GrowthDomain(*s, s->job(j)),
+            &s->network()->domain(s->network()->Find("r0")).nodes);
+}
+
+TEST_F(NetworkDomainsTest, ALimitNamingAnUnknownTierIsRefusedByName) {
+  api::JobInfo job;
+  job.name = "named";
+  job.network.mode = api::NetworkConstraint::Mode::kHard;
+  job.network.highest_tier_name = "pod";
+  api::JobIndex j = b_.AddJob(job);
+  b_.AddTask(Pod("named-0", {{"cpu", "1"}}), j);
+  auto s = Open();
+  DomainPlan plan = PlanDomains(*s, s->job(j), Pending(*s, j), 0);
+  EXPECT_EQ(plan.refusal,
+            "no network domain has the tier name \"pod\" "
+            "(spec.networkTopology highestTierName; the cluster has tiers 1, "
+            "2)");
+}
+
+}  // namespace
+}  // namespace shoal::actions
