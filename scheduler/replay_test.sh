@@ -283,6 +283,12 @@ out=$($BIN --snapshot=./e2e/snapshots/network-topology-preempt.yaml --scheduler-
 expect_has "one eviction, in rack1" "$out" '"evictions":[{"pod":"team/low-3","reason":"preempt"}]'
 expect_has "the gang in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}]'
 
+# What a network description leaves out is said, once per tree.
+$BIN --snapshot=./e2e/snapshots/network-topology-faulty.yaml --cycles=2 --output=json >/dev/null 2>$TMP/err
+expect_has "missing member named" "$(cat $TMP/err)" "network topology: hypernode r1: spec.members[1]: node n9 does not exist; it is left out"
+expect_has "node in two racks named" "$(cat $TMP/err)" "network topology: node n1 is in hypernodes r0, r1, all of tier 1; a node belongs to one domain per tier, so it is left out of each"
+expect_eq "said once in two cycles" "$(grep -c 'does not exist' $TMP/err)" 1
+
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.subGroupPolicy, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"

@@ -24,6 +24,13 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
       framework::RunCycle(cache_.Snapshot(), policy_, options_.cycle);
   auto applied = std::make_shared<AppliedCycle>();
   const api::ClusterInfo& cluster = out.cluster;
+  if (cluster.network != said_network_) {
+    said_network_ = cluster.network;
+    if (said_network_ != nullptr) {
+      for (const std::string& w : said_network_->warnings())
+        LOG(WARNING) << "network topology: " << w;
+    }
+  }
   // Outcomes arrive on the sink's threads, each into its own slot.
   applied->binds.resize(out.binds.size());
   applied->evictions.resize(out.evictions.size());

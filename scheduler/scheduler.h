@@ -92,6 +92,9 @@ class Scheduler {
   const SchedulerOptions options_;
   mutable absl::Mutex mu_;
   std::shared_ptr<const AppliedCycle> last_ ABSL_GUARDED_BY(mu_);
+  // The network tree whose warnings (what its description left out) were
+  // last said: each tree's are said once, when it is first used.
+  std::shared_ptr<const api::NetworkTopology> said_network_;
 };
 
 }  // namespace shoal
