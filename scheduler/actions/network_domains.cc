@@ -89,24 +89,6 @@ std::vector<api::NodeIndex> PlacedNodes(const Session& s,
   return out;
 }
 
-bool HoldsAll(const api::NetworkTopology& net, int32_t d,
-              const std::vector<api::NodeIndex>& nodes) {
-  const std::vector<api::NodeIndex>& in = net.domain(d).nodes;
-  return std::includes(in.begin(), in.end(), nodes.begin(), nodes.end());
-}
-
-// The widest domain of tier <= limit holding every node of `nodes` (which
-// is not empty), or kNone.
-int32_t WidestHolding(const api::NetworkTopology& net, int32_t limit,
-                      const std::vector<api::NodeIndex>& nodes) {
-  int32_t best = api::kNone;
-  for (int32_t d : net.DomainsOf(nodes.front())) {
-    if (net.domain(d).tier > limit) break;
-    if (HoldsAll(net, d, nodes)) best = d;
-  }
-  return best;
-}
-
 }  // namespace
 
 std::string DescribeConstraint(const NetworkConstraint& c) {
@@ -195,7 +177,7 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   plan.need = need;
   for (size_t d = 0; d < net->domains().size(); ++d) {
     if (net->domain(d).tier > limit) break;  // domains are in tier order
-    const bool holds = placed.empty() || HoldsAll(*net, d, placed);
+    const bool holds = placed.empty() || net->Holds(d, placed);
     plan.rooms.push_back({static_cast<int32_t>(d), room[d], holds});
     if (!holds) continue;
     allowed.push_back(static_cast<int32_t>(d));
@@ -268,7 +250,7 @@ const std::vector<api::NodeIndex>* GrowthDomain(const Session& s,
   // as for a gang that starts.
   const std::vector<api::NodeIndex> placed = PlacedNodes(s, job);
   if (placed.empty()) return nullptr;
-  int32_t d = WidestHolding(*net, limit, placed);
+  int32_t d = net->WidestHolding(placed, limit);
   return d == api::kNone ? &kNowhere : &net->domain(d).nodes;
 }
 

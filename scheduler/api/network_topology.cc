@@ -321,15 +321,31 @@ int32_t NetworkTopology::TierNamed(const std::string& tier_name) const {
   return 0;
 }
 
+bool NetworkTopology::Holds(int32_t d,
+                            const std::vector<NodeIndex>& nodes) const {
+  const std::vector<NodeIndex>& in = domains_[d].nodes;
+  return std::includes(in.begin(), in.end(), nodes.begin(), nodes.end());
+}
+
 int32_t NetworkTopology::NarrowestHolding(
     const std::vector<NodeIndex>& nodes) const {
   if (nodes.empty()) return kNone;
   for (int32_t d : DomainsOf(nodes.front())) {
-    const std::vector<NodeIndex>& in = domains_[d].nodes;
-    if (std::includes(in.begin(), in.end(), nodes.begin(), nodes.end()))
-      return d;
+    if (Holds(d, nodes)) return d;
   }
   return kNone;
+}
+
+int32_t NetworkTopology::WidestHolding(const std::vector<NodeIndex>& nodes,
+                                       int32_t max_tier) const {
+  int32_t widest = kNone;
+  if (nodes.empty()) return widest;
+  // A node's domains come narrowest first.
+  for (int32_t d : DomainsOf(nodes.front())) {
+    if (domains_[d].tier > max_tier) break;
+    if (Holds(d, nodes)) widest = d;
+  }
+  return widest;
 }
 
 int32_t NetworkTopology::Find(const std::string& name) const {

@@ -113,9 +113,15 @@ class NetworkTopology {
   // "HyperNodes" or "node labels rack, spine": what `explain` says the
   // tree was built from.
   const std::string& source() const { return source_; }
+  // Whether domain `d` holds every node of `nodes` (sorted).
+  bool Holds(int32_t d, const std::vector<NodeIndex>& nodes) const;
   // The narrowest domain holding every node of `nodes` (sorted, not
   // empty), or kNone when none does.
   int32_t NarrowestHolding(const std::vector<NodeIndex>& nodes) const;
+  // The widest domain of tier <= max_tier holding every node of `nodes`
+  // (sorted, not empty), or kNone.
+  int32_t WidestHolding(const std::vector<NodeIndex>& nodes,
+                        int32_t max_tier) const;
   // The domain named `name`, or kNone.
   int32_t Find(const std::string& name) const;
   // What was left out of the description, and why, one sentence each.

@@ -75,6 +75,11 @@ TEST(NetworkTopology, RacksUnderASpine) {
   EXPECT_TRUE(t.Contains(2, 3));
   EXPECT_FALSE(t.Contains(0, 3));
   EXPECT_THAT(t.tiers(), ElementsAre(1, 2));
+  EXPECT_EQ(t.NarrowestHolding({2, 3}), 1);
+  EXPECT_EQ(t.NarrowestHolding({1, 2}), 2);
+  EXPECT_EQ(t.WidestHolding({2, 3}, 2), 2);
+  EXPECT_EQ(t.WidestHolding({2, 3}, 1), 1);
+  EXPECT_EQ(t.WidestHolding({1, 2}, 1), kNone);
 }
 
 TEST(NetworkTopology, LabelMatchSelectsNodes) {
