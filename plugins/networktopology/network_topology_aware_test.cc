@@ -90,7 +90,13 @@ TEST_F(NetworkTopologyAwareTest, VolcanoArgumentsLoad) {
       warned = true;
   }
   EXPECT_TRUE(warned);
-  EXPECT_FALSE(Build("{weight: heavy}").ok());
+  auto bad = Build("{weight: heavy}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "plugin network-topology-aware: arguments.weight: expected a "
+                "number, got \"heavy\""),
+            std::string::npos)
+      << bad.status();
 }
 
 }  // namespace

@@ -8,6 +8,18 @@
 #include "scheduler/kube/reader.h"
 
 namespace shoal::kube {
+namespace {
+
+// Volcano's HyperNodeSpec (topology.volcano.sh/v1alpha1).
+const SchedulingFields kHyperNodeFields = {
+    "hypernode",
+    {
+        {"tier", FieldUse::kHonoured},
+        {"tierName", FieldUse::kHonoured},
+        {"members", FieldUse::kHonoured},
+    }};
+
+}  // namespace
 
 bool IsHyperNode(const json& obj) {
   return StringMember(obj, "kind") == "HyperNode" &&
@@ -20,6 +32,8 @@ absl::StatusOr<api::HyperNodeSpec> DecodeHyperNode(const json& obj,
   Reader r(NamedObject("hypernode", NameOf(obj)));
   SHOAL_ASSIGN_OR_RETURN(spec_ptr, r.Section(obj, "spec"));
   const json& spec = *spec_ptr;
+  // A field this list does not name (a newer API) is a warning, said once.
+  r.CheckFields(spec, "spec", kHyperNodeFields, nullptr);
   api::HyperNodeSpec h;
   h.name = NameOf(obj);
   SHOAL_ASSIGN_OR_RETURN(tier, r.Int(spec, "tier", "spec.tier", 0));

@@ -686,6 +686,14 @@ TEST(DecodeHyperNodeTest, MembersAndRefusals) {
   EXPECT_EQ(DecodeHyperNode(bad, nullptr).status().message(),
             "hypernode rack0: spec.members[0].selector: must have exactly one "
             "of exactMatch, regexMatch or labelMatch");
+  json newer = h;
+  newer["spec"]["gateway"] = "gw0";  // not a field Shoal knows
+  DecodeWarnings warnings;
+  ASSERT_TRUE(DecodeHyperNode(newer, &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].message,
+            "hypernode rack0: spec.gateway: not a field Shoal knows; ignored "
+            "(said once for every hypernode)");
   bad = h;
   bad["spec"]["members"][0]["type"] = "Rack";
   EXPECT_EQ(DecodeHyperNode(bad, nullptr).status().message(),
