@@ -283,6 +283,13 @@ out=$($BIN --snapshot=./e2e/snapshots/network-topology-preempt.yaml --scheduler-
 expect_has "one eviction, in rack1" "$out" '"evictions":[{"pod":"team/low-3","reason":"preempt"}]'
 expect_has "the gang in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}]'
 
+# Sub-groups: each replica whole inside one rack, the gang inside one
+# spine; a gang whose pods form fewer sub-groups than it needs says so.
+out=$($BIN --snapshot=./e2e/snapshots/network-topology-subgroups.yaml --cycles=2 --output=json 2>$TMP/err)
+expect_has "replica a in rack2, replica b in rack3" "$out" '"binds":[{"pod":"team/llm-a-0","node":"n4"},{"pod":"team/llm-a-1","node":"n5"},{"pod":"team/llm-a-2","node":"n4"},{"pod":"team/llm-a-3","node":"n5"},{"pod":"team/llm-b-0","node":"n6"},{"pod":"team/llm-b-1","node":"n7"},{"pod":"team/llm-b-2","node":"n6"},{"pod":"team/llm-b-3","node":"n7"}]'
+expect_has "too few sub-groups named" "$out" '"name":"team/odd","phase":"Inqueue","scheduled":0,"minMember":4,"message":"not enough sub-groups for the gang: its pods form 2 sub-groups of policy replica, spec.subGroupPolicy[0].minSubGroups is 3"'
+expect_eq "sub-groups read without a word" "$(cat $TMP/err)" ""
+
 # What a network description leaves out is said, once per tree.
 $BIN --snapshot=./e2e/snapshots/network-topology-faulty.yaml --cycles=2 --output=json >/dev/null 2>$TMP/err
 expect_has "missing member named" "$(cat $TMP/err)" "network topology: hypernode r1: spec.members[1]: node n9 does not exist; it is left out"
@@ -291,10 +298,10 @@ expect_eq "said once in two cycles" "$(grep -c 'does not exist' $TMP/err)" 1
 
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
-expect_has "podgroup field holds the gang" "$out" "team/llm    default   Pending   0           2           podgroup team/llm uses spec.subGroupPolicy, which Shoal does not implement yet; the gang waits rather than be placed as if that were absent"
+expect_has "a gang of sub-groups of one is placed" "$out" "team/llm    default   Running   2           2           -"
 expect_has "pod field holds the pod" "$out" "pod team/lone uses spec.workloadRef, which Shoal does not implement yet; it waits rather than be placed as if that were absent"
-expect_eq "nothing bound" "$(echo "$out" | head -1)" "Cycle 1: 0 bound, 0 evicted"
-expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:11: queue default: spec.dequeueStrategy: \"fifo\": Shoal does not implement it yet; the queue is scheduled as if it were absent"
+expect_eq "only the gang bound" "$(echo "$out" | head -1)" "Cycle 1: 2 bound, 0 evicted"
+expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:13: queue default: spec.dequeueStrategy: \"fifo\": Shoal does not implement it yet; the queue is scheduled as if it were absent"
 expect_has "unknown field warned" "$(cat $TMP/err)" "podgroup team/llm: spec.minMembers: not a field Shoal knows; ignored (said once for every podgroup)"
 
 # --- Live mode: what it cannot use is refused before anything runs.

@@ -27,9 +27,14 @@ bool Valid(api::TaskStatus s) {
 }
 
 // Ready (placed or done) tasks, plus `extra` pipelined ones, cover the
-// job's minimum and every role's minimum.
+// job's minimum, every role's minimum and, with sub-groups, each policy's
+// minSubGroups in sub-groups placed whole.
 bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
   if (job.ReadyCount() + extra < job.min_member) return false;
+  if (!job.sub_group_policies.empty() &&
+      !api::SubGroupsShort(s.cluster(), job, extra > 0).empty()) {
+    return false;
+  }
   if (!job.RoleMinimumsApply()) return true;
   auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
     return api::IsReadyStatus(st) ||
@@ -78,6 +83,10 @@ class Gang : public framework::Plugin {
       if (job.ValidCount() < job.min_member) {
         *why = absl::StrCat("not enough pods for the gang: ", job.ValidCount(),
                             " exist, spec.minMember is ", job.min_member);
+        return false;
+      }
+      if (std::string few = api::SubGroupsTooFew(job); !few.empty()) {
+        *why = std::move(few);
         return false;
       }
       if (!job.RoleMinimumsApply()) return true;

@@ -7,9 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/actions/job_cursor.h"
 #include "scheduler/actions/network_domains.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
+#include "scheduler/actions/sub_group_placement.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 
@@ -18,39 +20,6 @@ namespace {
 
 using framework::Session;
 using framework::Statement;
-
-// A job's pending tasks in task order, and the node heaps for them; kept
-// while the job comes back for more after its gang is placed.
-struct JobCursor {
-  JobCursor(Session& s, NodePicker::Spares& spares) : picker(s, &spares) {}
-  NodePicker picker;
-  std::vector<api::TaskIndex> tasks;
-  size_t next = 0;
-  // How nodes are chosen: by the tiers' scores, or, once those failed a
-  // gang, as a bin packer would (tightest fit, then first fit).
-  enum class Fit { kScores, kTightest, kFirst };
-  Fit fit = Fit::kScores;
-  // The queue's limit (the tiers' Allocatable) refused one of its tasks.
-  bool held_by_queue = false;
-  // Under a hard network constraint, once the job has pods placed: the
-  // domain its pods must stay in (network_domains.h).
-  const std::vector<api::NodeIndex>* confined = nullptr;
-};
-
-std::vector<api::TaskIndex> TasksToPlace(Session& s, const api::JobInfo& job) {
-  std::vector<api::TaskIndex> tasks;
-  for (api::TaskIndex t : job.tasks) {
-    const api::TaskInfo& task = s.task(t);
-    if (task.status == api::TaskStatus::kPending && !task.best_effort()) {
-      tasks.push_back(t);
-    }
-  }
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [&s](api::TaskIndex a, api::TaskIndex b) {
-                     return s.TaskBefore(s.task(a), s.task(b));
-                   });
-  return tasks;
-}
 
 class Allocate : public framework::Action {
   enum class Attempt { kMore, kDone, kFailed };
@@ -68,12 +37,6 @@ class Allocate : public framework::Action {
   }
 
  private:
-  static constexpr char kDeservedShareReached[] =
-      " has reached its deserved share of the cluster";
-  static constexpr char kCapabilityReached[] =
-      " is full (its capability, or the cluster less other queues' "
-      "guarantees, is reached)";
-
   // Returns whether a queue's limit held back a job that still waits.
   bool Pass(Session& s) {
     PendingJobs jobs(s, [&s](api::JobInfo& job) {
@@ -157,6 +120,7 @@ class Allocate : public framework::Action {
   // constraint, stays in the domain it got.
   static bool PlaceSome(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
+    if (!job.sub_groups.empty()) return PlaceBySubGroups(s, j, cursor);
     if (job.network.mode == api::NetworkConstraint::Mode::kNone ||
         cursor.confined != nullptr) {
       return PlaceIn(s, j, cursor) == Attempt::kMore;
@@ -261,57 +225,15 @@ class Allocate : public framework::Action {
     return false;
   }
 
-  // "queue ml", or, when a queue above it is the one at its limit, "queue
-  // eng, above queue ml,": the highest queue on the path that refuses the
-  // task (asked only once the task is refused).
-  static std::string HoldingQueue(const Session& s, const api::QueueInfo& queue,
-                                  const api::TaskInfo& task) {
-    const api::ClusterInfo& c = s.cluster();
-    std::vector<int32_t> path;
-    for (int32_t at = queue.index; at != api::kNone;
-         at = c.queues[at].parent_index) {
-      path.push_back(at);
-    }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      if (*it == queue.index) break;
-      if (!s.Call<framework::Allocatable>(c.queues[*it], task)) {
-        return absl::StrCat("queue ", c.queues[*it].name, ", above queue ",
-                            queue.name, ",");
-      }
-    }
-    return absl::StrCat("queue ", queue.name);
-  }
-
   static Attempt TryPlace(Session& s, api::JobIndex j, JobCursor& cursor) {
     api::JobInfo& job = s.job(j);
-    const api::QueueInfo& queue = s.cluster().queues[job.queue_index];
     Statement stmt(s);
     bool explained = false;
     while (cursor.next < cursor.tasks.size()) {
-      api::TaskIndex t = cursor.tasks[cursor.next];
-      const api::TaskInfo& task = s.task(t);
-      if (!s.Call<framework::Allocatable>(queue, task)) {
-        cursor.held_by_queue = true;
-        // While borrowing, only the queue's capability still stops it.
-        job.fit_error = absl::StrCat(
-            HoldingQueue(s, queue, task),
-            s.borrowing() ? kCapabilityReached : kDeservedShareReached);
-        break;
-      }
-      api::NodeIndex n = cursor.fit == JobCursor::Fit::kTightest
-                             ? cursor.picker.TightestFit(task)
-                         : cursor.fit == JobCursor::Fit::kFirst
-                             ? cursor.picker.FirstFit(task)
-                             : cursor.picker.Best(task);
-      if (n != api::kNone) {
-        stmt.Allocate(t, n);
-      } else if (s.any_releasing() &&
-                 (n = cursor.picker.BestAfterEvictions(task)) != api::kNone) {
-        stmt.Pipeline(t, n);
-      } else {
-        // Explained once per turn: the sentence costs a pass over the nodes.
-        if (!explained) job.fit_error = s.ExplainUnplaced(task);
-        explained = true;
+      const PlaceStep step =
+          PlaceTask(s, job, cursor, cursor.tasks[cursor.next], stmt, explained);
+      if (step == PlaceStep::kHeld) break;
+      if (step == PlaceStep::kNoNode) {
         ++cursor.next;
         // As Volcano's allocate: a pod that fits nowhere is passed over
         // while the pods after it can still complete the gang.

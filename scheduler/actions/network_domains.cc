@@ -56,14 +56,14 @@ int32_t ClusterTier(const api::NetworkTopology* net) {
 // The widest tier the job may span, or 0 with `why` set when its limit
 // names a tier that does not exist.
 int32_t TierLimit(const api::NetworkTopology* net, const NetworkConstraint& c,
-                  std::string* why) {
+                  const std::string& field, std::string* why) {
   if (c.mode == NetworkConstraint::Mode::kSoft) return ClusterTier(net);
   if (c.highest_tier_name.empty()) return c.highest_tier;
   int32_t tier = net == nullptr ? 0 : net->TierNamed(c.highest_tier_name);
   if (tier == 0) {
     *why = absl::StrCat(
-        "no network domain has the tier name \"", c.highest_tier_name,
-        "\" (spec.networkTopology highestTierName; ",
+        "no network domain has the tier name \"", c.highest_tier_name, "\" (",
+        field, " highestTierName; ",
         net == nullptr || net->empty()
             ? std::string("nothing describes the network")
             : absl::StrCat("the cluster has ", DescribeTiers(*net)),
@@ -72,13 +72,19 @@ int32_t TierLimit(const api::NetworkTopology* net, const NetworkConstraint& c,
   return tier;
 }
 
-// The nodes the job's placed pods are on (sorted, unique).
+// Stands for every sub-group (and none) in PlacedNodes.
+constexpr int32_t kAnyGroup = -2;
+
+// The nodes the job's placed pods (of sub-group `group` only, unless
+// kAnyGroup) are on (sorted, unique).
 std::vector<api::NodeIndex> PlacedNodes(const Session& s,
-                                        const api::JobInfo& job) {
+                                        const api::JobInfo& job,
+                                        int32_t group = kAnyGroup) {
   std::vector<api::NodeIndex> out;
   for (api::TaskIndex t : job.tasks) {
     const api::TaskInfo& task = s.cluster().tasks[t];
     if (task.node == api::kNone) continue;
+    if (group != kAnyGroup && task.sub_group != group) continue;
     if (api::IsReadyStatus(task.status) ||
         task.status == api::TaskStatus::kPipelined) {
       out.push_back(task.node);
@@ -102,29 +108,50 @@ std::string DescribeConstraint(const NetworkConstraint& c) {
   return out;
 }
 
-DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
-                       const std::vector<api::TaskIndex>& tasks, size_t first) {
+namespace {
+
+// One search: for a whole job, or for one of its sub-groups inside the
+// domain the job got.
+struct Request {
+  const NetworkConstraint& c;
+  const std::vector<api::TaskIndex>& tasks;  // from `first` on: to place
+  size_t first;
+  int64_t need;  // pods the gang (or sub-group) still needs
+  // Pods it would like room for: a domain with room for all of them
+  // comes before narrower or fuller ones that hold only `need`.
+  int64_t want;
+  std::vector<api::NodeIndex> placed;  // nodes its placed pods are on
+  int32_t within = api::kNone;         // a domain, or kNone: the whole cluster
+  // "spec.networkTopology", and "" or " for sub-group worker/1": how
+  // messages name the constraint and what it is for.
+  std::string field;
+  std::string whose;
+};
+
+DomainPlan PlanFor(Session& s, const Request& q) {
   DomainPlan plan;
-  const NetworkConstraint& c = job.network;
-  if (c.mode == NetworkConstraint::Mode::kNone || first >= tasks.size())
+  const NetworkConstraint& c = q.c;
+  if (c.mode == NetworkConstraint::Mode::kNone || q.first >= q.tasks.size())
     return plan;
   plan.hard = c.mode == NetworkConstraint::Mode::kHard;
   const api::NetworkTopology* net = s.network();
   std::string why;
-  const int32_t limit = TierLimit(net, c, &why);
+  const int32_t limit = TierLimit(net, c, q.field, &why);
   if (!why.empty()) {
     plan.constrained = true;
     plan.refusal = why;
     return plan;
   }
-  plan.anywhere = limit >= ClusterTier(net);
+  // Inside the job's domain, the sub-group's widest choice is that domain
+  // (listed among the domains below); "anywhere" is the whole cluster.
+  plan.anywhere = q.within == api::kNone && limit >= ClusterTier(net);
   if (net == nullptr || net->empty()) {
     // Nothing describes the network: the cluster is the one domain.
     if (!plan.anywhere) {
       plan.constrained = true;
       plan.refusal = absl::StrCat(
-          "no network domain up to tier ", limit,
-          " exists (spec.networkTopology ", DescribeConstraint(c),
+          "no network domain up to tier ", limit, " exists (", q.field, " ",
+          DescribeConstraint(c), q.whose,
           "): no HyperNode objects, and the policy names no tierLabels for "
           "network-topology-aware");
     }
@@ -132,24 +159,21 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   }
   plan.constrained = true;
 
-  // What the gang still needs, as a count of pods of its smallest shape.
+  // What is still needed, as a count of pods of the smallest shape.
   const api::ClusterInfo& cluster = s.cluster();
-  api::Resource shape = cluster.tasks[tasks[first]].request();
-  for (size_t i = first + 1; i < tasks.size(); ++i) {
+  const std::vector<api::TaskIndex>& tasks = q.tasks;
+  api::Resource shape = cluster.tasks[tasks[q.first]].request();
+  for (size_t i = q.first + 1; i < tasks.size(); ++i) {
     const api::Resource& r = cluster.tasks[tasks[i]].request();
     for (size_t id = 0; id < std::max(shape.size(), r.size()); ++id) {
       auto rid = static_cast<api::ResourceId>(id);
       shape.Set(rid, std::min(shape.Get(rid), r.Get(rid)));
     }
   }
-  int64_t need = static_cast<int64_t>(tasks.size() - first);
-  if (!job.RoleMinimumsApply()) {
-    need = std::min<int64_t>(
-        need, std::max<int32_t>(1, job.min_member - job.ReadyCount()));
-  }
+  const int64_t need = q.need;
   // Nodes some pending pod may use at all.
   std::vector<const api::PlacementConstraints*> placements;
-  for (size_t i = first; i < tasks.size(); ++i) {
+  for (size_t i = q.first; i < tasks.size(); ++i) {
     const api::PlacementConstraints* p = &cluster.tasks[tasks[i]].placement();
     if (std::find(placements.begin(), placements.end(), p) == placements.end())
       placements.push_back(p);
@@ -162,6 +186,13 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
                    std::back_inserter(merged));
     usable = std::move(merged);
   }
+  if (q.within != api::kNone) {
+    const std::vector<api::NodeIndex>& inside = net->domain(q.within).nodes;
+    std::vector<api::NodeIndex> kept;
+    std::set_intersection(usable.begin(), usable.end(), inside.begin(),
+                          inside.end(), std::back_inserter(kept));
+    usable = std::move(kept);
+  }
   std::vector<int64_t> room(net->domains().size(), 0);
   for (api::NodeIndex n : usable) {
     const int64_t fit = PodsFit(s.node(n).idle(), shape);
@@ -171,13 +202,18 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
       room[d] += fit;
     }
   }
-  const std::vector<api::NodeIndex> placed = PlacedNodes(s, job);
   std::vector<int32_t> allowed;  // tier <= limit, holding what is placed
   plan.limit = limit;
   plan.need = need;
   for (size_t d = 0; d < net->domains().size(); ++d) {
-    if (net->domain(d).tier > limit) break;  // domains are in tier order
-    const bool holds = placed.empty() || net->Holds(d, placed);
+    const api::TopologyDomain& domain = net->domain(d);
+    if (domain.tier > limit) break;  // domains are in tier order
+    if (q.within != api::kNone && static_cast<int32_t>(d) != q.within &&
+        (domain.tier >= net->domain(q.within).tier ||
+         !net->Holds(q.within, domain.nodes))) {
+      continue;
+    }
+    const bool holds = q.placed.empty() || net->Holds(d, q.placed);
     plan.rooms.push_back({static_cast<int32_t>(d), room[d], holds});
     if (!holds) continue;
     allowed.push_back(static_cast<int32_t>(d));
@@ -185,6 +221,9 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   }
   std::stable_sort(plan.domains.begin(), plan.domains.end(),
                    [&](int32_t a, int32_t b) {
+                     const bool all_a = room[a] >= q.want;
+                     const bool all_b = room[b] >= q.want;
+                     if (all_a != all_b) return all_a;
                      if (net->domain(a).tier != net->domain(b).tier)
                        return net->domain(a).tier < net->domain(b).tier;
                      return room[a] < room[b];
@@ -198,17 +237,21 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   shown.Set(api::kPods, 0);  // every pod asks for one
   std::string pods = absl::StrCat(need, need == 1 ? " pod" : " pods", " of ",
                                   shown.ToString());
-  if (!placed.empty()) {
-    absl::StrAppend(&pods, " beside the node", placed.size() == 1 ? "" : "s",
+  if (!q.placed.empty()) {
+    absl::StrAppend(&pods, " beside the node", q.placed.size() == 1 ? "" : "s",
                     " its pods already run on");
   }
+  if (q.within != api::kNone) {
+    absl::StrAppend(&pods, " inside ", net->domain(q.within).name,
+                    " (the job's domain)");
+  }
   const std::string rule =
-      absl::StrCat(" (spec.networkTopology ", DescribeConstraint(c), "): ");
+      absl::StrCat(" (", q.field, " ", DescribeConstraint(c), q.whose, "): ");
   if (allowed.empty()) {
-    plan.refusal = absl::StrCat("no network domain up to tier ", limit,
-                                " holds ", pods, rule,
-                                placed.empty() ? "the cluster has none that low"
-                                               : "its pods already span wider");
+    plan.refusal = absl::StrCat(
+        "no network domain up to tier ", limit, " holds ", pods, rule,
+        q.placed.empty() ? "the cluster has none that low"
+                         : "its pods already span wider");
     return plan;
   }
   std::vector<std::string> closest;
@@ -221,6 +264,37 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   plan.refusal = absl::StrCat("no network domain up to tier ", limit, " holds ",
                               pods, rule, absl::StrJoin(closest, ", "));
   return plan;
+}
+
+}  // namespace
+
+DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
+                       const std::vector<api::TaskIndex>& tasks, size_t first) {
+  int64_t need = static_cast<int64_t>(tasks.size() - first);
+  if (!job.RoleMinimumsApply()) {
+    need = std::min<int64_t>(
+        need, std::max<int32_t>(1, job.min_member - job.ReadyCount()));
+  }
+  return PlanFor(
+      s, Request{job.network, tasks, first, need, need, PlacedNodes(s, job),
+                 api::kNone, "spec.networkTopology", ""});
+}
+
+DomainPlan PlanSubGroupDomains(Session& s, const api::JobInfo& job,
+                               int32_t group,
+                               const std::vector<api::TaskIndex>& tasks,
+                               int32_t within) {
+  const int32_t p = job.sub_groups[group].policy;
+  const api::SubGroupPolicy& policy = job.sub_group_policies[p];
+  const int32_t ready = api::SubGroupReady(s.cluster(), job, group, true);
+  const int64_t need = std::min<int64_t>(static_cast<int64_t>(tasks.size()),
+                                         std::max(1, policy.size - ready));
+  return PlanFor(
+      s, Request{policy.network, tasks, 0, need,
+                 static_cast<int64_t>(tasks.size()), PlacedNodes(s, job, group),
+                 within,
+                 absl::StrCat("spec.subGroupPolicy[", p, "].networkTopology"),
+                 absl::StrCat(", sub-group ", api::SubGroupName(job, group))});
 }
 
 std::string NetworkRefusal(Session& s, const api::JobInfo& job) {
@@ -238,20 +312,27 @@ std::string NetworkRefusal(Session& s, const api::JobInfo& job) {
   return PlanDomains(s, job, pending, 0).refusal;
 }
 
-const std::vector<api::NodeIndex>* GrowthDomain(const Session& s,
-                                                const api::JobInfo& job) {
-  if (job.network.mode != NetworkConstraint::Mode::kHard) return nullptr;
+int32_t GrowthDomainOf(const Session& s, const api::JobInfo& job) {
+  if (job.network.mode != NetworkConstraint::Mode::kHard) return api::kNone;
   const api::NetworkTopology* net = s.network();
   std::string why;
-  const int32_t limit = TierLimit(net, job.network, &why);
-  if (why.empty() && limit >= ClusterTier(net)) return nullptr;
-  if (!why.empty()) return &kNowhere;
+  const int32_t limit =
+      TierLimit(net, job.network, "spec.networkTopology", &why);
+  if (!why.empty()) return kNoDomain;
+  if (limit >= ClusterTier(net)) return api::kNone;
   // Pods counted ready but on no node Shoal knows: the domain is chosen
   // as for a gang that starts.
   const std::vector<api::NodeIndex> placed = PlacedNodes(s, job);
-  if (placed.empty()) return nullptr;
-  int32_t d = net->WidestHolding(placed, limit);
-  return d == api::kNone ? &kNowhere : &net->domain(d).nodes;
+  if (placed.empty()) return api::kNone;
+  const int32_t d = net->WidestHolding(placed, limit);
+  return d == api::kNone ? kNoDomain : d;
+}
+
+const std::vector<api::NodeIndex>* GrowthDomain(const Session& s,
+                                                const api::JobInfo& job) {
+  const int32_t d = GrowthDomainOf(s, job);
+  if (d == api::kNone) return nullptr;
+  return d == kNoDomain ? &kNowhere : &s.network()->domain(d).nodes;
 }
 
 }  // namespace shoal::actions

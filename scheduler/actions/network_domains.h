@@ -59,6 +59,25 @@ DomainPlan PlanDomains(framework::Session& s, const api::JobInfo& job,
 // (preempt, reclaim may make room in one domain).
 std::string NetworkRefusal(framework::Session& s, const api::JobInfo& job);
 
+// The sub-group `group` of `job` (api/sub_groups.h), under its policy's
+// networkTopology, inside domain `within` (the job's; kNone: the whole
+// cluster): which domains to try for its pending pods `tasks` (in the
+// order allocate tries them). A sub-group whose policy states no
+// constraint, or whose limit reaches `within`, may go anywhere inside it.
+// A domain with room for all its pending pods comes first, so that the
+// pods beyond its subGroupSize can follow it there.
+DomainPlan PlanSubGroupDomains(framework::Session& s, const api::JobInfo& job,
+                               int32_t group,
+                               const std::vector<api::TaskIndex>& tasks,
+                               int32_t within);
+
+// What GrowthDomainOf answers when no allowed domain holds a job's pods.
+inline constexpr int32_t kNoDomain = -2;
+
+// The domain GrowthDomain stands for: its index, kNone (no restriction)
+// or kNoDomain (an empty set).
+int32_t GrowthDomainOf(const framework::Session& s, const api::JobInfo& job);
+
 // For a job that runs under a hard constraint and grows: the widest domain
 // within its limit that holds every pod it has placed (growth stays
 // inside, as Volcano's does), or nullptr when its limit reaches the whole

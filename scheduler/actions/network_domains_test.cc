@@ -118,6 +118,48 @@ TEST_F(NetworkDomainsTest, AGangWithPodsRunningStaysWhereTheyAre) {
             &s->network()->domain(s->network()->Find("r0")).nodes);
 }
 
+TEST_F(NetworkDomainsTest,
+       ASubGroupLooksInsideTheJobsDomainWhereAllItsPodsFit) {
+  // Sub-group "w/a" (3 pods of 2 cpu, subGroupSize 2, hard tier 1) inside
+  // spine s: r0 has room for 2 (another scheduler's pod on n1), r1 for 4.
+  // Both hold its minimum; r1 also holds its third pod, so it comes first.
+  b_.AddForeignPod("n1", framework::testing::Res({{"cpu", "4"}}));
+  api::JobInfo job;
+  job.name = "j";
+  job.min_member = 2;
+  api::SubGroupPolicy w;
+  w.name = "w";
+  w.size = 2;
+  w.match_label_keys = {"replica"};
+  w.network.mode = api::NetworkConstraint::Mode::kHard;
+  w.network.highest_tier = 1;
+  job.sub_group_policies = {w};
+  api::JobIndex j = b_.AddJob(job);
+  for (int i = 0; i < 3; ++i) {
+    auto p = Pod("j-" + std::to_string(i), {{"cpu", "2"}});
+    p->labels =
+        api::Labels({std::make_pair(std::string("replica"), std::string("a"))});
+    b_.AddTask(p, j);
+  }
+  auto s = Open();
+  const api::NetworkTopology& net = *s->network();
+  ASSERT_EQ(s->job(j).sub_groups.size(), 1u);
+  DomainPlan plan =
+      PlanSubGroupDomains(*s, s->job(j), 0, Pending(*s, j), net.Find("s"));
+  std::vector<std::string> names;
+  for (int32_t d : plan.domains) names.push_back(net.domain(d).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"r1", "r0"}));
+  EXPECT_EQ(plan.need, 2);
+  EXPECT_FALSE(plan.anywhere);
+  // Were its minimum 3, r0 alone could not hold it: refused, by name.
+  s->job(j).sub_group_policies[0].size = 3;
+  plan = PlanSubGroupDomains(*s, s->job(j), 0, Pending(*s, j), net.Find("r0"));
+  EXPECT_EQ(plan.refusal,
+            "no network domain up to tier 1 holds 3 pods of cpu: 2 inside r0 "
+            "(the job's domain) (spec.subGroupPolicy[0].networkTopology mode "
+            "hard, highestTierAllowed 1, sub-group w/a): r0 has room for 2");
+}
+
 TEST_F(NetworkDomainsTest, ALimitNamingAnUnknownTierIsRefusedByName) {
   api::JobInfo job;
   job.name = "named";

@@ -47,17 +47,19 @@ void SortByExpendability(const framework::Session& s,
 namespace {
 
 // How many more of the job's tasks of `role` may be evicted without
-// leaving a running gang below its minMember or the role below its
-// minTaskMember. A job of one pod may go whole, its role's minimum with it
-// (a one-pod Volcano Job carries minTaskMember {worker: 1}, and would
-// otherwise never lend back a thing). This is the scheduler's
-// promise, not a policy: the tiers' answer cannot override it.
+// leaving a running gang below its minMember, the role below its
+// minTaskMember or fewer sub-groups whole than its minSubGroups. A job of one
+// pod may go whole, its role's minimum with it (a one-pod Volcano Job carries
+// minTaskMember {worker: 1}, and would otherwise never lend back a thing). This
+// is the scheduler's promise, not a policy: the tiers' answer cannot override
+// it.
 class GangFloor {
  public:
   explicit GangFloor(const framework::Session& s) : s_(s) {}
 
-  // Takes one of the job's tasks of `role` if the floor allows.
-  bool Take(api::JobIndex j, const std::string& role) {
+  // Takes one of the job's tasks of `role` (in `sub_group`, or kNone) if
+  // the floors allow.
+  bool Take(api::JobIndex j, const std::string& role, int32_t sub_group) {
     const api::JobInfo& job = s_.cluster().jobs[j];
     auto [job_it, fresh] = job_spare_.try_emplace(j, 0);
     if (fresh) {
@@ -83,15 +85,52 @@ class GangFloor {
     }
     if (job_it->second == 0 || (role_spare != nullptr && *role_spare == 0))
       return false;
+    if (!TakeFromSubGroup(j, sub_group)) return false;
     --job_it->second;
     if (role_spare != nullptr) --*role_spare;
     return true;
   }
 
  private:
+  // A job with sub-groups keeps minSubGroups of each policy whole: a pod
+  // beyond its sub-group's subGroupSize may go; one that would break a
+  // whole sub-group only while its policy has whole ones to spare.
+  bool TakeFromSubGroup(api::JobIndex j, int32_t g) {
+    const api::JobInfo& job = s_.cluster().jobs[j];
+    if (g == api::kNone || job.tasks.size() == 1) return true;
+    auto [it, fresh] = group_ready_.try_emplace({j, g}, 0);
+    if (fresh) it->second = api::SubGroupReady(s_.cluster(), job, g);
+    const int32_t p = job.sub_groups[g].policy;
+    const api::SubGroupPolicy& policy = job.sub_group_policies[p];
+    if (it->second > policy.size) {
+      --it->second;
+      return true;
+    }
+    if (it->second < policy.size) {  // already broken: no floor left
+      --it->second;
+      return true;
+    }
+    auto [spare, fresh_policy] = policy_spare_.try_emplace({j, p}, 0);
+    if (fresh_policy) {
+      int32_t whole = 0;
+      for (size_t other = 0; other < job.sub_groups.size(); ++other) {
+        if (job.sub_groups[other].policy == p &&
+            api::SubGroupReady(s_.cluster(), job, other) >= policy.size)
+          ++whole;
+      }
+      spare->second = std::max(0, whole - policy.min_groups);
+    }
+    if (spare->second == 0) return false;
+    --spare->second;
+    --it->second;
+    return true;
+  }
+
   const framework::Session& s_;
   std::map<api::JobIndex, int32_t> job_spare_;
   std::map<std::pair<api::JobIndex, std::string>, int32_t> role_spare_;
+  std::map<std::pair<api::JobIndex, int32_t>, int32_t> group_ready_;
+  std::map<std::pair<api::JobIndex, int32_t>, int32_t> policy_spare_;
 };
 
 // How much more may be taken from each queue without leaving it (or any
@@ -252,7 +291,8 @@ std::optional<Room> FindRoom(
     for (api::TaskIndex v : allowed) {
       if (enough()) break;
       if (!guaranteed.Allows(s.task(v)) ||
-          !floor.Take(s.task(v).job, s.task(v).pod->role)) {
+          !floor.Take(s.task(v).job, s.task(v).pod->role,
+                      s.task(v).sub_group)) {
         continue;
       }
       guaranteed.Take(s.task(v));

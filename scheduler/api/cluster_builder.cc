@@ -110,8 +110,11 @@ ClusterInfo ClusterBuilder::Build() && {
     AddQueue(std::move(root));
   }
   LinkQueueTree(cluster_);
-  for (JobInfo& job : cluster_.jobs)
+  for (JobInfo& job : cluster_.jobs) {
     job.queue_index = cluster_.FindQueue(job.queue);
+    if (!job.sub_group_policies.empty())
+      PartitionSubGroups(cluster_, job.index);
+  }
   return std::move(cluster_);
 }
 

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "scheduler/api/network_topology.h"
 #include "scheduler/api/resource.h"
+#include "scheduler/api/sub_groups.h"
 #include "scheduler/api/task_info.h"
 
 namespace shoal::api {
@@ -49,6 +50,10 @@ struct JobInfo {
   // Written during a session: a hard network constraint kept the gang
   // waiting (no domain within its limit could take it).
   bool waiting_on_network = false;
+  // spec.subGroupPolicy, and the sub-groups its pods form (api/sub_groups.h;
+  // rebuilt whenever the job's pods or PodGroup change).
+  std::vector<SubGroupPolicy> sub_group_policies;
+  std::vector<SubGroup> sub_groups;
   // Pods name this group but no PodGroup object exists (yet).
   bool group_missing = false;
   // The first field of the PodGroup that bears on placement and that

@@ -123,6 +123,8 @@ struct TaskInfo {
   // namespace, rules and labels that any selector in the cluster reads
   // (set by the session; 0 while no pod in the cluster has such rules).
   int32_t topology_class = 0;
+  // Its sub-group in its job (JobInfo::sub_groups), or kNone.
+  int32_t sub_group = kNone;
 
   const Resource& request() const { return pod->request; }
   const PlacementConstraints& placement() const { return *pod->placement; }

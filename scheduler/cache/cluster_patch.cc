@@ -324,6 +324,8 @@ void ClusterPatch::Finish(const NodeSpecs& specs,
         job.priority = std::max(job.priority, cluster_.tasks[t].pod->priority);
       }
     }
+    // Pods came, went or changed labels, or the policies changed.
+    api::PartitionSubGroups(cluster_, j);
   }
 }
 

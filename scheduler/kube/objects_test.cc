@@ -657,6 +657,73 @@ TEST(DecodePodGroupTest, NetworkTopology) {
                                    "highestTierName, so it limits nothing"));
 }
 
+TEST(DecodePodGroupTest, SubGroupPolicy) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "llm"}, {"namespace", "team-a"}}},
+             {"spec", {{"minMember", 4}}}};
+  auto decode = [&](json list, DecodeWarnings* warnings = nullptr) {
+    json o = pg;
+    o["spec"]["subGroupPolicy"] = std::move(list);
+    return kube::DecodePodGroup(o, warnings);
+  };
+  DecodeWarnings warnings;
+  auto job = decode(json::parse(R"([
+      {"name": "worker", "subGroupSize": 2, "minSubGroups": 1,
+       "labelSelector": {"matchLabels": {"role": "worker"}},
+       "matchLabelKeys": ["replica"],
+       "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+       "subGroupWeight": 3},
+      {"name": "ps"}])"),
+                    &warnings);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_EQ(job->sub_group_policies.size(), 2u);
+  const api::SubGroupPolicy& w = job->sub_group_policies[0];
+  EXPECT_EQ(w.name, "worker");
+  EXPECT_EQ(w.size, 2);
+  EXPECT_EQ(w.min_groups, 1);
+  ASSERT_TRUE(w.selector.has_value());
+  EXPECT_TRUE(w.selector->Matches(api::Labels(
+      {std::make_pair(std::string("role"), std::string("worker"))})));
+  EXPECT_FALSE(w.selector->Matches(
+      api::Labels({std::make_pair(std::string("role"), std::string("ps"))})));
+  EXPECT_EQ(w.match_label_keys, std::vector<std::string>{"replica"});
+  EXPECT_EQ(w.network.mode, api::NetworkConstraint::Mode::kHard);
+  EXPECT_EQ(w.network.highest_tier, 1);
+  // Defaults as Volcano's CRD states them.
+  const api::SubGroupPolicy& ps = job->sub_group_policies[1];
+  EXPECT_EQ(ps.size, 1);
+  EXPECT_EQ(ps.min_groups, 0);
+  EXPECT_FALSE(ps.selector.has_value());
+  EXPECT_EQ(ps.network.mode, api::NetworkConstraint::Mode::kNone);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].message,
+            "podgroup team-a/llm: spec.subGroupPolicy[0].subGroupWeight: not "
+            "a field Shoal knows; ignored (said once for every podgroup)");
+  // Bad values are refused by name, with the entry's index.
+  auto error = [&](const char* list) {
+    return std::string(decode(json::parse(list)).status().message());
+  };
+  EXPECT_EQ(error(R"([{"name": "w", "subGroupSize": 0}])"),
+            "podgroup team-a/llm: spec.subGroupPolicy[0].subGroupSize: must be "
+            ">= 1, got 0");
+  EXPECT_EQ(error(R"([{"name": "w"}, {"name": "x", "minSubGroups": -1}])"),
+            "podgroup team-a/llm: spec.subGroupPolicy[1].minSubGroups: must be "
+            ">= 0, got -1");
+  EXPECT_EQ(error(R"([{"name": "w"}, {"name": "w"}])"),
+            "podgroup team-a/llm: spec.subGroupPolicy[1].name: \"w\" is used "
+            "twice");
+  EXPECT_EQ(error(R"([{"name": "w", "matchLabelKeys": "replica"}])"),
+            "podgroup team-a/llm: spec.subGroupPolicy[0].matchLabelKeys: must "
+            "be a list of label keys");
+  EXPECT_EQ(
+      error(R"([{"name": "w", "networkTopology": {"mode": "strict"}}])"),
+      "podgroup team-a/llm: spec.subGroupPolicy[0].networkTopology.mode: must "
+      "be hard or soft, got \"strict\"");
+  EXPECT_EQ(error(R"({"name": "w"})"),
+            "podgroup team-a/llm: spec.subGroupPolicy: must be a list");
+}
+
 TEST(DecodeHyperNodeTest, MembersAndRefusals) {
   json h = json::parse(R"({
     "apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
@@ -718,9 +785,9 @@ TEST(DecodePodGroupTest, SchedulingFieldsShoalDoesNotImplementAreNamed) {
                   : std::make_pair(std::string("?"), std::string());
   };
   EXPECT_EQ(field("subGroupPolicy",
-                  json::array({{{"name", "w"}, {"subGroupSize", 2}}})),
-            std::make_pair(std::string("spec.subGroupPolicy"),
-                           std::string(R"([{"name":"w","subGroupSize":2}])")));
+                  json::array({{{"name", "w"}, {"subGroupSize", 2}}}))
+                .first,
+            "");
   EXPECT_EQ(
       field("networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}})
           .first,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/objects.h"
+#include "scheduler/kube/pod_placement.h"
 #include "scheduler/kube/reader.h"
 
 namespace shoal::kube {
@@ -23,7 +24,19 @@ const SchedulingFields kVolcanoFields = {
         // Network-topology-aware placement (api/network_topology.h).
         {"networkTopology", FieldUse::kHonoured},
         // Sub-groups, each placed together in a domain of its own.
-        {"subGroupPolicy", FieldUse::kNotImplemented},
+        {"subGroupPolicy", FieldUse::kHonoured},
+    }};
+
+// One entry of Volcano's spec.subGroupPolicy.
+const SchedulingFields kSubGroupPolicyFields = {
+    "podgroup",
+    {
+        {"name", FieldUse::kHonoured},
+        {"subGroupSize", FieldUse::kHonoured},
+        {"minSubGroups", FieldUse::kHonoured},
+        {"labelSelector", FieldUse::kHonoured},
+        {"matchLabelKeys", FieldUse::kHonoured},
+        {"networkTopology", FieldUse::kHonoured},
     }};
 
 // scheduler-plugins' coscheduling PodGroupSpec (v1alpha1).
@@ -37,36 +50,33 @@ const SchedulingFields kCoschedulingFields = {
         {"scheduleTimeoutSeconds", FieldUse::kNoEffect},
     }};
 
-// spec.networkTopology: the domain of the network the gang must (hard) or
-// should (soft) fit in.
-absl::StatusOr<api::NetworkConstraint> NetworkTopologyAt(const Reader& r,
-                                                         const json& nt) {
+// spec.networkTopology (or a sub-group policy's, at `path`): the domain
+// of the network the gang must (hard) or should (soft) fit in.
+absl::StatusOr<api::NetworkConstraint> NetworkTopologyAt(
+    const Reader& r, const json& nt,
+    const std::string& path = "spec.networkTopology") {
   api::NetworkConstraint c;
-  if (!nt.is_object())
-    return r.Error("spec.networkTopology", "must be an object");
-  SHOAL_ASSIGN_OR_RETURN(
-      mode, r.String(nt, "mode", "spec.networkTopology.mode", "hard"));
+  if (!nt.is_object()) return r.Error(path, "must be an object");
+  SHOAL_ASSIGN_OR_RETURN(mode, r.String(nt, "mode", path + ".mode", "hard"));
   if (mode == "hard") {
     c.mode = api::NetworkConstraint::Mode::kHard;
   } else if (mode == "soft") {
     c.mode = api::NetworkConstraint::Mode::kSoft;
   } else {
-    return r.Error("spec.networkTopology.mode",
+    return r.Error(path + ".mode",
                    absl::StrCat("must be hard or soft, got \"", mode, "\""));
   }
   const bool has_tier = Reader::Get(nt, "highestTierAllowed") != nullptr;
-  SHOAL_ASSIGN_OR_RETURN(tier,
-                         r.Int(nt, "highestTierAllowed",
-                               "spec.networkTopology.highestTierAllowed", 0));
+  SHOAL_ASSIGN_OR_RETURN(
+      tier, r.Int(nt, "highestTierAllowed", path + ".highestTierAllowed", 0));
   if (has_tier && tier < 0) {
-    return r.Error("spec.networkTopology.highestTierAllowed",
+    return r.Error(path + ".highestTierAllowed",
                    absl::StrCat("must be >= 0, got ", tier));
   }
   SHOAL_ASSIGN_OR_RETURN(
-      tier_name,
-      r.String(nt, "highestTierName", "spec.networkTopology.highestTierName"));
+      tier_name, r.String(nt, "highestTierName", path + ".highestTierName"));
   if (has_tier && !tier_name.empty()) {
-    return r.Error("spec.networkTopology",
+    return r.Error(path,
                    "highestTierAllowed and highestTierName cannot both be set");
   }
   c.highest_tier = static_cast<int32_t>(tier);
@@ -74,13 +84,75 @@ absl::StatusOr<api::NetworkConstraint> NetworkTopologyAt(const Reader& r,
   if (c.mode == api::NetworkConstraint::Mode::kHard && !has_tier &&
       tier_name.empty()) {
     // Volcano reads a hard mode without a tier as no limit at all.
-    r.Warn(
-        "spec.networkTopology: mode hard names neither highestTierAllowed nor "
-        "highestTierName, so it limits nothing (as Volcano reads it); the "
-        "gang is placed as mode soft: inside one domain where one holds it");
+    r.Warn(absl::StrCat(
+        path,
+        ": mode hard names neither highestTierAllowed nor highestTierName, so "
+        "it limits nothing (as Volcano reads it); the pods are placed as mode "
+        "soft: inside one domain where one holds them"));
     c.mode = api::NetworkConstraint::Mode::kSoft;
   }
   return c;
+}
+
+// spec.subGroupPolicy (api/sub_groups.h).
+absl::StatusOr<std::vector<api::SubGroupPolicy>> SubGroupPoliciesAt(
+    const Reader& r, const json& list) {
+  if (!list.is_array()) return r.Error("spec.subGroupPolicy", "must be a list");
+  std::vector<api::SubGroupPolicy> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = absl::StrCat("spec.subGroupPolicy[", i, "]");
+    const json& item = list[i];
+    if (!item.is_object()) return r.Error(path, "must be an object");
+    api::SubGroupPolicy p;
+    SHOAL_ASSIGN_OR_RETURN(name, r.String(item, "name", path + ".name"));
+    p.name = name.empty() ? absl::StrCat(i) : name;
+    for (const api::SubGroupPolicy& before : out) {
+      if (before.name == p.name) {
+        return r.Error(path + ".name",
+                       absl::StrCat("\"", p.name, "\" is used twice"));
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(
+        size, r.Int(item, "subGroupSize", path + ".subGroupSize", 1));
+    if (size < 1) {
+      return r.Error(path + ".subGroupSize",
+                     absl::StrCat("must be >= 1, got ", size));
+    }
+    p.size = static_cast<int32_t>(size);
+    SHOAL_ASSIGN_OR_RETURN(
+        min_groups, r.Int(item, "minSubGroups", path + ".minSubGroups", 0));
+    if (min_groups < 0) {
+      return r.Error(path + ".minSubGroups",
+                     absl::StrCat("must be >= 0, got ", min_groups));
+    }
+    p.min_groups = static_cast<int32_t>(min_groups);
+    if (const json* sel = Reader::Get(item, "labelSelector")) {
+      SHOAL_ASSIGN_OR_RETURN(selector,
+                             LabelSelectorAt(r, sel, path + ".labelSelector"));
+      p.selector = std::move(selector);
+    }
+    if (const json* keys = Reader::Get(item, "matchLabelKeys")) {
+      if (!keys->is_array())
+        return r.Error(path + ".matchLabelKeys",
+                       "must be a list of label keys");
+      for (const json& k : *keys) {
+        if (!k.is_string() || k.get<std::string>().empty()) {
+          return r.Error(
+              path + ".matchLabelKeys",
+              absl::StrCat("must be a list of label keys, got ", keys->dump()));
+        }
+        p.match_label_keys.push_back(k.get<std::string>());
+      }
+    }
+    if (const json* nt = Reader::Get(item, "networkTopology")) {
+      SHOAL_ASSIGN_OR_RETURN(
+          network, NetworkTopologyAt(r, *nt, path + ".networkTopology"));
+      p.network = network;
+    }
+    r.CheckFields(item, path, kSubGroupPolicyFields, nullptr);
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 // KAI-Scheduler's topology annotations, which its pod grouper copies from
@@ -179,6 +251,11 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
     }
   } else if (kai.has_value()) {
     job.network = *kai;
+  }
+  if (const json* sgp =
+          volcano ? Reader::Get(spec, "subGroupPolicy") : nullptr) {
+    SHOAL_ASSIGN_OR_RETURN(policies, SubGroupPoliciesAt(r, *sgp));
+    job.sub_group_policies = std::move(policies);
   }
   if (volcano) {
     SHOAL_ASSIGN_OR_RETURN(queue,

@@ -373,6 +373,17 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
   return obj;
 }
 
+json NetworkTopology(const api::NetworkConstraint& c) {
+  json nt = {{"mode",
+              c.mode == api::NetworkConstraint::Mode::kHard ? "hard" : "soft"}};
+  if (!c.highest_tier_name.empty()) {
+    nt["highestTierName"] = c.highest_tier_name;
+  } else if (c.highest_tier > 0) {
+    nt["highestTierAllowed"] = c.highest_tier;
+  }
+  return nt;
+}
+
 json EncodePodGroup(const api::JobInfo& job) {
   bool volcano = job.source != api::GroupSource::kSchedulerPlugins;
   json meta = Metadata(job.name, job.ns);
@@ -393,16 +404,22 @@ json EncodePodGroup(const api::JobInfo& job) {
   if (volcano) spec["queue"] = job.queue;
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
-  if (job.network.mode != api::NetworkConstraint::Mode::kNone) {
-    json nt = {{"mode", job.network.mode == api::NetworkConstraint::Mode::kHard
-                            ? "hard"
-                            : "soft"}};
-    if (!job.network.highest_tier_name.empty()) {
-      nt["highestTierName"] = job.network.highest_tier_name;
-    } else if (job.network.highest_tier > 0) {
-      nt["highestTierAllowed"] = job.network.highest_tier;
+  if (job.network.mode != api::NetworkConstraint::Mode::kNone)
+    spec["networkTopology"] = NetworkTopology(job.network);
+  if (!job.sub_group_policies.empty()) {
+    json list = json::array();
+    for (const api::SubGroupPolicy& p : job.sub_group_policies) {
+      json item = {{"name", p.name},
+                   {"subGroupSize", p.size},
+                   {"minSubGroups", p.min_groups}};
+      if (p.selector.has_value()) item["labelSelector"] = Selector(*p.selector);
+      if (!p.match_label_keys.empty())
+        item["matchLabelKeys"] = p.match_label_keys;
+      if (p.network.mode != api::NetworkConstraint::Mode::kNone)
+        item["networkTopology"] = NetworkTopology(p.network);
+      list.push_back(std::move(item));
     }
-    spec["networkTopology"] = std::move(nt);
+    spec["subGroupPolicy"] = std::move(list);
   }
   WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);

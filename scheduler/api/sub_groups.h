@@ -1,0 +1,77 @@
+// Sub-groups of a job (Volcano's PodGroup spec.subGroupPolicy): its pods
+// split into smaller gangs, each placed whole and, when its policy says
+// so, inside one network domain of its own, while the job as a whole
+// keeps its own minimum and its own domain.
+//
+// A pod belongs to the first policy whose labelSelector it matches (no
+// selector: every pod) and, under that policy, to the sub-group of the
+// values its labels give the policy's matchLabelKeys (pods missing a key
+// belong to no sub-group of that policy, as in Volcano). A policy without
+// matchLabelKeys cuts its pods into sub-groups of subGroupSize, in order
+// of the pods' names (numbers inside names compared as numbers), where
+// Volcano would leave them ungrouped. Pods of no policy are placed as any
+// pod of the job.
+#ifndef SHOAL_SCHEDULER_API_SUB_GROUPS_H_
+#define SHOAL_SCHEDULER_API_SUB_GROUPS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/api/network_topology.h"
+#include "scheduler/api/pod_affinity.h"
+
+namespace shoal::api {
+
+struct ClusterInfo;
+struct JobInfo;
+
+// One entry of spec.subGroupPolicy.
+struct SubGroupPolicy {
+  std::string name;
+  int32_t size = 1;        // subGroupSize: a sub-group's own gang minimum
+  int32_t min_groups = 0;  // minSubGroups: whole sub-groups the job needs
+  std::optional<LabelSelector> selector;  // labelSelector; none: every pod
+  std::vector<std::string> match_label_keys;
+  NetworkConstraint network;
+  bool operator==(const SubGroupPolicy& o) const {
+    return name == o.name && size == o.size && min_groups == o.min_groups &&
+           selector == o.selector && match_label_keys == o.match_label_keys &&
+           network == o.network;
+  }
+};
+
+struct SubGroup {
+  int32_t policy = kNone;  // index in JobInfo::sub_group_policies
+  // The values of the policy's matchLabelKeys joined by "-", or, for a
+  // policy without keys, the sub-group's number.
+  std::string key;
+};
+
+// Assigns each task of job `j` its sub-group (TaskInfo::sub_group) and
+// rebuilds the job's sub_groups, in policy order, then key order.
+void PartitionSubGroups(ClusterInfo& c, JobIndex j);
+
+// "worker/3": the sub-group as messages name it.
+std::string SubGroupName(const JobInfo& job, int32_t group);
+
+// The tasks of sub-group `group` that are placed or done (Allocated,
+// Binding, Bound, Running, Succeeded), plus pipelined ones when
+// `with_pipelined`.
+int32_t SubGroupReady(const ClusterInfo& c, const JobInfo& job, int32_t group,
+                      bool with_pipelined = false);
+
+// Why the job's sub-groups do not let it start (minSubGroups of some
+// policy not met by whole sub-groups), or "" when they do. Counts
+// pipelined tasks when `with_pipelined`.
+std::string SubGroupsShort(const ClusterInfo& c, const JobInfo& job,
+                           bool with_pipelined = false);
+
+// Why the job can never start as its pods stand (a policy with fewer
+// sub-groups than its minSubGroups), or "".
+std::string SubGroupsTooFew(const JobInfo& job);
+
+}  // namespace shoal::api
+
+#endif  // SHOAL_SCHEDULER_API_SUB_GROUPS_H_
