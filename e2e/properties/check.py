@@ -129,6 +129,8 @@ UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread
 # description it is not judged.
 NETWORK_HARD_NO_DOMAIN = ("network (hard): no domain within the gang's limit holds its "
                           "minimum with the pods it already has (oracle)")
+SUB_GROUPS_UNJUDGED = ("sub-groups: waiting jobs with sub-groups (their sub-groups' domains are "
+                       "not modelled; liveness not judged)")
 NETWORK_UNJUDGED = ("network (hard): faulty network description or a limit the oracle cannot "
                     "read; not judged")
 # The stated rules that may keep a fitting gang waiting: (label, phrase in
@@ -748,12 +750,18 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
     start = dict(where)
     net = network_rules.Network(snapshot["items"])
     constraints = network_rules.network_constraints(model)
+    # Jobs with sub-groups are judged by their own rules (check_sub_groups)
+    # and left out of those that do not know sub-groups (a soft gang's one
+    # domain, liveness).
+    sub_grouped = network_rules.sub_group_policies(model)
+    constraints_whole = {g: nt for g, nt in constraints.items() if g not in sub_grouped}
     hard_judged = set()
     deleted = set()
     replayed = set()
     last_evicted = []
     cycles = report.get("cycles", [])
     for c, cycle in enumerate(cycles, 1):
+        before = dict(where)
         binds = []
         for b in cycle.get("binds", []):
             k, n = b["pod"], b["node"]
@@ -794,6 +802,10 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
         out += check_queues(model, c, binds, where,
                             [(e["pod"], e.get("reason")) for e in cycle.get("evictions", [])],
                             capacity, queue_plugin, reclaim_reasons)
+        if sub_grouped:
+            out += network_rules.check_sub_groups(
+                model, net, sub_grouped, c, [k for k, _ in binds],
+                {x: m for x, m in where.items() if x not in victims}, before)
         if constraints:
             out += network_rules.check_network_hard(model, net, constraints, c, [k for k, _ in binds],
                                       {x: m for x, m in where.items() if x not in victims},
@@ -844,6 +856,9 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
         # A gang under a hard network constraint must fit one domain within
         # its limit that holds the pods it already has (room elsewhere is
         # none of its).
+        if g in sub_grouped:
+            excuses[SUB_GROUPS_UNJUDGED] += 1
+            continue
         domains = network_rules.network_live_domains(model, net, constraints, g, where) if constraints else None
         if domains is False:
             excuses[NETWORK_UNJUDGED] += 1
@@ -878,7 +893,8 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                                         msg if msg is not None else "<not listed>",
                                         unconfirmed)))
     if constraints:
-        out += network_rules.check_network_soft(model, net, constraints, cycles, start, excuses, reservation)
+        out += network_rules.check_network_soft(model, net, constraints_whole, cycles, start, excuses,
+                                                reservation)
         excuses["network: hard gangs with pods bound (judged by network-hard)"] += len(
             hard_judged)
     if reclaim and (capacity or proportion):

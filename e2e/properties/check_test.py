@@ -1295,6 +1295,43 @@ class NetworkReadingTest(unittest.TestCase):
         self.assertEqual(net.holder({"n0"}, 1), ("the whole cluster", 1))
 
 
+def sub_grouped(name, replicas, min_member, size, min_groups, **nt):
+    """A PodGroup of `replicas` sub-groups of two pods (label
+    SUB_GROUP_LABEL), subGroupSize `size`, minSubGroups `min_groups`, its
+    sub-groups' networkTopology `nt`."""
+    items = gang(name, 2 * replicas, min_member)
+    policy = {"name": "replica", "matchLabelKeys": [generate.SUB_GROUP_LABEL],
+              "subGroupSize": size, "minSubGroups": min_groups}
+    if nt:
+        policy["networkTopology"] = nt
+    items[0]["spec"]["subGroupPolicy"] = [policy]
+    for i, p in enumerate(items[1:]):
+        p["metadata"].setdefault("labels", {})[generate.SUB_GROUP_LABEL] = str(i // 2)
+    return items
+
+
+class SubGroupTest(unittest.TestCase):
+    def test_each_sub_group_inside_one_rack(self):
+        s = fabric(*sub_grouped("g", 2, 4, 2, 2, mode="hard", highestTierAllowed=1))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n1"),
+                                              ("ns/g-2", "n2"), ("ns/g-3", "n3")]}))
+        self.assertEqual(v, [])
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n2"),
+                                              ("ns/g-2", "n1"), ("ns/g-3", "n3")]}))
+        self.assertEqual(kinds(v), ["network-sub-group-hard"])
+        self.assertIn("sub-group replica/0 has pods on n0, n2", str(v[0]))
+
+    def test_a_job_starts_with_its_min_sub_groups_whole(self):
+        s = fabric(*sub_grouped("g", 2, 2, 2, 2))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-2", "n1")]}))
+        self.assertEqual(kinds(v), ["sub-group-minimum"])
+        self.assertIn("started with 0 whole sub-group(s) of policy replica, minSubGroups is 2",
+                      str(v[0]))
+        v, _ = net_check(s, report({"binds": [("ns/g-0", "n0"), ("ns/g-1", "n0"),
+                                              ("ns/g-2", "n1"), ("ns/g-3", "n1")]}))
+        self.assertEqual(v, [])
+
+
 class NetworkHardTest(unittest.TestCase):
     def test_gang_across_two_racks_under_tier_one_fails(self):
         s = fabric(*gang("g", 2, 2, mode="hard", highestTierAllowed=1))
@@ -1500,8 +1537,9 @@ class GeneratedNetworkTest(unittest.TestCase):
     def test_network_seeds_keep_the_rest_of_the_seed(self):
         # The network draws from its own stream: with it or without it a
         # seed's other objects are the same, but for the HyperNodes, the
-        # label they select nodes by, spare nodes and spec.networkTopology.
-        changed = spare = 0
+        # label they select nodes by, spare nodes, spec.networkTopology and
+        # sub-groups (spec.subGroupPolicy, the label that forms them).
+        changed = spare = grouped = 0
         for seed in range(60):
             a = generate.generate(seed, networks=False)["items"]
             b = generate.generate(seed)["items"]
@@ -1512,11 +1550,18 @@ class GeneratedNetworkTest(unittest.TestCase):
             spare += bool(extra)
             b = [o for o in b if o["kind"] != "HyperNode" and o not in extra]
             for o in b:
-                o["metadata"].get("labels", {}).pop(generate.NETWORK_LABEL, None)
+                labels = o["metadata"].get("labels", {})
+                labels.pop(generate.NETWORK_LABEL, None)
+                labels.pop(generate.SUB_GROUP_LABEL, None)
+                if "labels" in o["metadata"] and not labels:
+                    # A pod that had no labels but the sub-group's.
+                    del o["metadata"]["labels"]
                 if o["kind"] == "PodGroup":
                     changed += o["spec"].pop("networkTopology", None) is not None
+                    grouped += o["spec"].pop("subGroupPolicy", None) is not None
             self.assertEqual(a, b, seed)
         self.assertGreater(changed, 5)
+        self.assertGreater(grouped, 3)
         self.assertGreater(spare, 3)
 
 

@@ -31,7 +31,8 @@ describe 2-4 tiers of racks, spines and wider domains over the nodes
 (members by exact name, pattern or label), sometimes with spare empty
 nodes added and, one network in twenty, a fault (a node in two racks, a
 rack under two spines, a member that does not exist); about three
-PodGroups in ten get spec.networkTopology, hard or soft. The same seed
+PodGroups in ten get spec.networkTopology, hard or soft, and about one
+in six of two pods or more a spec.subGroupPolicy (_sub_groups). The same seed
 gives a byte-identical file (`dumps(generate(seed))`).
 
     python3 e2e/properties/generate.py SEED [OUT.json]
@@ -1044,7 +1045,54 @@ def _network(nrng, items, nodes):
                 {"type": "HyperNode", "selector": {"exactMatch": {"name": "rack-missing"}}})
     at = max(i for i, o in enumerate(items) if o["kind"] == "Node") + 1
     items[at:at] = spare + hypernodes
+    _sub_groups(nrng, items, tiers, tier_names)
     return fault
+
+
+SUB_GROUP_LABEL = "example.com/replica"
+
+
+def _sub_groups(nrng, items, tiers, tier_names):
+    """About one PodGroup in six of two pods or more gets a
+    spec.subGroupPolicy: its pods labelled SUB_GROUP_LABEL 0..k-1 in turn
+    (a pod in five left without the label: in no sub-group), sub-groups of
+    subGroupSize 1..their size, minSubGroups 0..k, each hard or soft
+    within a random tier, or without a constraint."""
+    pods = collections.defaultdict(list)
+    for o in items:
+        g = (o["metadata"].get("annotations") or {}).get(GROUP_ANNOTATION)
+        if o["kind"] == "Pod" and g:
+            pods[(o["metadata"]["namespace"], g)].append(o)
+    for pg in items:
+        if pg["kind"] != "PodGroup" or pg["metadata"]["name"].startswith("pg-hog"):
+            continue
+        members = pods.get((pg["metadata"]["namespace"], pg["metadata"]["name"]), [])
+        if len(members) < 2 or nrng.random() >= 1 / 6:
+            continue
+        k = nrng.randint(1, min(3, len(members)))
+        sizes = collections.Counter()
+        for i, o in enumerate(members):
+            if nrng.random() < 0.2:
+                continue
+            o["metadata"].setdefault("labels", {})[SUB_GROUP_LABEL] = str(i % k)
+            sizes[i % k] += 1
+        if not sizes:
+            continue
+        policy = {"name": "replica", "matchLabelKeys": [SUB_GROUP_LABEL],
+                  "subGroupSize": nrng.randint(1, max(1, min(sizes.values()))),
+                  "minSubGroups": nrng.randint(0, len(sizes))}
+        r = nrng.random()
+        if r < 0.5:
+            tier = nrng.randint(1, tiers)
+            nt = {"mode": "hard"}
+            if tier_names[tier - 1] and nrng.random() < 0.3:
+                nt["highestTierName"] = tier_names[tier - 1]
+            else:
+                nt["highestTierAllowed"] = tier
+            policy["networkTopology"] = nt
+        elif r < 0.75:
+            policy["networkTopology"] = {"mode": "soft"}
+        pg["spec"]["subGroupPolicy"] = [policy]
 
 
 def generate(seed, queue_trees=True, networks=True):

@@ -206,6 +206,77 @@ def check_network_hard(model, net, constraints, c, bound, lo, judged):
     return out
 
 
+def sub_group_policies(model):
+    """{group: spec.subGroupPolicy} of the PodGroups that have one."""
+    out = {}
+    for g, info in model.groups.items():
+        sgp = ((info["obj"] or {}).get("spec") or {}).get("subGroupPolicy")
+        if isinstance(sgp, list) and sgp:
+            out[g] = sgp
+    return out
+
+
+def _sub_group_of(policies, labels):
+    """(policy index, key) of the sub-group a pod with `labels` is in, by
+    the generator's policies (matchLabelKeys, no selector), or None."""
+    for i, p in enumerate(policies):
+        values = [labels.get(k) for k in p.get("matchLabelKeys") or []]
+        if values and all(values):
+            return (i, "-".join(values))
+    return None
+
+
+def check_sub_groups(model, net, sub_grouped, c, bound, lo, before):
+    """After cycle `c`, for each job with sub-groups that had pods bound:
+    network-sub-group-hard: every sub-group whose policy is hard, and that
+    had pods bound in the cycle, has all its placed pods (`lo`) inside one
+    domain of tier <= its policy's limit; sub-group-minimum: a job that
+    started in the cycle (nothing placed before, `before`) has at least
+    minSubGroups whole sub-groups (subGroupSize pods placed) of each
+    policy."""
+    out = []
+    bound = set(bound)
+    for g in sorted(sub_grouped):
+        policies = sub_grouped[g]
+        pods = model.groups[g]["pods"]
+        new = [k for k in pods if k in bound and k in lo]
+        if not new:
+            continue
+        groups = collections.defaultdict(list)
+        for k in pods:
+            labels = (model.pods[k]["metadata"].get("labels") or {})
+            sg = _sub_group_of(policies, labels)
+            if sg is not None:
+                groups[sg].append(k)
+        for (i, key), members in sorted(groups.items()):
+            nt = policies[i].get("networkTopology")
+            if not nt or nt.get("mode", "hard") != "hard" or not any(k in bound for k in members):
+                continue
+            limit = net.limit(nt)
+            if limit is None:
+                continue
+            nodes = {lo[k] for k in members if k in lo}
+            if nodes and net.holder(nodes, limit) is None:
+                out.append(Violation(
+                    "network-sub-group-hard", g,
+                    "after cycle %d: sub-group %s/%s has pods on %s, which no one domain of "
+                    "tier <= %d holds (spec.subGroupPolicy[%d].networkTopology %s)" % (
+                        c, policies[i].get("name"), key, ", ".join(sorted(nodes)), limit, i,
+                        _describe_nt(nt))))
+        if any(k in before for k in pods):
+            continue
+        for i, p in enumerate(policies):
+            size = p.get("subGroupSize", 1)
+            whole = sum(1 for (pi, _), members in groups.items()
+                        if pi == i and sum(1 for k in members if k in lo) >= size)
+            if whole < p.get("minSubGroups", 0):
+                out.append(Violation(
+                    "sub-group-minimum", g,
+                    "after cycle %d: the job started with %d whole sub-group(s) of policy %s, "
+                    "minSubGroups is %d" % (c, whole, p.get("name"), p.get("minSubGroups", 0))))
+    return out
+
+
 def network_live_domains(model, net, constraints, g, where):
     """For the liveness check: None when gang g has no hard constraint (judge
     it as any gang); False when the oracle does not judge it (a faulty

@@ -1,8 +1,10 @@
 #include "scheduler/actions/backfill.h"
 
+#include "scheduler/actions/job_cursor.h"
 #include "scheduler/actions/network_domains.h"
 #include "scheduler/actions/node_picker.h"
 #include "scheduler/actions/pending_jobs.h"
+#include "scheduler/actions/sub_group_placement.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 
@@ -32,6 +34,19 @@ class Backfill : public framework::Action {
     });
     for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
       api::JobInfo& job = s.job(j);
+      if (!job.sub_groups.empty()) {
+        // Each sub-group's pods in a domain of its own, as allocate's.
+        NodePicker::Spares spares;
+        JobCursor cursor(s, spares);
+        for (api::TaskIndex t : job.tasks) {
+          const api::TaskInfo& task = s.task(t);
+          if (task.status == api::TaskStatus::kPending && task.best_effort())
+            cursor.tasks.push_back(t);
+        }
+        while (PlaceBySubGroups(s, j, cursor)) {
+        }
+        continue;
+      }
       NodePicker picker(s);
       // A job under a hard network constraint stays in its domain, or,
       // with nothing placed yet, tries the domains allocate would.

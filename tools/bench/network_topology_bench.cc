@@ -11,17 +11,18 @@
 // one), 8 spines of 16 racks (tier 2), one block holding the spines (tier
 // 3). 50,000 pending pods of 4 cpu and 16Gi in 1,000 gangs of 50
 // (minMember 50): half hard at tier 1 (inside one rack), a quarter soft, a
-// quarter hard at tier 2 (inside one spine; the sub-group gangs,
-// which Shoal does not place yet, stand here as a second hard tier). A
-// rack holds 512 such pods, so ten gangs of 50, and the cluster 65,536:
+// quarter hard at tier 2 (inside one spine) made of two sub-groups of 25
+// (subGroupPolicy by label replica, each hard at tier 1, minSubGroups 2).
+// A rack holds 512 such pods, so ten gangs of 50, and the cluster 65,536:
 // every gang fits, racks fill up one after another.
 //
 // BM_NetworkTopologyCycle/unconstrained runs the same gangs without a
 // constraint, for the cost of the domain search.
 //
-// Counters: binds of the cycle; gangs placed across more than one rack
-// (racks_spanned_by_hard_gangs must be 0 for tier-1 gangs).
+// Counters: binds of the cycle; tier-1 gangs and sub-groups placed across
+// more than one rack (racks_spanned_by_hard_gangs, must be 0).
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -80,11 +81,23 @@ void BuildCluster(bool constrained, cache::Cache& cache) {
     UniformJob job{"default", absl::StrCat("gang-", g), kGangPods, kGangPods,
                    pod,       start + absl::Seconds(g)};
     if (constrained) {
-      // Half hard tier 1, a quarter soft, a quarter hard tier 2.
+      // Half hard tier 1, a quarter soft, a quarter hard tier 2 in two
+      // sub-groups hard at tier 1.
       const int kind = g % 4;
       job.network.mode = kind == 2 ? api::NetworkConstraint::Mode::kSoft
                                    : api::NetworkConstraint::Mode::kHard;
       job.network.highest_tier = kind == 3 ? 2 : 1;
+      if (kind == 3) {
+        api::SubGroupPolicy replica;
+        replica.name = "replica";
+        replica.size = kGangPods / 2;
+        replica.min_groups = 2;
+        replica.match_label_keys = {"replica"};
+        replica.network.mode = api::NetworkConstraint::Mode::kHard;
+        replica.network.highest_tier = 1;
+        job.sub_group_policies = {replica};
+        job.replicas = 2;
+      }
     }
     AddUniformJob(
         job, [](int) { return std::string(); }, cache);
@@ -113,12 +126,17 @@ void BM_NetworkTopologyCycle(benchmark::State& state, bool constrained) {
         framework::RunCycle(cache.Snapshot(), *policy);
     state.PauseTiming();
     binds = out.binds.size();
-    // Tier-1 gangs spread over more than one rack (must be none).
+    // Tier-1 gangs and sub-groups spread over more than one rack (must be
+    // none).
     std::vector<std::set<int>> racks(out.cluster.jobs.size());
+    std::map<std::pair<api::JobIndex, int32_t>, std::set<int>> group_racks;
     for (const auto& b : out.binds) {
       const api::TaskInfo& t = out.cluster.tasks[b.task];
       const std::string& node = out.cluster.nodes[b.node].name();
-      racks[t.job].insert(std::stoi(node.substr(5)) / kNodesPerRack);
+      const int rack = std::stoi(node.substr(5)) / kNodesPerRack;
+      racks[t.job].insert(rack);
+      if (t.sub_group != api::kNone)
+        group_racks[{t.job, t.sub_group}].insert(rack);
     }
     spanning = 0;
     for (size_t j = 0; j < racks.size(); ++j) {
@@ -127,6 +145,7 @@ void BM_NetworkTopologyCycle(benchmark::State& state, bool constrained) {
           c.highest_tier == 1 && racks[j].size() > 1)
         ++spanning;
     }
+    for (const auto& [group, in] : group_racks) spanning += in.size() > 1;
     benchmark::DoNotOptimize(out);
     state.ResumeTiming();
   }

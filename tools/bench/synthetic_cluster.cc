@@ -167,6 +167,7 @@ void AddUniformJob(const UniformJob& spec,
   job.created = spec.created;
   job.phase = spec.phase;
   job.network = spec.network;
+  job.sub_group_policies = spec.sub_group_policies;
   cache.UpsertPodGroup(job);
   for (int p = 0; p < spec.pods; ++p) {
     auto pod = std::make_shared<api::PodInfo>();
@@ -178,6 +179,11 @@ void AddUniformJob(const UniformJob& spec,
     pod->created = spec.created;
     pod->request = spec.request;
     pod->placement = *any;
+    if (spec.replicas > 0) {
+      pod->labels =
+          api::Labels({{std::string("replica"),
+                        absl::StrCat(p * spec.replicas / spec.pods)}});
+    }
     pod->node_name = node_of(p);
     if (!pod->node_name.empty()) pod->status = api::TaskStatus::kRunning;
     cache.UpsertPod(std::move(pod), true);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "scheduler/cache/cache.h"
@@ -55,6 +56,10 @@ struct UniformJob {
   absl::Time created;
   api::PodGroupPhase phase = api::PodGroupPhase::kPending;
   api::NetworkConstraint network;
+  // spec.subGroupPolicy; with `replicas` > 0 the pods are labelled
+  // replica=0..replicas-1 in equal runs, for policies keyed on it.
+  std::vector<api::SubGroupPolicy> sub_group_policies;
+  int replicas = 0;
 };
 void AddUniformJob(const UniformJob& spec,
                    const std::function<std::string(int pod)>& node_of,
