@@ -129,7 +129,7 @@ UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread
 # description it is not judged.
 NETWORK_HARD_NO_DOMAIN = ("network (hard): no domain within the gang's limit holds its "
                           "minimum with the pods it already has (oracle)")
-SUB_GROUPS_UNJUDGED = ("sub-groups: waiting jobs with sub-groups (their sub-groups' domains are "
+SUB_GROUPS_UNJUDGED = ("network: jobs with sub-groups left waiting (sub-groups' domains are "
                        "not modelled; liveness not judged)")
 NETWORK_UNJUDGED = ("network (hard): faulty network description or a limit the oracle cannot "
                     "read; not judged")
@@ -170,7 +170,7 @@ KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-evicti
          "partial-gang", "selector", "taint", "cordoned", "pod-affinity", "pod-anti-affinity",
          "topology-spread", "queue-capability", "queue-tree", "reclaim-guarantee",
          "reclaim-deserved", "reclaim-liveness", "network-hard", "network-soft-one-domain",
-         "idle-fitting-gang"]
+         "network-sub-group-hard", "sub-group-minimum", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -756,6 +756,7 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
     sub_grouped = network_rules.sub_group_policies(model)
     constraints_whole = {g: nt for g, nt in constraints.items() if g not in sub_grouped}
     hard_judged = set()
+    sub_judged = set()
     deleted = set()
     replayed = set()
     last_evicted = []
@@ -805,7 +806,7 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
         if sub_grouped:
             out += network_rules.check_sub_groups(
                 model, net, sub_grouped, c, [k for k, _ in binds],
-                {x: m for x, m in where.items() if x not in victims}, before)
+                {x: m for x, m in where.items() if x not in victims}, before, sub_judged)
         if constraints:
             out += network_rules.check_network_hard(model, net, constraints, c, [k for k, _ in binds],
                                       {x: m for x, m in where.items() if x not in victims},
@@ -897,6 +898,9 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                                                 reservation)
         excuses["network: hard gangs with pods bound (judged by network-hard)"] += len(
             hard_judged)
+    if sub_grouped:
+        excuses["network: jobs with sub-groups with pods bound (judged by network-sub-group-hard, "
+                "sub-group-minimum)"] += len(sub_judged)
     if reclaim and (capacity or proportion):
         from reclaim_liveness import check_reclaim_liveness  # it imports this file
         out += check_reclaim_liveness(model, where, replayed, deleted, final, excuses,

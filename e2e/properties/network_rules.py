@@ -226,14 +226,14 @@ def _sub_group_of(policies, labels):
     return None
 
 
-def check_sub_groups(model, net, sub_grouped, c, bound, lo, before):
+def check_sub_groups(model, net, sub_grouped, c, bound, lo, before, judged):
     """After cycle `c`, for each job with sub-groups that had pods bound:
     network-sub-group-hard: every sub-group whose policy is hard, and that
     had pods bound in the cycle, has all its placed pods (`lo`) inside one
     domain of tier <= its policy's limit; sub-group-minimum: a job that
     started in the cycle (nothing placed before, `before`) has at least
     minSubGroups whole sub-groups (subGroupSize pods placed) of each
-    policy."""
+    policy. Jobs judged are added to `judged`."""
     out = []
     bound = set(bound)
     for g in sorted(sub_grouped):
@@ -242,6 +242,7 @@ def check_sub_groups(model, net, sub_grouped, c, bound, lo, before):
         new = [k for k in pods if k in bound and k in lo]
         if not new:
             continue
+        judged.add(g)
         groups = collections.defaultdict(list)
         for k in pods:
             labels = (model.pods[k]["metadata"].get("labels") or {})
