@@ -175,7 +175,7 @@ expect_has "malformed snapshot says so" "$(cat $TMP/err)" "malformed YAML"
 { cat $SNAP; printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ml-team}\n'; } > $TMP/extra.yaml
 out=$($BIN --snapshot=$TMP/extra.yaml --output=json 2>$TMP/err); rc=$?
 expect_eq "unknown kind still runs" "$rc" 0
-expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, HyperNode, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass and CSINode"
+expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, HyperNode, Workload, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass and CSINode"
 
 # --- Flags.
 $BIN --snapshot=$SNAP --output=yaml >/dev/null 2>$TMP/err; rc=$?
@@ -290,6 +290,17 @@ expect_has "replica a in rack2, replica b in rack3" "$out" '"binds":[{"pod":"tea
 expect_has "too few sub-groups named" "$out" '"name":"team/odd","phase":"Inqueue","scheduled":0,"minMember":4,"message":"not enough sub-groups for the gang: its pods form 2 sub-groups of policy replica, spec.subGroupPolicy[0].minSubGroups is 3"'
 expect_eq "sub-groups read without a word" "$(cat $TMP/err)" ""
 
+# --- Kubernetes' own gangs (Workload, spec.workloadRef): never half a gang.
+out=$($BIN --snapshot=./e2e/snapshots/workload-gangs.yaml 2>$TMP/err)
+expect_has "a gang short of pods waits, naming its minimum" "$out" "ml/train/workers   default   Inqueue   0           4           not enough pods for the gang: 2 exist, the Workload's podGroups[].policy.gang.minCount is 4"
+expect_has "basic pods bound" "$out" "ml/serve-1    n0"
+expect_has "each replica key a gang of its own" "$out" "ml/tune/trials/1   default   Running   2           2           -"
+expect_has "a missing Workload named" "$out" "workload ml/ghost does not exist; the pods that name it (spec.workloadRef) wait until it is created"
+expect_has "a missing podGroup named" "$out" "workload ml/serve has no podGroup \"replica\" (spec.podGroups names replicas); the pods that name it wait until it does"
+expect_has "two gangs refused" "$out" "pod ml/both-0 names two gangs: podgroup pg and workload train podGroup workers (spec.workloadRef); it waits until it names one"
+expect_eq "six bound" "$(echo "$out" | head -1)" "Cycle 1: 6 bound, 0 evicted"
+expect_eq "workloads read without a word" "$(cat $TMP/err)" ""
+
 # What a network description leaves out is said, once per tree.
 $BIN --snapshot=./e2e/snapshots/network-topology-faulty.yaml --cycles=2 --output=json >/dev/null 2>$TMP/err
 expect_has "missing member named" "$(cat $TMP/err)" "network topology: hypernode r1: spec.members[1]: node n9 does not exist; it is left out"
@@ -299,7 +310,7 @@ expect_eq "said once in two cycles" "$(grep -c 'does not exist' $TMP/err)" 1
 # --- Fields Shoal does not implement yet are named, never dropped.
 out=$($BIN --snapshot=./e2e/snapshots/unimplemented-fields.yaml 2>$TMP/err)
 expect_has "a gang of sub-groups of one is placed" "$out" "team/llm    default   Running   2           2           -"
-expect_has "pod field holds the pod" "$out" "pod team/lone uses spec.workloadRef, which Shoal does not implement yet; it waits rather than be placed as if that were absent"
+expect_has "pod field holds the pod" "$out" "pod team/lone uses spec.resources, which Shoal does not implement yet; it waits rather than be placed as if that were absent"
 expect_eq "only the gang bound" "$(echo "$out" | head -1)" "Cycle 1: 2 bound, 0 evicted"
 expect_has "queue field warned" "$(cat $TMP/err)" "unimplemented-fields.yaml:13: queue default: spec.dequeueStrategy: \"fifo\": Shoal does not implement it yet; the queue is scheduled as if it were absent"
 expect_has "unknown field warned" "$(cat $TMP/err)" "podgroup team/llm: spec.minMembers: not a field Shoal knows; ignored (said once for every podgroup)"

@@ -40,11 +40,6 @@ ALL = "all bound"            # every pod of the gang bound
 NONE = "none bound"          # no pod bound, in any cycle
 ADMITTED = "admitted"        # no pods yet: phase Inqueue, so its controller creates them
 NOT_ADMITTED = "not admitted"  # phase Pending, no pod bound (where admission is by resources)
-# Kubernetes' own gang API (Workload, scheduling.k8s.io PodGroup, a pod's
-# spec.schedulingGroup) is not implemented yet (issue 21): until it is, every
-# pod of such a gang waits, naming the field, and none is bound.
-WAITS_FOR_WORKLOAD_API = "waits for the Workload API"
-WORKLOAD_FIELD = "spec.schedulingGroup"
 
 # What a client's gang must come to: its PodGroup (namespace/name), the Queue
 # the client named (Shoal's "default" when the API has no queue), the
@@ -91,12 +86,13 @@ EXPECTED = {
              2000001000, NOT_ADMITTED),
         Gang("spark-jobs/spark-191022f724175b7f9b72fec905e0f7fa-podgroup", "spark", 1000, ALL),
     ],
-    # Departure until issue 21: the gangs JobSet's documentation builds are
-    # Kubernetes' own (Workload API), which Shoal does not read yet; their
-    # pods wait by name instead of running as lone pods (half a gang).
+    # Kubernetes' own gang API (Workload and scheduling.k8s.io/v1alpha2
+    # PodGroups, pods joining by spec.schedulingGroup), as JobSet's
+    # documentation builds it: by priority train-small first; under the
+    # reservation plugin train-big, which has waited longest.
     "jobset.yaml": [
-        Gang("default/train-small-workers", "default", 100000, WAITS_FOR_WORKLOAD_API),
-        Gang("default/train-big-workers", "default", 1, WAITS_FOR_WORKLOAD_API),
+        Gang("default/train-small-workers", "default", 100000, ALL, NONE),
+        Gang("default/train-big-workers", "default", 1, NONE, ALL),
     ],
     "lws-volcano.yaml": [
         Gang("inference/vllm-multihost-0-7c9d8f6b5", "inference", 1000, ALL, NONE),
@@ -240,9 +236,6 @@ class ClientsTest(unittest.TestCase):
         said = (" Shoal says: %r" % last["message"]) if last and last["message"] else ""
         problems = []
 
-        if outcome == WAITS_FOR_WORKLOAD_API:
-            self.check_waits_for_workload_api(where, report, pod_keys)
-            return
         if last is None:
             problems.append("the replay reports no job %s: Shoal did not take the PodGroup "
                             "as a gang" % g.podgroup)
@@ -292,18 +285,6 @@ class ClientsTest(unittest.TestCase):
 
         if problems:
             self.fail("%s: %s" % (where, "; ".join(problems)))
-
-    def check_waits_for_workload_api(self, where, report, pod_keys):
-        bound = {b["pod"] for c in report["cycles"] for b in c["binds"]} & pod_keys
-        if bound:
-            self.fail("%s: %s got bound, as lone pods: part of a gang"
-                      % (where, ", ".join(sorted(bound))))
-        last = {pg["name"]: pg for pg in report["cycles"][-1]["podGroups"]}
-        for pod in sorted(pod_keys):
-            said = last.get(pod, {}).get("message", "")
-            if WORKLOAD_FIELD not in said:
-                self.fail("%s: pod %s waits without naming %s: %r"
-                          % (where, pod, WORKLOAD_FIELD, said))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,18 @@ std::map<std::string, int32_t> CountByRole(const Session& s,
   return counts;
 }
 
+// Where the job's minimum is written, in its own API's words.
+const char* MinimumField(const api::JobInfo& job) {
+  switch (job.source) {
+    case api::GroupSource::kWorkload:
+      return "the Workload's podGroups[].policy.gang.minCount";
+    case api::GroupSource::kKubePodGroup:
+      return "spec.schedulingPolicy.gang.minCount";
+    default:
+      return "spec.minMember";
+  }
+}
+
 bool Valid(api::TaskStatus s) {
   return s != api::TaskStatus::kFailed && s != api::TaskStatus::kReleasing;
 }
@@ -81,8 +93,9 @@ class Gang : public framework::Plugin {
     s.Register<framework::JobValid>([&s](const api::JobInfo& job,
                                          std::string* why) {
       if (job.ValidCount() < job.min_member) {
-        *why = absl::StrCat("not enough pods for the gang: ", job.ValidCount(),
-                            " exist, spec.minMember is ", job.min_member);
+        *why =
+            absl::StrCat("not enough pods for the gang: ", job.ValidCount(),
+                         " exist, ", MinimumField(job), " is ", job.min_member);
         return false;
       }
       if (std::string few = api::SubGroupsTooFew(job); !few.empty()) {

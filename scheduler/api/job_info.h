@@ -24,6 +24,8 @@ const char* PodGroupPhaseName(PodGroupPhase p);
 enum class GroupSource {
   kVolcano,           // scheduling.volcano.sh/v1beta1
   kSchedulerPlugins,  // scheduling.x-k8s.io/v1alpha1
+  kWorkload,          // a gang of a scheduling.k8s.io/v1alpha1 Workload
+  kKubePodGroup,      // scheduling.k8s.io/v1alpha2 PodGroup
   kSinglePod,         // no PodGroup: a job of one
 };
 
@@ -54,8 +56,10 @@ struct JobInfo {
   // rebuilt whenever the job's pods or PodGroup change).
   std::vector<SubGroupPolicy> sub_group_policies;
   std::vector<SubGroup> sub_groups;
-  // Pods name this group but no PodGroup object exists (yet).
+  // Pods name this group but no PodGroup object exists (yet); for a
+  // Workload's gang, why it is missing (its Workload or its podGroup).
   bool group_missing = false;
+  std::string missing_reason;
   // The first field of the PodGroup that bears on placement and that
   // Shoal does not implement yet ("spec.networkTopology"): the gang waits,
   // naming it, rather than be placed as if it were absent. Its value

@@ -12,6 +12,7 @@
 #include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/resource.h"
 #include "scheduler/api/volume.h"
+#include "scheduler/api/workload.h"
 
 namespace shoal::api {
 
@@ -59,8 +60,16 @@ struct PodInfo {
   std::string uid;
   std::string scheduler_name;
   std::string node_name;  // spec.nodeName; empty while pending
-  std::string group;      // PodGroup name in ns; empty for a job of one
-  std::string role;       // task name inside the job (volcano.sh/task-spec)
+  // PodGroup name in ns, or the name of the Workload gang it joins
+  // (WorkloadRef::GangName); empty for a job of one.
+  std::string group;
+  WorkloadRef workload_ref;  // spec.workloadRef; empty name when none
+  // `group` came from spec.schedulingGroup (a scheduling.k8s.io PodGroup).
+  bool in_scheduling_group = false;
+  // It names two gangs (a PodGroup and a Workload): why it waits, pod
+  // named; its PodGroup's gang waits with it, never counting it twice.
+  std::string group_conflict;
+  std::string role;  // task name inside the job (volcano.sh/task-spec)
   std::string priority_class;
   int32_t priority = 0;
   // preemptionPolicy: Never, from the pod or, when the pod does not say,

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/cluster_builder.h"
 #include "scheduler/cache/cluster_patch.h"
+#include "scheduler/cache/workload_jobs.h"
 
 namespace shoal::cache {
 namespace {
@@ -71,6 +72,18 @@ void Cache::DeleteHyperNode(const std::string& name) {
   if (hypernodes_.erase(name) == 0) return;
   network_stale_ = true;
   Restructure();
+}
+
+void Cache::UpsertWorkload(api::WorkloadSpec workload) {
+  absl::MutexLock lock(&mu_);
+  std::string key = workload.Key();
+  workloads_[std::move(key)] = std::move(workload);
+  Restructure();
+}
+
+void Cache::DeleteWorkload(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (workloads_.erase(key) > 0) Restructure();
 }
 
 std::shared_ptr<const api::NetworkTopology> Cache::NetworkFor(
@@ -151,6 +164,16 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
   for (const api::JobInfo& job : cluster.jobs) {
     if (job.source == api::GroupSource::kSinglePod || job.group_missing)
       continue;
+    if (job.source == api::GroupSource::kWorkload) {
+      // No object to keep a phase in; what elastic and partial-gang
+      // release count is kept here (the job is made anew each assembly).
+      Decision& d = decisions_[job.Key()];
+      if (d.uid != job.uid) d = Decision{job.uid};
+      d.elastic_target = job.elastic_target;
+      d.cycles_below_minimum =
+          job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
+      continue;
+    }
     auto group = groups_.find(job.Key());
     if (group == groups_.end() || group->second.uid != job.uid)
       continue;  // gone meanwhile
@@ -476,6 +499,7 @@ CacheContents Cache::Export() const {
   for (const auto& [name, limits] : csi_nodes_)
     out.csi_nodes.push_back({name, *limits});
   for (const auto& [name, h] : hypernodes_) out.hypernodes.push_back(h);
+  for (const auto& [key, w] : workloads_) out.workloads.push_back(w);
   return out;
 }
 
@@ -609,19 +633,27 @@ api::ClusterInfo Cache::Assemble(
       continue;
     }
     api::JobIndex job;
-    if (pod->group.empty()) {
+    if (pod->group.empty() || InBasicPodGroup(workloads_, *pod)) {
       job = b.AddJob(SinglePodJob(*pod));
     } else {
       group_key.assign(pod->ns).append("/").append(pod->group);
       auto it = job_of_group.find(group_key);
       if (it == job_of_group.end()) {
-        api::JobInfo missing;
-        missing.ns = pod->ns;
-        missing.name = pod->group;
-        missing.uid = group_key;
-        missing.group_missing = true;
-        it =
-            job_of_group.emplace(group_key, b.AddJob(std::move(missing))).first;
+        api::JobInfo made;
+        if (pod->workload_ref.name.empty()) {
+          made.ns = pod->ns;
+          made.name = pod->group;
+          made.uid = group_key;
+          made.group_missing = true;
+        } else {
+          made = WorkloadGangJob(workloads_, *pod);
+          auto kept = decisions_.find(group_key);
+          if (kept != decisions_.end() && kept->second.uid == made.uid) {
+            made.elastic_target = kept->second.elastic_target;
+            made.cycles_below_minimum = kept->second.cycles_below_minimum;
+          }
+        }
+        it = job_of_group.emplace(group_key, b.AddJob(std::move(made))).first;
       }
       job = it->second;
     }
@@ -631,6 +663,12 @@ api::ClusterInfo Cache::Assemble(
   for (auto& [pod, job] : tasks) b.AddTask(std::move(pod), job);
   api::ClusterInfo cluster = std::move(b).Build();
   cluster.network = NetworkFor(cluster, fresh);
+  // A Workload's gang has no object to hold a phase: it runs once it has
+  // pods on nodes.
+  for (api::JobInfo& j : cluster.jobs) {
+    if (j.source == api::GroupSource::kWorkload && j.ScheduledCount() > 0)
+      j.phase = api::PodGroupPhase::kRunning;
+  }
   // A PodGroup without a class of its own ranks as its highest pod.
   for (const auto& [job, priority] : pod_priorities) {
     api::JobInfo& j = cluster.jobs[job];

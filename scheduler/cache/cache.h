@@ -79,6 +79,7 @@ struct CacheContents {
   std::vector<api::StorageClass> storage_classes;
   std::vector<api::CsiNode> csi_nodes;  // only those with a limit
   std::vector<api::HyperNodeSpec> hypernodes;
+  std::vector<api::WorkloadSpec> workloads;
 };
 
 class Cache {
@@ -129,6 +130,11 @@ class Cache {
   // rebuilt for the next snapshot when they or the nodes change.
   void UpsertHyperNode(api::HyperNodeSpec hypernode);
   void DeleteHyperNode(const std::string& name);
+  // Kubernetes' Workloads (api/workload.h): the pods that name one by
+  // spec.workloadRef make a job per gang (podGroup, podGroupReplicaKey)
+  // when the snapshot is assembled (workload_jobs.h).
+  void UpsertWorkload(api::WorkloadSpec workload);
+  void DeleteWorkload(const std::string& key);
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
   // A bind failed: the pod is pending again.
@@ -254,6 +260,7 @@ class Cache {
   std::map<std::string, std::shared_ptr<const std::vector<api::VolumeLimit>>>
       csi_nodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::HyperNodeSpec> hypernodes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::WorkloadSpec> workloads_ ABSL_GUARDED_BY(mu_);
   // The tree the HyperNodes make over the nodes, kept between assemblies
   // (matching patterns against every node is not free) and rebuilt only
   // when a HyperNode, the set of nodes or a node's labels change.

@@ -317,7 +317,12 @@ void ClusterPatch::Finish(const NodeSpecs& specs,
       single.count_by_status = job.count_by_status;
       single.queue_index = job.queue_index;
       job = std::move(single);
-    } else if (job.priority_class.empty()) {
+    } else if (job.source == api::GroupSource::kWorkload) {
+      job.phase = job.ScheduledCount() > 0 ? api::PodGroupPhase::kRunning
+                                           : api::PodGroupPhase::kPending;
+    }
+    if (job.source != api::GroupSource::kSinglePod &&
+        job.priority_class.empty()) {
       // A PodGroup without a class of its own ranks as its highest pod.
       job.priority = 0;
       for (api::TaskIndex t : job.tasks) {

@@ -135,8 +135,11 @@ bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
 
 bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
   if (job.group_missing) {
-    *why = absl::StrCat("podgroup ", job.Key(),
-                        " does not exist; its pods wait until it is created");
+    *why = !job.missing_reason.empty()
+               ? job.missing_reason
+               : absl::StrCat("podgroup ", job.Key(),
+                              " does not exist; its pods wait until it is "
+                              "created");
     return false;
   }
   if (!job.unsupported_field.empty()) {
@@ -149,9 +152,12 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
   for (api::TaskIndex t : job.tasks) {
     const api::TaskInfo& task = cluster_.tasks[t];
     const api::PodInfo& pod = *task.pod;
-    if (task.status != api::TaskStatus::kPending ||
-        pod.unsupported_field.empty())
-      continue;
+    if (task.status != api::TaskStatus::kPending) continue;
+    if (!pod.group_conflict.empty()) {
+      *why = pod.group_conflict;
+      return false;
+    }
+    if (pod.unsupported_field.empty()) continue;
     *why = absl::StrCat(
         "pod ", pod.Key(), " uses ", pod.unsupported_field,
         ", which Shoal does not implement yet; it waits rather than be "

@@ -20,6 +20,7 @@
 #include "scheduler/api/priority_class.h"
 #include "scheduler/api/queue_info.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/api/workload.h"
 
 namespace shoal::kube {
 
@@ -93,9 +94,22 @@ absl::StatusOr<DecodedNamespace> DecodeNamespace(const nlohmann::json& obj);
 absl::StatusOr<api::HyperNodeSpec> DecodeHyperNode(const nlohmann::json& obj,
                                                    DecodeWarnings* warnings);
 
+// Kubernetes' Workload (scheduling.k8s.io, KEP-4671): its pod groups,
+// gangs or basic (api/workload.h).
+absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const nlohmann::json& obj,
+                                                 DecodeWarnings* warnings);
+
+// Kubernetes' own PodGroup (scheduling.k8s.io/v1alpha2, made from a
+// Workload's template; pods join it by spec.schedulingGroup): a gang of
+// schedulingPolicy.gang.minCount, or basic (minimum 1).
+absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const nlohmann::json& obj,
+                                                DecodeWarnings* warnings);
+
 // "kind apiVersion" pairs Shoal reads; anything else is skipped.
 bool IsVolcanoPodGroup(const nlohmann::json& obj);
 bool IsHyperNode(const nlohmann::json& obj);
+bool IsWorkload(const nlohmann::json& obj);
+bool IsKubePodGroup(const nlohmann::json& obj);
 bool IsSchedulerPluginsPodGroup(const nlohmann::json& obj);
 
 }  // namespace shoal::kube

@@ -220,10 +220,8 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
   EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}),
             "spec.resourceClaims");
   EXPECT_EQ(
-      field({{"workloadRef", {{"name", "job"}, {"podGroup", "workers"}}}}),
-      "spec.workloadRef");
-  EXPECT_EQ(field({{"schedulingGroup", {{"podGroupName", "workers"}}}}),
-            "spec.schedulingGroup");
+      field({{"workloadRef", {{"name", "job"}, {"podGroup", "workers"}}}}), "");
+  EXPECT_EQ(field({{"schedulingGroup", {{"podGroupName", "workers"}}}}), "");
   EXPECT_EQ(field({{"resources", {{"requests", {{"cpu", "2"}}}}}}),
             "spec.resources");
   // Known fields with no bearing on placement, and empty ones, are not.
@@ -722,6 +720,100 @@ TEST(DecodePodGroupTest, SubGroupPolicy) {
       "be hard or soft, got \"strict\"");
   EXPECT_EQ(error(R"({"name": "w"})"),
             "podgroup team-a/llm: spec.subGroupPolicy: must be a list");
+}
+
+// Kubernetes' own gang API: Workload in both shapes it was served in,
+// its v1alpha2 PodGroup, and the pod fields that join them.
+TEST(DecodeWorkloadTest, BothShapesAndRefusals) {
+  auto v1 = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+    "metadata": {"name": "train", "namespace": "ml", "uid": "u1",
+                 "annotations": {"scheduling.volcano.sh/queue-name": "gpu"}},
+    "spec": {"controllerRef": {"apiGroup": "batch", "kind": "Job",
+                               "name": "train"},
+             "podGroups": [{"name": "workers",
+                            "policy": {"gang": {"minCount": 4}}},
+                           {"name": "driver", "policy": {"basic": {}}}]}})");
+  auto w = DecodeWorkload(v1, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->queue, "gpu");
+  ASSERT_EQ(w->pod_groups.size(), 2u);
+  EXPECT_TRUE(w->pod_groups[0].gang);
+  EXPECT_EQ(w->pod_groups[0].min_count, 4);
+  EXPECT_FALSE(w->pod_groups[1].gang);
+  auto v2 = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload",
+    "metadata": {"name": "train", "namespace": "ml"},
+    "spec": {"podGroupTemplates": [{"name": "workers",
+              "schedulingPolicy": {"gang": {"minCount": 3}}}]}})");
+  w = DecodeWorkload(v2, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->pod_groups[0].min_count, 3);
+  EXPECT_EQ(w->queue, "default");
+  auto error = [&](const char* groups) {
+    json o = v1;
+    o["spec"]["podGroups"] = json::parse(groups);
+    return std::string(DecodeWorkload(o, nullptr).status().message());
+  };
+  EXPECT_EQ(error(R"([{"name": "w", "policy": {"gang": {"minCount": 0}}}])"),
+            "workload ml/train: spec.podGroups[0].policy.gang.minCount: must "
+            "be >= 1, got 0");
+  EXPECT_EQ(error(R"([{"name": "w", "policy": {"gang": {"minCount": 2},
+                                               "basic": {}}}])"),
+            "workload ml/train: spec.podGroups[0].policy: must set exactly "
+            "one of gang and basic");
+  EXPECT_EQ(error(R"([{"name": "w", "policy": {"basic": {}}},
+                      {"name": "w", "policy": {"basic": {}}}])"),
+            "workload ml/train: spec.podGroups[1].name: \"w\" is used twice");
+  EXPECT_EQ(error("[]"),
+            "workload ml/train: spec.podGroups: must be a list of at least one "
+            "group");
+
+  auto pg = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+    "metadata": {"name": "train-workers", "namespace": "ml"},
+    "spec": {"podGroupTemplateRef": {"workload": {"workloadName": "train",
+                                     "podGroupTemplateName": "workers"}},
+             "priorityClassName": "high", "disruptionMode": "PodGroup",
+             "schedulingPolicy": {"gang": {"minCount": 3}}}})");
+  ASSERT_TRUE(IsKubePodGroup(pg));
+  auto job = DecodeKubePodGroup(pg, nullptr);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->min_member, 3);
+  EXPECT_EQ(job->priority_class, "high");
+  EXPECT_EQ(job->source, api::GroupSource::kKubePodGroup);
+  EXPECT_EQ(job->unsupported_field, "");
+}
+
+TEST(DecodePodTest, WorkloadRefAndSchedulingGroupJoinOneGangOnly) {
+  auto decode = [](json spec, json annotations = json::object()) {
+    spec["containers"] = {Container({{"cpu", "1"}})};
+    json meta = json::object();
+    if (!annotations.empty()) meta["annotations"] = annotations;
+    return DecodePod(Pod(spec, meta));
+  };
+  auto pod = decode({{"workloadRef",
+                      {{"name", "train"},
+                       {"podGroup", "workers"},
+                       {"podGroupReplicaKey", "1"}}}});
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->group, "train/workers/1");
+  EXPECT_EQ(pod->pod->workload_ref.replica_key, "1");
+  pod = decode({{"schedulingGroup", {{"podGroupName", "train-workers"}}}});
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->group, "train-workers");
+  EXPECT_TRUE(pod->pod->in_scheduling_group);
+  // Named in two gangs: refused by name, counted in its PodGroup only.
+  pod = decode({{"workloadRef", {{"name", "train"}, {"podGroup", "workers"}}}},
+               {{"scheduling.k8s.io/group-name", "pg"}});
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod->group, "pg");
+  EXPECT_THAT(
+      pod->pod->group_conflict,
+      ::testing::HasSubstr("names two gangs: podgroup pg and workload "
+                           "train podGroup workers (spec.workloadRef)"));
+  EXPECT_EQ(decode({{"workloadRef", {{"name", "train"}}}}).status().message(),
+            "pod team-a/w-0: spec.workloadRef.podGroup: must be set");
 }
 
 TEST(DecodeHyperNodeTest, MembersAndRefusals) {

@@ -41,9 +41,10 @@ const SchedulingFields kPodSpecFields = {
         // Dynamic Resource Allocation: devices the scheduler must pick.
         {"resourceClaims", FieldUse::kNotImplemented},
         // KEP-4671: the pod belongs to a Workload's gang (workloadRef in
-        // Kubernetes 1.35, schedulingGroup in k8s.io/api v0.36).
-        {"workloadRef", FieldUse::kNotImplemented},
-        {"schedulingGroup", FieldUse::kNotImplemented},
+        // Kubernetes 1.35; schedulingGroup, naming a scheduling.k8s.io
+        // PodGroup object, from 1.36).
+        {"workloadRef", FieldUse::kHonoured},
+        {"schedulingGroup", FieldUse::kHonoured},
         // KEP-2837: pod-level requests replace the containers' sum.
         {"resources", FieldUse::kNotImplemented},
         // Not read by kube-scheduler either. A RuntimeClass's overhead and
@@ -217,6 +218,26 @@ bool Preemptable(
   }
   return true;
 }
+// spec.workloadRef: the Workload (same namespace), its podGroup and, for
+// a podGroup replicated into independent gangs, the replica's key.
+absl::StatusOr<api::WorkloadRef> WorkloadRefAt(const Reader& r,
+                                               const json& ref) {
+  if (!ref.is_object()) return r.Error("spec.workloadRef", "must be an object");
+  api::WorkloadRef out;
+  SHOAL_ASSIGN_OR_RETURN(name, r.String(ref, "name", "spec.workloadRef.name"));
+  SHOAL_ASSIGN_OR_RETURN(
+      group, r.String(ref, "podGroup", "spec.workloadRef.podGroup"));
+  SHOAL_ASSIGN_OR_RETURN(replica,
+                         r.String(ref, "podGroupReplicaKey",
+                                  "spec.workloadRef.podGroupReplicaKey"));
+  if (name.empty()) return r.Error("spec.workloadRef.name", "must be set");
+  if (group.empty()) return r.Error("spec.workloadRef.podGroup", "must be set");
+  out.name = name;
+  out.pod_group = group;
+  out.replica_key = replica;
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<DecodedPod> DecodePod(const json& obj,
@@ -255,6 +276,40 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj,
   for (const auto& [k, v] : labels) {
     if (k == kGroupLabel && pod->group.empty()) pod->group = v;
     if (k == kTaskSpecAnnotation && pod->role.empty()) pod->role = v;
+  }
+  if (const json* sg = Reader::Get(spec, "schedulingGroup");
+      sg != nullptr && !sg->is_null()) {
+    if (!sg->is_object())
+      return r.Error("spec.schedulingGroup", "must be an object");
+    SHOAL_ASSIGN_OR_RETURN(name, r.String(*sg, "podGroupName",
+                                          "spec.schedulingGroup.podGroupName"));
+    if (name.empty())
+      return r.Error("spec.schedulingGroup.podGroupName", "must be set");
+    if (!pod->group.empty() && pod->group != name) {
+      pod->group_conflict =
+          absl::StrCat("pod ", pod->Key(), " names two gangs: podgroup ",
+                       pod->group, " and podgroup ", name,
+                       " (spec.schedulingGroup); it waits until it names one");
+    } else {
+      pod->group = name;
+      pod->in_scheduling_group = true;
+    }
+  }
+  if (const json* ref = Reader::Get(spec, "workloadRef");
+      ref != nullptr && !ref->is_null()) {
+    SHOAL_ASSIGN_OR_RETURN(workload_ref, WorkloadRefAt(r, *ref));
+    pod->workload_ref = std::move(workload_ref);
+    if (!pod->group.empty()) {
+      // Counted in one gang or the other, never both: it waits, and the
+      // PodGroup's gang with it, until one is dropped.
+      pod->group_conflict =
+          absl::StrCat("pod ", pod->Key(), " names two gangs: podgroup ",
+                       pod->group, " and workload ", pod->workload_ref.name,
+                       " podGroup ", pod->workload_ref.pod_group,
+                       " (spec.workloadRef); it waits until it names one");
+    } else {
+      pod->group = pod->workload_ref.GangName();
+    }
   }
   pod->preemptable = Preemptable(annotations, labels);
   pod->labels = api::Labels(std::move(labels));

@@ -105,6 +105,13 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     apply_.push_back([p = *pod](cache::Cache& cache) {
       cache.UpsertPod(p.pod, p.has_priority);
     });
+  } else if (IsKubePodGroup(object)) {
+    DecodeWarnings said;
+    auto group = DecodeKubePodGroup(object, &said);
+    if (!group.ok()) return Fail(line, group.status());
+    Warn(line, said);
+    apply_.push_back(
+        [g = *group](cache::Cache& cache) { cache.UpsertPodGroup(g); });
   } else if (IsVolcanoPodGroup(object) || IsSchedulerPluginsPodGroup(object)) {
     DecodeWarnings said;
     auto group = DecodePodGroup(object, &said);
@@ -128,6 +135,13 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     Warn(line, said);
     apply_.push_back(
         [h = *h](cache::Cache& cache) { cache.UpsertHyperNode(h); });
+  } else if (IsWorkload(object)) {
+    DecodeWarnings said;
+    auto w = DecodeWorkload(object, &said);
+    if (!w.ok()) return Fail(line, w.status());
+    Warn(line, said);
+    apply_.push_back(
+        [w = *w](cache::Cache& cache) { cache.UpsertWorkload(w); });
   } else if (kind == "Namespace") {
     auto ns = DecodeNamespace(object);
     if (!ns.ok()) return Fail(line, ns.status());
@@ -168,7 +182,7 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     warnings_->push_back(
         absl::StrCat(file_, ":", line, ": skipping ", Describe(object),
                      ": Shoal reads Node, Pod, PodGroup, Queue, "
-                     "HyperNode, PriorityClass, Namespace, "
+                     "HyperNode, Workload, PriorityClass, Namespace, "
                      "PersistentVolume, PersistentVolumeClaim, "
                      "StorageClass and CSINode"));
   }

@@ -319,7 +319,13 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
   if (!pod.labels.pairs().empty())
     meta["labels"] = StringMap(pod.labels.pairs());
   json annotations = json::object();
-  if (!pod.group.empty()) annotations[kGroupAnnotation] = pod.group;
+  // A Workload's gang is named by spec.workloadRef, not the annotation
+  // (unless the pod names a PodGroup too).
+  const bool in_workload =
+      (!pod.workload_ref.name.empty() || pod.in_scheduling_group) &&
+      pod.group_conflict.empty();
+  if (!pod.group.empty() && !in_workload)
+    annotations[kGroupAnnotation] = pod.group;
   if (!pod.role.empty()) annotations[kTaskSpecAnnotation] = pod.role;
   if (!pod.preemptable || pod.labels.Find(kPreemptableKey) != nullptr)
     annotations[kPreemptableKey] = pod.preemptable ? "true" : "false";
@@ -346,6 +352,15 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
     json gates = json::array();
     for (const auto& g : pod.scheduling_gates) gates.push_back({{"name", g}});
     spec["schedulingGates"] = std::move(gates);
+  }
+  if (pod.in_scheduling_group)
+    spec["schedulingGroup"] = {{"podGroupName", pod.group}};
+  if (!pod.workload_ref.name.empty()) {
+    json ref = {{"name", pod.workload_ref.name},
+                {"podGroup", pod.workload_ref.pod_group}};
+    if (!pod.workload_ref.replica_key.empty())
+      ref["podGroupReplicaKey"] = pod.workload_ref.replica_key;
+    spec["workloadRef"] = std::move(ref);
   }
   WriteUnsupported(pod.unsupported_field, pod.unsupported_value, spec);
   json container = {{"name", "main"}};
@@ -384,7 +399,28 @@ json NetworkTopology(const api::NetworkConstraint& c) {
   return nt;
 }
 
+// A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
+// goes back as a gang of one, which Shoal reads the same.
+json EncodeKubePodGroup(const api::JobInfo& job) {
+  json meta = Metadata(job.name, job.ns);
+  meta["uid"] = job.uid;
+  if (job.created != absl::UnixEpoch())
+    meta["creationTimestamp"] = Time(job.created);
+  if (job.queue != "default")
+    meta["annotations"] = {{"scheduling.volcano.sh/queue-name", job.queue}};
+  json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
+  json spec = {
+      {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
+  if (!job.priority_class.empty())
+    spec["priorityClassName"] = job.priority_class;
+  WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
+  obj["spec"] = std::move(spec);
+  return obj;
+}
+
 json EncodePodGroup(const api::JobInfo& job) {
+  if (job.source == api::GroupSource::kKubePodGroup)
+    return EncodeKubePodGroup(job);
   bool volcano = job.source != api::GroupSource::kSchedulerPlugins;
   json meta = Metadata(job.name, job.ns);
   meta["uid"] = job.uid;
@@ -438,6 +474,26 @@ json EncodeQueue(const api::QueueInfo& q) {
     spec["guarantee"] = {{"resource", Resources(q.guarantee)}};
   obj["spec"] = std::move(spec);
   obj["status"] = {{"state", q.open ? "Open" : "Closed"}};
+  return obj;
+}
+
+json EncodeWorkload(const api::WorkloadSpec& w) {
+  json meta = Metadata(w.name, w.ns);
+  meta["uid"] = w.uid;
+  if (w.created != absl::UnixEpoch())
+    meta["creationTimestamp"] = Time(w.created);
+  if (w.queue != "default")
+    meta["annotations"] = {{"scheduling.volcano.sh/queue-name", w.queue}};
+  json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
+                                          : w.api_version.c_str(),
+                    "Workload", std::move(meta));
+  json groups = json::array();
+  for (const api::WorkloadPodGroup& g : w.pod_groups) {
+    json policy = g.gang ? json{{"gang", {{"minCount", g.min_count}}}}
+                         : json{{"basic", json::object()}};
+    groups.push_back({{"name", g.name}, {"policy", std::move(policy)}});
+  }
+  obj["spec"] = {{"podGroups", std::move(groups)}};
   return obj;
 }
 
@@ -566,6 +622,7 @@ json EncodeSnapshotList(const cache::CacheContents& c) {
   for (const auto& n : c.nodes) items.push_back(EncodeNode(*n));
   for (const auto& n : c.csi_nodes) items.push_back(EncodeCsiNode(n));
   for (const auto& h : c.hypernodes) items.push_back(EncodeHyperNode(h));
+  for (const auto& w : c.workloads) items.push_back(EncodeWorkload(w));
   for (const auto& pv : c.volumes) items.push_back(EncodeVolume(pv));
   for (const auto& claim : c.claims) items.push_back(EncodeClaim(claim));
   for (const auto& g : c.pod_groups) items.push_back(EncodePodGroup(g));

@@ -1,0 +1,202 @@
+// Kubernetes' own gang API (scheduling.k8s.io, KEP-4671), in both shapes
+// it has been served in:
+//  * v1alpha1 (Kubernetes 1.35): a Workload's spec.podGroups, each a gang
+//    (policy.gang.minCount) or basic, that pods join by spec.workloadRef;
+//  * v1alpha2 (1.36): a Workload of spec.podGroupTemplates, and PodGroup
+//    objects made from them (spec.schedulingPolicy) that pods join by
+//    spec.schedulingGroup.podGroupName: read as a PodGroup's gang.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/kube/objects.h"
+#include "scheduler/kube/reader.h"
+
+namespace shoal::kube {
+namespace {
+
+// WorkloadSpec (scheduling.k8s.io/v1alpha1, Kubernetes 1.35).
+const SchedulingFields kWorkloadFields = {
+    "workload",
+    {
+        // Which object made the Workload (a Job, a JobSet): for people and
+        // tools, not for placement.
+        {"controllerRef", FieldUse::kNoEffect},
+        {"podGroups", FieldUse::kHonoured},
+        // v1alpha2: templates for PodGroup objects, which carry the policy
+        // Shoal reads.
+        {"podGroupTemplates", FieldUse::kHonoured},
+    }};
+
+// One entry of spec.podGroups (v1alpha1) or spec.podGroupTemplates
+// (v1alpha2).
+const SchedulingFields kPodGroupFields = {
+    "workload",
+    {
+        {"name", FieldUse::kHonoured},
+        {"policy", FieldUse::kHonoured},
+        {"schedulingPolicy", FieldUse::kHonoured},
+    }};
+
+// PodGroupSpec (scheduling.k8s.io/v1alpha2).
+const SchedulingFields kKubePodGroupFields = {
+    "podgroup",
+    {
+        {"schedulingPolicy", FieldUse::kHonoured},
+        {"priorityClassName", FieldUse::kHonoured},
+        // Which Workload template made it: for people and tools.
+        {"podGroupTemplateRef", FieldUse::kNoEffect},
+        // PodGroup: disrupt the group together. Shoal's evictions never
+        // leave a gang below its minimum; it does not evict the rest too.
+        {"disruptionMode", FieldUse::kNoEffect},
+    }};
+
+// Where Volcano's controllers name a queue on objects without a spec for
+// it; read on the Workload or PodGroup, annotation first.
+constexpr char kQueueName[] = "scheduling.volcano.sh/queue-name";
+
+using StringPairs = std::vector<std::pair<std::string, std::string>>;
+
+std::string QueueOf(const StringPairs& labels, const StringPairs& annotations) {
+  for (const StringPairs* list : {&annotations, &labels}) {
+    for (const auto& [k, v] : *list) {
+      if (k == kQueueName && !v.empty()) return v;
+    }
+  }
+  return "default";
+}
+
+// A policy object, {gang: {minCount}} or {basic: {}}, at `at`.
+absl::Status ReadPolicy(const Reader& r, const json* policy,
+                        const std::string& at, api::WorkloadPodGroup& group) {
+  if (policy == nullptr || !policy->is_object())
+    return r.Error(at, "must be an object: {gang: ...} or {basic: {}}");
+  const json* gang = Reader::Get(*policy, "gang");
+  const json* basic = Reader::Get(*policy, "basic");
+  if ((gang != nullptr) == (basic != nullptr))
+    return r.Error(at, "must set exactly one of gang and basic");
+  for (const auto& [k, v] : policy->items()) {
+    if (k != "gang" && k != "basic")
+      r.Warn(absl::StrCat(at, ".", k, ": not a policy Shoal knows; ignored"));
+  }
+  if (gang == nullptr) return absl::OkStatus();
+  group.gang = true;
+  if (!gang->is_object()) return r.Error(at + ".gang", "must be an object");
+  SHOAL_ASSIGN_OR_RETURN(min,
+                         r.Int(*gang, "minCount", at + ".gang.minCount", 0));
+  if (min < 1) {
+    return r.Error(at + ".gang.minCount",
+                   absl::StrCat("must be >= 1, got ", min));
+  }
+  group.min_count = static_cast<int32_t>(min);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsWorkload(const json& obj) {
+  const std::string api_version = StringMember(obj, "apiVersion");
+  return StringMember(obj, "kind") == "Workload" &&
+         api_version.rfind("scheduling.k8s.io/", 0) == 0;
+}
+
+absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
+                                                 DecodeWarnings* warnings) {
+  if (auto s = RequireName(obj, "workload"); !s.ok()) return s;
+  Reader r(NamedObject("workload",
+                       absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
+  const json& meta = Metadata(obj);
+  SHOAL_ASSIGN_OR_RETURN(spec_ptr, r.Section(obj, "spec"));
+  const json& spec = *spec_ptr;
+  r.CheckFields(spec, "spec", kWorkloadFields, nullptr);
+  api::WorkloadSpec w;
+  w.ns = NamespaceOf(obj);
+  w.name = NameOf(obj);
+  w.api_version = StringMember(obj, "apiVersion");
+  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
+  w.uid = uid.empty() ? w.Key() : uid;
+  SHOAL_ASSIGN_OR_RETURN(created, Timestamp(r, meta, "creationTimestamp",
+                                            "metadata.creationTimestamp"));
+  w.created = created;
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  SHOAL_ASSIGN_OR_RETURN(
+      labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
+  w.queue = QueueOf(labels, annotations);
+  const char* list = Reader::Get(spec, "podGroupTemplates") != nullptr
+                         ? "podGroupTemplates"
+                         : "podGroups";
+  const json* groups = Reader::Get(spec, list);
+  if (groups == nullptr || !groups->is_array() || groups->empty()) {
+    return r.Error(absl::StrCat("spec.", list),
+                   "must be a list of at least one group");
+  }
+  for (size_t i = 0; i < groups->size(); ++i) {
+    const json& g = (*groups)[i];
+    const std::string at = absl::StrCat("spec.", list, "[", i, "]");
+    if (!g.is_object()) return r.Error(at, "must be an object");
+    r.CheckFields(g, at, kPodGroupFields, nullptr);
+    api::WorkloadPodGroup group;
+    SHOAL_ASSIGN_OR_RETURN(name, r.String(g, "name", at + ".name"));
+    if (name.empty()) return r.Error(at + ".name", "must be set");
+    if (w.Find(name) != nullptr) {
+      return r.Error(at + ".name",
+                     absl::StrCat("\"", name, "\" is used twice"));
+    }
+    group.name = name;
+    const bool v1 = Reader::Get(g, "policy") != nullptr;
+    SHOAL_RETURN_IF_ERROR(
+        ReadPolicy(r, Reader::Get(g, v1 ? "policy" : "schedulingPolicy"),
+                   at + (v1 ? ".policy" : ".schedulingPolicy"), group));
+    w.pod_groups.push_back(std::move(group));
+  }
+  r.TakeWarnings(warnings);
+  return w;
+}
+
+bool IsKubePodGroup(const json& obj) {
+  const std::string api_version = StringMember(obj, "apiVersion");
+  return StringMember(obj, "kind") == "PodGroup" &&
+         api_version.rfind("scheduling.k8s.io/", 0) == 0;
+}
+
+absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
+                                                DecodeWarnings* warnings) {
+  if (auto s = RequireName(obj, "podgroup"); !s.ok()) return s;
+  Reader r(NamedObject("podgroup",
+                       absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
+  const json& meta = Metadata(obj);
+  SHOAL_ASSIGN_OR_RETURN(spec_ptr, r.Section(obj, "spec"));
+  const json& spec = *spec_ptr;
+  api::JobInfo job;
+  job.ns = NamespaceOf(obj);
+  job.name = NameOf(obj);
+  job.source = api::GroupSource::kKubePodGroup;
+  job.unsupported_field =
+      r.CheckFields(spec, "spec", kKubePodGroupFields, &job.unsupported_value);
+  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
+  job.uid = uid.empty() ? job.Key() : uid;
+  SHOAL_ASSIGN_OR_RETURN(created, Timestamp(r, meta, "creationTimestamp",
+                                            "metadata.creationTimestamp"));
+  job.created = created;
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  SHOAL_ASSIGN_OR_RETURN(
+      labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
+  job.queue = QueueOf(labels, annotations);
+  api::WorkloadPodGroup policy;
+  SHOAL_RETURN_IF_ERROR(ReadPolicy(r, Reader::Get(spec, "schedulingPolicy"),
+                                   "spec.schedulingPolicy", policy));
+  // basic: no gang; each pod is placed as soon as it fits.
+  job.min_member = policy.gang ? policy.min_count : 1;
+  SHOAL_ASSIGN_OR_RETURN(
+      pc, r.String(spec, "priorityClassName", "spec.priorityClassName"));
+  job.priority_class = pc;
+  r.TakeWarnings(warnings);
+  return job;
+}
+
+}  // namespace shoal::kube
