@@ -112,6 +112,43 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
          cache.DeleteHyperNode(key);
          warnings.Forget(kube::NamedObject("hypernode", key));
        }});
+  // Kubernetes' own gang API (KEP-4671): alpha, served only where its
+  // feature gate and API version are on; a cluster without it has none.
+  for (const char* api_version :
+       {"scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1alpha2"}) {
+    kinds.push_back({absl::StrCat("workloads (", api_version, ")"),
+                     absl::StrCat("/apis/", api_version, "/workloads"), true,
+                     [&cache, &warnings, api_version](const json& o) {
+                       json typed = Typed(o, api_version, "Workload");
+                       kube::DecodeWarnings said;
+                       auto w = kube::DecodeWorkload(typed, &said);
+                       if (!w.ok()) return w.status();
+                       warnings.Report(RefOf(o, api_version, "Workload"), said);
+                       cache.UpsertWorkload(*w);
+                       return absl::OkStatus();
+                     },
+                     [&cache, &warnings](const std::string& key) {
+                       cache.DeleteWorkload(key);
+                       warnings.Forget(kube::NamedObject("workload", key));
+                     }});
+  }
+  kinds.push_back(
+      {"podgroups (scheduling.k8s.io/v1alpha2)",
+       "/apis/scheduling.k8s.io/v1alpha2/podgroups", true,
+       [&cache, &warnings](const json& o) {
+         json typed = Typed(o, "scheduling.k8s.io/v1alpha2", "PodGroup");
+         kube::DecodeWarnings said;
+         auto group = kube::DecodeKubePodGroup(typed, &said);
+         if (!group.ok()) return group.status();
+         warnings.Report(RefOf(o, "scheduling.k8s.io/v1alpha2", "PodGroup"),
+                         said);
+         cache.UpsertPodGroup(*group);
+         return absl::OkStatus();
+       },
+       [&cache, &warnings](const std::string& key) {
+         cache.DeletePodGroup(key);
+         warnings.Forget(kube::NamedObject("podgroup", key));
+       }});
   kinds.push_back(
       {"namespaces", "/api/v1/namespaces", false,
        [&cache](const json& o) {

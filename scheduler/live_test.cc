@@ -74,6 +74,10 @@ class FakeApiServer {
                    res.status = 201;
                    res.set_content("{}", "application/json");
                  });
+    // A thread for every informer's watch and then some, as a real
+    // server has: httplib's default pool (8 on this machine) would make
+    // lists wait behind the long-polling watches of the other kinds.
+    server_.new_task_queue = [] { return new httplib::ThreadPool(64); };
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running())

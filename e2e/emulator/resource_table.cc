@@ -40,6 +40,14 @@ std::vector<ResourceType> DefaultResources(
       {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true,
        false, false},
       {"apps", "v1", "deployments", "Deployment", true, true, false},
+      // Kubernetes' own gang API with the GenericWorkload feature gate on:
+      // v1alpha1 as 1.35 serves it, v1alpha2 (and its PodGroups) as 1.36.
+      {"scheduling.k8s.io", "v1alpha1", "workloads", "Workload", true, false,
+       false},
+      {"scheduling.k8s.io", "v1alpha2", "workloads", "Workload", true, false,
+       false},
+      {"scheduling.k8s.io", "v1alpha2", "podgroups", "PodGroup", true, true,
+       false},
   };
   if (custom_kinds) {
     all.push_back({"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup",
