@@ -148,6 +148,27 @@ TEST(Explain, NetworkBoundGangListsEachDomainsRoom) {
   EXPECT_TRUE(named) << resp.DebugString();
 }
 
+TEST(Explain, AWorkloadGangByItsWorkloadsName) {
+  // e2e/snapshots/workload-gangs.yaml: `train` has one gang (workers),
+  // short of pods; `tune` has two (replica keys 0 and 1).
+  Served s = Serve("e2e/snapshots/workload-gangs.yaml", 1, false);
+  auto explain = [&](const std::string& key, v1::ExplainResponse* resp) {
+    v1::ExplainRequest req;
+    req.set_podgroup(key);
+    grpc::ClientContext ctx;
+    return s.stub->Explain(&ctx, req, resp);
+  };
+  v1::ExplainResponse resp;
+  grpc::Status st = explain("ml/train", &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.podgroup(), "ml/train/workers");
+  st = explain("ml/tune", &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(st.error_message(),
+            "workload \"ml/tune\" has 2 gangs (ml/tune/trials/0, "
+            "ml/tune/trials/1): name one, as NAMESPACE/NAME/PODGROUP[/KEY]");
+}
+
 TEST(Explain, PodFixNamesVictimsOrShortfall) {
   Served s = Serve(kPreempt, 0, false);
   v1::ExplainRequest req;

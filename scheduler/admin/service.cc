@@ -336,6 +336,26 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
       }
     }
     if (job_index == api::kNone) {
+      // A Workload named without its podGroup: its one gang, or which.
+      std::vector<api::JobIndex> gangs;
+      for (api::JobIndex j = 0;
+           j < static_cast<api::JobIndex>(snap.jobs.size()); ++j) {
+        if (snap.jobs[j].source == api::GroupSource::kWorkload &&
+            absl::StartsWith(snap.jobs[j].Key(), key + "/")) {
+          gangs.push_back(j);
+        }
+      }
+      if (gangs.size() == 1) job_index = gangs[0];
+      if (gangs.size() > 1) {
+        std::vector<std::string> names;
+        for (api::JobIndex j : gangs) names.push_back(snap.jobs[j].Key());
+        return absl::NotFoundError(
+            absl::StrCat("workload \"", key, "\" has ", gangs.size(),
+                         " gangs (", absl::StrJoin(names, ", "),
+                         "): name one, as NAMESPACE/NAME/PODGROUP[/KEY]"));
+      }
+    }
+    if (job_index == api::kNone) {
       return absl::NotFoundError(absl::StrCat(
           "podgroup \"", key,
           "\" is not known to Shoal (no such PodGroup, and no pod of Shoal's "

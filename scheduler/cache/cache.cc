@@ -169,9 +169,16 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
       // release count is kept here (the job is made anew each assembly).
       Decision& d = decisions_[job.Key()];
       if (d.uid != job.uid) d = Decision{job.uid};
+      const Decision before = d;
       d.elastic_target = job.elastic_target;
       d.cycles_below_minimum =
           job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
+      // The job is made when the model is assembled: assemble again when
+      // what it carries changed (rare: a gang left partly bound, a resize).
+      if (d.elastic_target != before.elastic_target ||
+          d.cycles_below_minimum != before.cycles_below_minimum) {
+        Restructure();
+      }
       continue;
     }
     auto group = groups_.find(job.Key());

@@ -387,6 +387,49 @@ TEST(CacheTest, CyclesAPodGroupEndedPartlyBoundAreCounted) {
   EXPECT_EQ(cache.Snapshot().jobs.at(0).cycles_below_minimum, 0);
 }
 
+// A Workload's gang is one job per (podGroup, replica key); a changed
+// minCount (the beta plan) is the gang's minimum from the next snapshot;
+// what partial-gang release counts is kept across snapshots as for a
+// PodGroup.
+TEST(CacheTest, WorkloadGangsFollowTheirWorkload) {
+  Cache cache("shoal");
+  api::WorkloadSpec w;
+  w.ns = "ml";
+  w.name = "train";
+  w.uid = "w1";
+  w.pod_groups = {{"workers", true, 4}};
+  cache.UpsertWorkload(w);
+  for (const char* name : {"a", "b", "c"}) {
+    auto pod = std::make_shared<api::PodInfo>();
+    pod->ns = "ml";
+    pod->name = name;
+    pod->scheduler_name = "shoal";
+    pod->workload_ref = {"train", "workers",
+                         std::string(name) == "c" ? "1" : ""};
+    pod->group = pod->workload_ref.GangName();
+    cache.UpsertPod(pod, true);
+  }
+  api::ClusterInfo c = cache.Snapshot();
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[0].Key(), "ml/train/workers");
+  EXPECT_EQ(c.jobs[0].tasks.size(), 2u);
+  EXPECT_EQ(c.jobs[0].min_member, 4);
+  EXPECT_EQ(c.jobs[0].source, api::GroupSource::kWorkload);
+  EXPECT_EQ(c.jobs[1].Key(), "ml/train/workers/1");
+  c.jobs[0].count_by_status[static_cast<int>(api::TaskStatus::kRunning)] = 1;
+  cache.KeepDecisions(c);
+  EXPECT_EQ(cache.Snapshot().jobs[0].cycles_below_minimum, 1);
+  w.pod_groups[0].min_count = 2;
+  cache.UpsertWorkload(w);
+  EXPECT_EQ(cache.Snapshot().jobs[0].min_member, 2);
+  cache.DeleteWorkload("ml/train");
+  c = cache.Snapshot();
+  EXPECT_TRUE(c.jobs[0].group_missing);
+  EXPECT_EQ(c.jobs[0].missing_reason,
+            "workload ml/train does not exist; the pods that name it "
+            "(spec.workloadRef) wait until it is created");
+}
+
 // A Queue decoded before a resource name was first seen (its GPU nodes
 // listed after it) leaves that resource unlimited, as it leaves every
 // resource it does not name; it is not read as 0 (none allowed).

@@ -90,8 +90,13 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   absl::Time now = absl::Now();
   absl::MutexLock lock(&mu_);
   for (const api::JobInfo& job : cluster.jobs) {
-    if (job.source == api::GroupSource::kSinglePod || job.group_missing)
+    // Only the PodGroups of Volcano and scheduler-plugins carry a status
+    // Shoal writes (Kubernetes' own gangs: see the pods below).
+    if ((job.source != api::GroupSource::kVolcano &&
+         job.source != api::GroupSource::kSchedulerPlugins) ||
+        job.group_missing) {
       continue;
+    }
     std::string key = GroupKey(ApiResourceVersionOf(job), job.Key());
     auto seen = groups_.find(key);
     if (seen == groups_.end() || in_flight_.count(key) > 0) continue;
@@ -113,8 +118,11 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
     if (task.status != api::TaskStatus::kPending) continue;
     const api::JobInfo& job = cluster.jobs[task.job];
     // Pods of a gang still missing members wait for their siblings, not
-    // for room: the PodGroup says so; the pods are not marked.
-    if (job.ValidCount() < job.min_member) continue;
+    // for room: the PodGroup says so; the pods are not marked. A gang of
+    // Kubernetes' own API has no status of ours to say it in: its pods do.
+    const bool group_says = job.source == api::GroupSource::kVolcano ||
+                            job.source == api::GroupSource::kSchedulerPlugins;
+    if (group_says && job.ValidCount() < job.min_member) continue;
     std::string message = PendingReason(job);
     if (message.empty()) continue;
     const std::string key = task.pod->Key();

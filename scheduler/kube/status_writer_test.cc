@@ -179,6 +179,43 @@ TEST_F(StatusWriterTest, WaitingPodGetsUnschedulableConditionAndOneEvent) {
           "conditions"));
 }
 
+// A gang of Kubernetes' own API (a Workload's podGroup) has no PodGroup
+// status of Shoal's to say why it waits: its pods say it, even while the
+// gang is short of pods.
+TEST_F(StatusWriterTest, AWorkloadGangShortOfPodsSaysSoOnItsPods) {
+  json pod = Call("POST", "/api/v1/namespaces/default/pods",
+                  {{"metadata", {{"name", "w-0"}}},
+                   {"spec",
+                    {{"schedulerName", "shoal"},
+                     {"containers", {{{"name", "c"}, {"image", "pause"}}}}}}});
+  writer_->ObservePod(pod);
+  api::ClusterInfo cluster;
+  api::JobInfo gang;
+  gang.ns = "default";
+  gang.name = "train/workers";
+  gang.source = api::GroupSource::kWorkload;
+  gang.min_member = 4;
+  gang.tasks = {0};
+  gang.count_by_status[static_cast<int>(api::TaskStatus::kPending)] = 1;
+  gang.message =
+      "not enough pods for the gang: 1 exist, the Workload's "
+      "podGroups[].policy.gang.minCount is 4";
+  cluster.jobs.push_back(gang);
+  auto info = std::make_shared<api::PodInfo>();
+  info->ns = "default";
+  info->name = "w-0";
+  api::TaskInfo task;
+  task.pod = info;
+  task.job = 0;
+  cluster.tasks.push_back(task);
+  Publish(cluster);
+  json conditions = Call(
+      "GET", "/api/v1/namespaces/default/pods/w-0")["status"]["conditions"];
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_EQ(conditions[0]["type"], "PodScheduled");
+  EXPECT_EQ(conditions[0]["message"], gang.message);
+}
+
 // Volcano's PodGroup CRD declares no status subresource, and its schema
 // has no elasticTarget: the status is written through the PodGroup
 // itself, and the pruned field is not written again every cycle.

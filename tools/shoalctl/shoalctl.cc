@@ -36,6 +36,9 @@ const char kUsageText[] =
     "per node, and what would make it fit\n"
     "  shoalctl explain podgroup NAMESPACE/NAME   the same for each role of "
     "a PodGroup, and what would let the gang run\n"
+    "  shoalctl explain workload NAMESPACE/NAME[/PODGROUP[/KEY]]\n"
+    "                                             the same for a gang of a "
+    "Kubernetes Workload\n"
     "  shoalctl queues                            each queue's weight, "
     "deserved and allocated share, gangs\n"
     "  shoalctl snapshot > dump.json              the scheduler's cache as a "
@@ -313,10 +316,11 @@ int Run(Args& args) {
   const std::string& cmd = w[0];
   // Check the command line before touching the network.
   if (cmd == "explain") {
-    if (w.size() != 3 || (w[1] != "pod" && w[1] != "podgroup")) {
+    if (w.size() != 3 ||
+        (w[1] != "pod" && w[1] != "podgroup" && w[1] != "workload")) {
       return Usage(
-          "explain takes `pod NAMESPACE/NAME` or `podgroup "
-          "NAMESPACE/NAME`");
+          "explain takes `pod NAMESPACE/NAME`, `podgroup NAMESPACE/NAME` or "
+          "`workload NAMESPACE/NAME[/PODGROUP[/KEY]]`");
     }
   } else if (cmd == "queues" || cmd == "snapshot") {
     if (w.size() != 1) return Usage(absl::StrCat(cmd, " takes no arguments"));
