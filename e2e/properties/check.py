@@ -288,16 +288,38 @@ class Model:
         # Groups: PodGroups by namespace/name; a pod of ours with no group
         # annotation is a job of one named by the pod.
         self.groups = {}
+        # Kubernetes' Workloads (scheduling.k8s.io/v1alpha1): each gang
+        # podGroup a group named namespace/workload/podGroup, its queue from
+        # the queue-name annotation; a basic podGroup's pods are alone.
+        basic = set()
         for o in items:
             if o["kind"] == "PodGroup":
                 self.groups[key(o)] = {"min": o["spec"].get("minMember", 1), "pods": [],
                                        "obj": o}
+            elif o["kind"] == "Workload":
+                queue = (o["metadata"].get("annotations") or {}).get(
+                    "scheduling.volcano.sh/queue-name") or "default"
+                for pg in o["spec"].get("podGroups", []):
+                    gk = "%s/%s" % (key(o), pg["name"])
+                    gang = pg.get("policy", {}).get("gang")
+                    if gang is None:
+                        basic.add(gk)
+                        continue
+                    self.groups[gk] = {"min": gang.get("minCount", 1), "pods": [],
+                                       "obj": {"spec": {"queue": queue}}}
         self.group_of = {}
         for k, p in self.pods.items():
             if k not in self.ours:
                 continue
             g = (p["metadata"].get("annotations") or {}).get(GROUP_ANNOTATION)
             g = (p["metadata"].get("labels") or {}).get("scheduling.x-k8s.io/pod-group", g)
+            ref = p["spec"].get("workloadRef")
+            if ref and not g:
+                g = "%s/%s" % (ref["name"], ref["podGroup"])
+                if ref.get("podGroupReplicaKey"):
+                    g += "/" + ref["podGroupReplicaKey"]
+                if "%s/%s" % (p["metadata"].get("namespace", "default"), g) in basic:
+                    g = None
             if g:
                 gk = "%s/%s" % (p["metadata"].get("namespace", "default"), g)
                 self.group_of[k] = gk

@@ -1310,6 +1310,42 @@ def sub_grouped(name, replicas, min_member, size, min_groups, **nt):
     return items
 
 
+class WorkloadModelTest(unittest.TestCase):
+    def test_workload_gangs_are_groups_and_basic_pods_are_alone(self):
+        items = [rnode("n0"),
+                 {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+                  "metadata": {"name": "w", "namespace": "ns",
+                               "annotations": {"scheduling.volcano.sh/queue-name": "q"}},
+                  "spec": {"podGroups": [{"name": "workers",
+                                          "policy": {"gang": {"minCount": 2}}},
+                                         {"name": "solo", "policy": {"basic": {}}}]}}]
+        for name, group in (("a", "workers"), ("b", "workers"), ("c", "solo")):
+            p = pod(name)
+            p["spec"]["workloadRef"] = {"name": "w", "podGroup": group}
+            items.append(p)
+        m = check.Model(snap(*items), "shoal")
+        self.assertEqual(m.groups["ns/w/workers"]["min"], 2)
+        self.assertEqual(sorted(m.groups["ns/w/workers"]["pods"]), ["ns/a", "ns/b"])
+        self.assertEqual(m.queue_of_group["ns/w/workers"], "q")
+        self.assertEqual(m.group_of["ns/c"], "ns/c")
+        # Half a gang bound is a partial gang, as for a PodGroup.
+        v, _ = net_check(snap(*items), report({"binds": [("ns/a", "n0")]}))
+        self.assertIn("partial-gang", kinds(v))
+
+    def test_some_seeds_write_gangs_as_workloads(self):
+        seen = 0
+        for seed in range(40):
+            items = generate.generate(seed)["items"]
+            names = {(o["metadata"]["namespace"], o["metadata"]["name"])
+                     for o in items if o["kind"] == "Workload"}
+            seen += len(names)
+            for o in items:
+                ref = o.get("spec", {}).get("workloadRef") if o["kind"] == "Pod" else None
+                if ref:
+                    self.assertIn((o["metadata"]["namespace"], ref["name"]), names)
+        self.assertGreater(seen, 3)
+
+
 class SubGroupTest(unittest.TestCase):
     def test_each_sub_group_inside_one_rack(self):
         s = fabric(*sub_grouped("g", 2, 4, 2, 2, mode="hard", highestTierAllowed=1))
@@ -1541,8 +1577,8 @@ class GeneratedNetworkTest(unittest.TestCase):
         # sub-groups (spec.subGroupPolicy, the label that forms them).
         changed = spare = grouped = 0
         for seed in range(60):
-            a = generate.generate(seed, networks=False)["items"]
-            b = generate.generate(seed)["items"]
+            a = generate.generate(seed, networks=False, workloads=False)["items"]
+            b = generate.generate(seed, workloads=False)["items"]
             names = {o["metadata"]["name"] for o in a if o["kind"] == "Node"}
             extra = [o for o in b if o["kind"] == "Node" and o["metadata"]["name"] not in names]
             for o in extra:

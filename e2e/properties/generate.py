@@ -32,7 +32,10 @@ describe 2-4 tiers of racks, spines and wider domains over the nodes
 nodes added and, one network in twenty, a fault (a node in two racks, a
 rack under two spines, a member that does not exist); about three
 PodGroups in ten get spec.networkTopology, hard or soft, and about one
-in six of two pods or more a spec.subGroupPolicy (_sub_groups). The same seed
+in six of two pods or more a spec.subGroupPolicy (_sub_groups). In three
+seeds in ten (a sixth stream) a plain PodGroup in four is written as a
+Kubernetes Workload instead, its pods joining by spec.workloadRef
+(_workloads). The same seed
 gives a byte-identical file (`dumps(generate(seed))`).
 
     python3 e2e/properties/generate.py SEED [OUT.json]
@@ -1095,7 +1098,50 @@ def _sub_groups(nrng, items, tiers, tier_names):
         pg["spec"]["subGroupPolicy"] = [policy]
 
 
-def generate(seed, queue_trees=True, networks=True):
+WORKLOAD_POD_GROUP = "workers"
+
+
+def _workloads(wrng, items):
+    """A PodGroup in four (not the hogs, none with a network constraint,
+    sub-groups, role minimums or minResources) becomes a scheduling.k8s.io/
+    v1alpha1 Workload of one podGroup: a gang of minMember, or, at times
+    for minMember 1 or less, basic (each pod on its own). Its queue moves to
+    the scheduling.volcano.sh/queue-name annotation; its pods drop the
+    group annotation and name it by spec.workloadRef."""
+    pods = collections.defaultdict(list)
+    for o in items:
+        g = (o["metadata"].get("annotations") or {}).get(GROUP_ANNOTATION)
+        if o["kind"] == "Pod" and g:
+            pods[(o["metadata"]["namespace"], g)].append(o)
+    out = []
+    for o in items:
+        spec = o.get("spec") or {}
+        if (o["kind"] != "PodGroup" or o["metadata"]["name"].startswith("pg-hog")
+                or any(k in spec for k in ("networkTopology", "subGroupPolicy",
+                                           "minTaskMember", "minResources"))
+                or wrng.random() >= 0.25):
+            out.append(o)
+            continue
+        ns, name = o["metadata"]["namespace"], o["metadata"]["name"]
+        min_member = spec.get("minMember", 1)
+        policy = ({"basic": {}} if min_member <= 1 and wrng.random() < 0.5
+                  else {"gang": {"minCount": max(1, min_member)}})
+        meta = {"name": name, "namespace": ns, "uid": "wl-%s-%s" % (ns, name),
+                "creationTimestamp": o["metadata"]["creationTimestamp"]}
+        if spec.get("queue"):
+            meta["annotations"] = {"scheduling.volcano.sh/queue-name": spec["queue"]}
+        out.append({"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+                    "metadata": meta,
+                    "spec": {"podGroups": [{"name": WORKLOAD_POD_GROUP, "policy": policy}]}})
+        for p in pods.get((ns, name), []):
+            del p["metadata"]["annotations"][GROUP_ANNOTATION]
+            if not p["metadata"]["annotations"]:
+                del p["metadata"]["annotations"]
+            p["spec"]["workloadRef"] = {"name": name, "podGroup": WORKLOAD_POD_GROUP}
+    items[:] = out
+
+
+def generate(seed, queue_trees=True, networks=True, workloads=True):
     """The cluster of `seed`; with queue_trees=False never a queue tree
     (the seed as it was before trees, for comparison), with
     networks=False never a network (likewise)."""
@@ -1227,6 +1273,11 @@ def generate(seed, queue_trees=True, networks=True):
     nrng = random.Random("shoal-network-%d" % seed)
     if nrng.random() < 0.4 and len(nodes) >= 3 and networks:
         _network(nrng, items, nodes)
+    # Kubernetes' own gangs (a sixth stream): some PodGroups written as
+    # Workloads instead, their pods joining by spec.workloadRef.
+    wrng = random.Random("shoal-workload-%d" % seed)
+    if wrng.random() < 0.3 and workloads:
+        _workloads(wrng, items)
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
             "items": items}
 
