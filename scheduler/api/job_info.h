@@ -60,6 +60,11 @@ struct JobInfo {
   // Workload's gang, why it is missing (its Workload or its podGroup).
   bool group_missing = false;
   std::string missing_reason;
+  // For a Workload's gang: the Workload, as Events name it.
+  struct Owner {
+    std::string api_version, kind, name, uid;
+  };
+  Owner owner;
   // The first field of the PodGroup that bears on placement and that
   // Shoal does not implement yet ("spec.networkTopology"): the gang waits,
   // naming it, rather than be placed as if it were absent. Its value

@@ -43,6 +43,7 @@ api::JobInfo WorkloadGangJob(const Workloads& workloads,
         "wait until it is created");
     return job;
   }
+  job.owner = {w->api_version, "Workload", w->name, w->uid};
   job.uid = absl::StrCat(w->uid, "/", ref.pod_group,
                          ref.replica_key.empty() ? "" : "/", ref.replica_key);
   job.created = w->created;

@@ -90,6 +90,22 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
   absl::Time now = absl::Now();
   absl::MutexLock lock(&mu_);
   for (const api::JobInfo& job : cluster.jobs) {
+    // A Workload carries no status of Shoal's: why its gang waits goes on
+    // its pods (below) and, once per change, into an Event on it.
+    if (job.source == api::GroupSource::kWorkload && !job.owner.name.empty()) {
+      const std::string why = job.ReadyCount() < job.min_member
+                                  ? PendingReason(job)
+                                  : std::string();
+      std::string& said = workload_said_[job.Key()];
+      if (!why.empty() && why != said) {
+        const std::string gang = job.name.substr(job.owner.name.size() + 1);
+        events_.Record({job.owner.api_version, job.owner.kind, job.ns,
+                        job.owner.name, job.owner.uid},
+                       "Warning", "FailedScheduling",
+                       absl::StrCat("podGroup ", gang, ": ", why));
+      }
+      said = why;
+    }
     // Only the PodGroups of Volcano and scheduler-plugins carry a status
     // Shoal writes (Kubernetes' own gangs: see the pods below).
     if ((job.source != api::GroupSource::kVolcano &&

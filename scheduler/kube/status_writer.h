@@ -78,6 +78,9 @@ class StatusWriter : public cache::StatusSink {
   // write produced: unchanged since, it need not be written again.
   std::map<std::string, Observed> written_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  // What each Workload gang's last Event said (by ns/gang), so that an
+  // Event is recorded when the reason changes, not every cycle.
+  std::map<std::string, std::string> workload_said_ ABSL_GUARDED_BY(mu_);
   // By API version: true when podgroups/status is served.
   std::map<std::string, bool> serves_status_ ABSL_GUARDED_BY(mu_);
   int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;

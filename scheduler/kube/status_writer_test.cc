@@ -194,6 +194,7 @@ TEST_F(StatusWriterTest, AWorkloadGangShortOfPodsSaysSoOnItsPods) {
   gang.ns = "default";
   gang.name = "train/workers";
   gang.source = api::GroupSource::kWorkload;
+  gang.owner = {"scheduling.k8s.io/v1alpha1", "Workload", "train", "w1"};
   gang.min_member = 4;
   gang.tasks = {0};
   gang.count_by_status[static_cast<int>(api::TaskStatus::kPending)] = 1;
@@ -214,6 +215,18 @@ TEST_F(StatusWriterTest, AWorkloadGangShortOfPodsSaysSoOnItsPods) {
   ASSERT_EQ(conditions.size(), 1u);
   EXPECT_EQ(conditions[0]["type"], "PodScheduled");
   EXPECT_EQ(conditions[0]["message"], gang.message);
+  // The Workload gets one Event naming the podGroup, not one per cycle.
+  Publish(cluster);
+  json events = Call("GET", "/api/v1/namespaces/default/events")["items"];
+  int on_workload = 0;
+  for (const json& e : events) {
+    if (e["involvedObject"]["kind"] != "Workload") continue;
+    ++on_workload;
+    EXPECT_EQ(e["involvedObject"]["name"], "train");
+    EXPECT_EQ(e["reason"], "FailedScheduling");
+    EXPECT_EQ(e["message"], "podGroup workers: " + gang.message);
+  }
+  EXPECT_EQ(on_workload, 1);
 }
 
 // Volcano's PodGroup CRD declares no status subresource, and its schema
