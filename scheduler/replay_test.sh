@@ -298,6 +298,7 @@ expect_has "each replica key a gang of its own" "$out" "ml/tune/trials/1   defau
 expect_has "a missing Workload named" "$out" "workload ml/ghost does not exist; the pods that name it (spec.workloadRef) wait until it is created"
 expect_has "a missing podGroup named" "$out" "workload ml/serve has no podGroup \"replica\" (spec.podGroups names replicas); the pods that name it wait until it does"
 expect_has "two gangs refused" "$out" "pod ml/both-0 names two gangs: podgroup pg and workload train podGroup workers (spec.workloadRef); it waits until it names one"
+expect_has "a missing PodGroup beside a Workload waited for" "$out" "ml/nopg            default   Pending   0           1           podgroup ml/nopg does not exist; its pods wait until it is created"
 expect_eq "six bound" "$(echo "$out" | head -1)" "Cycle 1: 6 bound, 0 evicted"
 expect_eq "workloads read without a word" "$(cat $TMP/err)" ""
 

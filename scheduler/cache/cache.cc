@@ -647,7 +647,8 @@ api::ClusterInfo Cache::Assemble(
       auto it = job_of_group.find(group_key);
       if (it == job_of_group.end()) {
         api::JobInfo made;
-        if (pod->workload_ref.name.empty()) {
+        // A pod naming a PodGroup (even beside a Workload) waits for it.
+        if (pod->workload_ref.name.empty() || !pod->group_conflict.empty()) {
           made.ns = pod->ns;
           made.name = pod->group;
           made.uid = group_key;
