@@ -28,20 +28,9 @@ constexpr int32_t kNoGroup = -2;
 int32_t NextGroup(const Session& s, const api::JobInfo& job,
                   const JobCursor& cursor, const std::set<int32_t>& failed) {
   const api::ClusterInfo& c = s.cluster();
-  std::vector<int32_t> whole(job.sub_group_policies.size(), 0);
-  std::vector<int32_t> ready(job.sub_groups.size(), 0);
-  for (api::TaskIndex t : job.tasks) {
-    const api::TaskInfo& task = c.tasks[t];
-    if (task.sub_group != kUngrouped &&
-        (api::IsReadyStatus(task.status) ||
-         task.status == api::TaskStatus::kPipelined)) {
-      ++ready[task.sub_group];
-    }
-  }
-  for (size_t g = 0; g < job.sub_groups.size(); ++g) {
-    const int32_t p = job.sub_groups[g].policy;
-    if (ready[g] >= job.sub_group_policies[p].size) ++whole[p];
-  }
+  const std::vector<int32_t> ready =
+      api::SubGroupsReady(c, job, /*with_pipelined=*/true);
+  const std::vector<int32_t> whole = api::WholeByPolicy(job, ready);
   int32_t first = kNoGroup;
   for (api::TaskIndex t : cursor.tasks) {
     const api::TaskInfo& task = c.tasks[t];

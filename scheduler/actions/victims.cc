@@ -102,22 +102,15 @@ class GangFloor {
     if (fresh) it->second = api::SubGroupReady(s_.cluster(), job, g);
     const int32_t p = job.sub_groups[g].policy;
     const api::SubGroupPolicy& policy = job.sub_group_policies[p];
-    if (it->second > policy.size) {
-      --it->second;
-      return true;
-    }
-    if (it->second < policy.size) {  // already broken: no floor left
+    // Above its size it stays whole; below, it was broken already.
+    if (it->second != policy.size) {
       --it->second;
       return true;
     }
     auto [spare, fresh_policy] = policy_spare_.try_emplace({j, p}, 0);
     if (fresh_policy) {
-      int32_t whole = 0;
-      for (size_t other = 0; other < job.sub_groups.size(); ++other) {
-        if (job.sub_groups[other].policy == p &&
-            api::SubGroupReady(s_.cluster(), job, other) >= policy.size)
-          ++whole;
-      }
+      const int32_t whole =
+          api::WholeByPolicy(job, api::SubGroupsReady(s_.cluster(), job))[p];
       spare->second = std::max(0, whole - policy.min_groups);
     }
     if (spare->second == 0) return false;

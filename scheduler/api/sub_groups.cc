@@ -113,37 +113,51 @@ std::string SubGroupName(const JobInfo& job, int32_t group) {
   return absl::StrCat(job.sub_group_policies[g.policy].name, "/", g.key);
 }
 
+namespace {
+
+bool Counts(const TaskInfo& task, bool with_pipelined) {
+  return IsReadyStatus(task.status) ||
+         (with_pipelined && task.status == TaskStatus::kPipelined);
+}
+
+}  // namespace
+
 int32_t SubGroupReady(const ClusterInfo& c, const JobInfo& job, int32_t group,
                       bool with_pipelined) {
   int32_t n = 0;
   for (TaskIndex t : job.tasks) {
     const TaskInfo& task = c.tasks[t];
-    if (task.sub_group != group) continue;
-    if (IsReadyStatus(task.status) ||
-        (with_pipelined && task.status == TaskStatus::kPipelined)) {
-      ++n;
-    }
+    if (task.sub_group == group && Counts(task, with_pipelined)) ++n;
   }
   return n;
+}
+
+std::vector<int32_t> SubGroupsReady(const ClusterInfo& c, const JobInfo& job,
+                                    bool with_pipelined) {
+  std::vector<int32_t> ready(job.sub_groups.size(), 0);
+  for (TaskIndex t : job.tasks) {
+    const TaskInfo& task = c.tasks[t];
+    if (task.sub_group != kNone && Counts(task, with_pipelined))
+      ++ready[task.sub_group];
+  }
+  return ready;
+}
+
+std::vector<int32_t> WholeByPolicy(const JobInfo& job,
+                                   const std::vector<int32_t>& ready) {
+  std::vector<int32_t> whole(job.sub_group_policies.size(), 0);
+  for (size_t g = 0; g < job.sub_groups.size(); ++g) {
+    const int32_t p = job.sub_groups[g].policy;
+    if (ready[g] >= job.sub_group_policies[p].size) ++whole[p];
+  }
+  return whole;
 }
 
 std::string SubGroupsShort(const ClusterInfo& c, const JobInfo& job,
                            bool with_pipelined) {
   if (job.sub_groups.empty()) return SubGroupsTooFew(job);
-  std::vector<int32_t> ready(job.sub_groups.size(), 0);
-  for (TaskIndex t : job.tasks) {
-    const TaskInfo& task = c.tasks[t];
-    if (task.sub_group == kNone) continue;
-    if (IsReadyStatus(task.status) ||
-        (with_pipelined && task.status == TaskStatus::kPipelined)) {
-      ++ready[task.sub_group];
-    }
-  }
-  std::vector<int32_t> whole(job.sub_group_policies.size(), 0);
-  for (size_t g = 0; g < job.sub_groups.size(); ++g) {
-    const SubGroupPolicy& p = job.sub_group_policies[job.sub_groups[g].policy];
-    if (ready[g] >= p.size) ++whole[job.sub_groups[g].policy];
-  }
+  const std::vector<int32_t> whole =
+      WholeByPolicy(job, SubGroupsReady(c, job, with_pipelined));
   for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
     const SubGroupPolicy& policy = job.sub_group_policies[p];
     if (whole[p] < policy.min_groups) {

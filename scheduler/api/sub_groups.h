@@ -62,6 +62,14 @@ std::string SubGroupName(const JobInfo& job, int32_t group);
 int32_t SubGroupReady(const ClusterInfo& c, const JobInfo& job, int32_t group,
                       bool with_pipelined = false);
 
+// The same for every sub-group of the job at once, by index.
+std::vector<int32_t> SubGroupsReady(const ClusterInfo& c, const JobInfo& job,
+                                    bool with_pipelined = false);
+// Per policy, how many of its sub-groups are whole: `ready` (as
+// SubGroupsReady answers) reaches their subGroupSize.
+std::vector<int32_t> WholeByPolicy(const JobInfo& job,
+                                   const std::vector<int32_t>& ready);
+
 // Why the job's sub-groups do not let it start (minSubGroups of some
 // policy not met by whole sub-groups), or "" when they do. Counts
 // pipelined tasks when `with_pipelined`.

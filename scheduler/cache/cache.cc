@@ -164,31 +164,28 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
   for (const api::JobInfo& job : cluster.jobs) {
     if (job.source == api::GroupSource::kSinglePod || job.group_missing)
       continue;
-    if (job.source == api::GroupSource::kWorkload) {
-      // No object to keep a phase in; what elastic and partial-gang
-      // release count is kept here (the job is made anew each assembly).
-      Decision& d = decisions_[job.Key()];
-      if (d.uid != job.uid) d = Decision{job.uid};
-      const Decision before = d;
-      d.elastic_target = job.elastic_target;
-      d.cycles_below_minimum =
-          job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
-      // The job is made when the model is assembled: assemble again when
-      // what it carries changed (rare: a gang left partly bound, a resize).
+    // A Workload's gang has no object of its own (no phase to keep); its
+    // job is made anew on each assembly.
+    const bool workload = job.source == api::GroupSource::kWorkload;
+    auto group = groups_.find(job.Key());
+    if (!workload && (group == groups_.end() || group->second.uid != job.uid)) {
+      continue;  // gone meanwhile
+    }
+    Decision& d = decisions_[job.Key()];
+    if (d.uid != job.uid) d = Decision{job.uid};
+    const Decision before = d;
+    d.elastic_target = job.elastic_target;
+    d.cycles_below_minimum = job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
+    if (workload) {
+      // Assemble again when what the job carries changed (rare: a gang
+      // left partly bound, a resize).
       if (d.elastic_target != before.elastic_target ||
           d.cycles_below_minimum != before.cycles_below_minimum) {
         Restructure();
       }
       continue;
     }
-    auto group = groups_.find(job.Key());
-    if (group == groups_.end() || group->second.uid != job.uid)
-      continue;  // gone meanwhile
     changed_groups_.insert(group->first);
-    Decision& d = decisions_[job.Key()];
-    if (d.uid != job.uid) d = Decision{job.uid};
-    d.elastic_target = job.elastic_target;
-    d.cycles_below_minimum = job.PartlyBound() ? d.cycles_below_minimum + 1 : 0;
     api::PodGroupPhase source_phase = group->second.phase;
     if (job.phase == source_phase) {
       d.has_phase = false;
@@ -565,13 +562,16 @@ api::JobInfo Cache::GroupJob(const std::string& key,
   api::JobInfo job = group;
   job.priority =
       job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
-  auto kept = decisions_.find(key);
-  if (kept != decisions_.end() && kept->second.uid == job.uid) {
-    if (kept->second.has_phase) job.phase = kept->second.phase;
-    job.elastic_target = kept->second.elastic_target;
-    job.cycles_below_minimum = kept->second.cycles_below_minimum;
-  }
+  ApplyKept(key, job);
   return job;
+}
+
+void Cache::ApplyKept(const std::string& key, api::JobInfo& job) const {
+  auto kept = decisions_.find(key);
+  if (kept == decisions_.end() || kept->second.uid != job.uid) return;
+  if (kept->second.has_phase) job.phase = kept->second.phase;
+  job.elastic_target = kept->second.elastic_target;
+  job.cycles_below_minimum = kept->second.cycles_below_minimum;
 }
 
 api::ClusterInfo Cache::Assemble(
@@ -655,11 +655,7 @@ api::ClusterInfo Cache::Assemble(
           made.group_missing = true;
         } else {
           made = WorkloadGangJob(workloads_, *pod);
-          auto kept = decisions_.find(group_key);
-          if (kept != decisions_.end() && kept->second.uid == made.uid) {
-            made.elastic_target = kept->second.elastic_target;
-            made.cycles_below_minimum = kept->second.cycles_below_minimum;
-          }
+          ApplyKept(group_key, made);
         }
         it = job_of_group.emplace(group_key, b.AddJob(std::move(made))).first;
       }

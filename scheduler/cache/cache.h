@@ -183,6 +183,11 @@ class Cache {
   // what was kept of the cycles' decisions applied.
   api::JobInfo GroupJob(const std::string& key, const api::JobInfo& group) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What was kept of the cycles' decisions about job `key` (its phase,
+  // elastic target, cycles left partly bound), applied to `job` when it is
+  // the same object (uid).
+  void ApplyKept(const std::string& key, api::JobInfo& job) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The whole cluster from every object. `fresh`: derive every pod anew
   // and keep nothing; otherwise reuse and refresh the entries' views and
   // record where each pod and group went (for the model).

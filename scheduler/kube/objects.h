@@ -30,6 +30,11 @@ inline constexpr char kGroupAnnotation[] = "scheduling.k8s.io/group-name";
 inline constexpr char kGroupLabel[] = "scheduling.x-k8s.io/pod-group";
 // Volcano's job controller names each pod's task (role) here.
 inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
+// Where Volcano's controllers name a queue on objects without a spec for
+// it; Shoal reads it on Kubernetes' Workloads and PodGroups (annotation,
+// else label) and writes it back there.
+inline constexpr char kQueueNameAnnotation[] =
+    "scheduling.volcano.sh/queue-name";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 

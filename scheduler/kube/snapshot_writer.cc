@@ -399,15 +399,23 @@ json NetworkTopology(const api::NetworkConstraint& c) {
   return nt;
 }
 
+// The metadata of a Workload or PodGroup of scheduling.k8s.io: the queue,
+// which their spec cannot name, as the annotation Shoal reads it from.
+json KubeGangMetadata(const std::string& name, const std::string& ns,
+                      const std::string& uid, absl::Time created,
+                      const std::string& queue) {
+  json meta = Metadata(name, ns);
+  meta["uid"] = uid;
+  if (created != absl::UnixEpoch()) meta["creationTimestamp"] = Time(created);
+  if (queue != "default") meta["annotations"] = {{kQueueNameAnnotation, queue}};
+  return meta;
+}
+
 // A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
 // goes back as a gang of one, which Shoal reads the same.
 json EncodeKubePodGroup(const api::JobInfo& job) {
-  json meta = Metadata(job.name, job.ns);
-  meta["uid"] = job.uid;
-  if (job.created != absl::UnixEpoch())
-    meta["creationTimestamp"] = Time(job.created);
-  if (job.queue != "default")
-    meta["annotations"] = {{"scheduling.volcano.sh/queue-name", job.queue}};
+  json meta =
+      KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue);
   json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
   json spec = {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
@@ -478,12 +486,7 @@ json EncodeQueue(const api::QueueInfo& q) {
 }
 
 json EncodeWorkload(const api::WorkloadSpec& w) {
-  json meta = Metadata(w.name, w.ns);
-  meta["uid"] = w.uid;
-  if (w.created != absl::UnixEpoch())
-    meta["creationTimestamp"] = Time(w.created);
-  if (w.queue != "default")
-    meta["annotations"] = {{"scheduling.volcano.sh/queue-name", w.queue}};
+  json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue);
   json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
                                           : w.api_version.c_str(),
                     "Workload", std::move(meta));

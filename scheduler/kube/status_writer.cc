@@ -19,6 +19,14 @@ const char* ApiResourceVersionOf(const api::JobInfo& job) {
              : "scheduling.volcano.sh/v1beta1";
 }
 
+// The PodGroups whose status Shoal writes: Volcano's and
+// scheduler-plugins'. Kubernetes' own gangs have none of Shoal's; their
+// pods say why they wait.
+bool WritesGroupStatus(const api::JobInfo& job) {
+  return job.source == api::GroupSource::kVolcano ||
+         job.source == api::GroupSource::kSchedulerPlugins;
+}
+
 std::string GroupKey(const std::string& api_version, const std::string& key) {
   return api_version + "/" + key;
 }
@@ -106,13 +114,7 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
       }
       said = why;
     }
-    // Only the PodGroups of Volcano and scheduler-plugins carry a status
-    // Shoal writes (Kubernetes' own gangs: see the pods below).
-    if ((job.source != api::GroupSource::kVolcano &&
-         job.source != api::GroupSource::kSchedulerPlugins) ||
-        job.group_missing) {
-      continue;
-    }
+    if (!WritesGroupStatus(job) || job.group_missing) continue;
     std::string key = GroupKey(ApiResourceVersionOf(job), job.Key());
     auto seen = groups_.find(key);
     if (seen == groups_.end() || in_flight_.count(key) > 0) continue;
@@ -134,11 +136,9 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
     if (task.status != api::TaskStatus::kPending) continue;
     const api::JobInfo& job = cluster.jobs[task.job];
     // Pods of a gang still missing members wait for their siblings, not
-    // for room: the PodGroup says so; the pods are not marked. A gang of
-    // Kubernetes' own API has no status of ours to say it in: its pods do.
-    const bool group_says = job.source == api::GroupSource::kVolcano ||
-                            job.source == api::GroupSource::kSchedulerPlugins;
-    if (group_says && job.ValidCount() < job.min_member) continue;
+    // for room: the PodGroup says so; the pods are not marked (unless no
+    // status of ours says it).
+    if (WritesGroupStatus(job) && job.ValidCount() < job.min_member) continue;
     std::string message = PendingReason(job);
     if (message.empty()) continue;
     const std::string key = task.pod->Key();

@@ -6,10 +6,9 @@
 //    objects made from them (spec.schedulingPolicy) that pods join by
 //    spec.schedulingGroup.podGroupName: read as a PodGroup's gang.
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/reader.h"
 
@@ -52,19 +51,41 @@ const SchedulingFields kKubePodGroupFields = {
         {"disruptionMode", FieldUse::kNoEffect},
     }};
 
-// Where Volcano's controllers name a queue on objects without a spec for
-// it; read on the Workload or PodGroup, annotation first.
-constexpr char kQueueName[] = "scheduling.volcano.sh/queue-name";
+// What a Workload and a PodGroup of scheduling.k8s.io read alike from
+// their metadata.
+struct Identity {
+  std::string uid;  // metadata.uid, or ns/name when it has none
+  absl::Time created;
+  std::string queue;  // kQueueNameAnnotation (annotation, else label)
+};
 
-using StringPairs = std::vector<std::pair<std::string, std::string>>;
-
-std::string QueueOf(const StringPairs& labels, const StringPairs& annotations) {
-  for (const StringPairs* list : {&annotations, &labels}) {
+absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
+  const json& meta = Metadata(obj);
+  Identity out;
+  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
+  out.uid =
+      uid.empty() ? absl::StrCat(NamespaceOf(obj), "/", NameOf(obj)) : uid;
+  SHOAL_ASSIGN_OR_RETURN(created, Timestamp(r, meta, "creationTimestamp",
+                                            "metadata.creationTimestamp"));
+  out.created = created;
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  SHOAL_ASSIGN_OR_RETURN(
+      labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
+  out.queue = "default";
+  for (const auto* list : {&labels, &annotations}) {  // annotation wins
     for (const auto& [k, v] : *list) {
-      if (k == kQueueName && !v.empty()) return v;
+      if (k == kQueueNameAnnotation && !v.empty()) out.queue = v;
     }
   }
-  return "default";
+  return out;
+}
+
+// Kind `kind` of group scheduling.k8s.io, any version.
+bool IsKubeScheduling(const json& obj, const char* kind) {
+  return StringMember(obj, "kind") == kind &&
+         StringMember(obj, "apiVersion").rfind("scheduling.k8s.io/", 0) == 0;
 }
 
 // A policy object, {gang: {minCount}} or {basic: {}}, at `at`.
@@ -95,18 +116,13 @@ absl::Status ReadPolicy(const Reader& r, const json* policy,
 
 }  // namespace
 
-bool IsWorkload(const json& obj) {
-  const std::string api_version = StringMember(obj, "apiVersion");
-  return StringMember(obj, "kind") == "Workload" &&
-         api_version.rfind("scheduling.k8s.io/", 0) == 0;
-}
+bool IsWorkload(const json& obj) { return IsKubeScheduling(obj, "Workload"); }
 
 absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
                                                  DecodeWarnings* warnings) {
   if (auto s = RequireName(obj, "workload"); !s.ok()) return s;
   Reader r(NamedObject("workload",
                        absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
-  const json& meta = Metadata(obj);
   SHOAL_ASSIGN_OR_RETURN(spec_ptr, r.Section(obj, "spec"));
   const json& spec = *spec_ptr;
   r.CheckFields(spec, "spec", kWorkloadFields, nullptr);
@@ -114,17 +130,10 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
   w.ns = NamespaceOf(obj);
   w.name = NameOf(obj);
   w.api_version = StringMember(obj, "apiVersion");
-  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
-  w.uid = uid.empty() ? w.Key() : uid;
-  SHOAL_ASSIGN_OR_RETURN(created, Timestamp(r, meta, "creationTimestamp",
-                                            "metadata.creationTimestamp"));
-  w.created = created;
-  SHOAL_ASSIGN_OR_RETURN(
-      annotations,
-      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
-  SHOAL_ASSIGN_OR_RETURN(
-      labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
-  w.queue = QueueOf(labels, annotations);
+  SHOAL_ASSIGN_OR_RETURN(id, IdentityOf(r, obj));
+  w.uid = id.uid;
+  w.created = id.created;
+  w.queue = id.queue;
   const char* list = Reader::Get(spec, "podGroupTemplates") != nullptr
                          ? "podGroupTemplates"
                          : "podGroups";
@@ -157,9 +166,7 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
 }
 
 bool IsKubePodGroup(const json& obj) {
-  const std::string api_version = StringMember(obj, "apiVersion");
-  return StringMember(obj, "kind") == "PodGroup" &&
-         api_version.rfind("scheduling.k8s.io/", 0) == 0;
+  return IsKubeScheduling(obj, "PodGroup");
 }
 
 absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
@@ -167,7 +174,6 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   if (auto s = RequireName(obj, "podgroup"); !s.ok()) return s;
   Reader r(NamedObject("podgroup",
                        absl::StrCat(NamespaceOf(obj), "/", NameOf(obj))));
-  const json& meta = Metadata(obj);
   SHOAL_ASSIGN_OR_RETURN(spec_ptr, r.Section(obj, "spec"));
   const json& spec = *spec_ptr;
   api::JobInfo job;
@@ -176,17 +182,10 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   job.source = api::GroupSource::kKubePodGroup;
   job.unsupported_field =
       r.CheckFields(spec, "spec", kKubePodGroupFields, &job.unsupported_value);
-  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
-  job.uid = uid.empty() ? job.Key() : uid;
-  SHOAL_ASSIGN_OR_RETURN(created, Timestamp(r, meta, "creationTimestamp",
-                                            "metadata.creationTimestamp"));
-  job.created = created;
-  SHOAL_ASSIGN_OR_RETURN(
-      annotations,
-      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
-  SHOAL_ASSIGN_OR_RETURN(
-      labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
-  job.queue = QueueOf(labels, annotations);
+  SHOAL_ASSIGN_OR_RETURN(id, IdentityOf(r, obj));
+  job.uid = id.uid;
+  job.created = id.created;
+  job.queue = id.queue;
   api::WorkloadPodGroup policy;
   SHOAL_RETURN_IF_ERROR(ReadPolicy(r, Reader::Get(spec, "schedulingPolicy"),
                                    "spec.schedulingPolicy", policy));
