@@ -765,6 +765,14 @@ TEST(DecodeWorkloadTest, BothShapesAndRefusals) {
   EXPECT_EQ(error(R"([{"name": "w", "policy": {"basic": {}}},
                       {"name": "w", "policy": {"basic": {}}}])"),
             "workload ml/train: spec.podGroups[1].name: \"w\" is used twice");
+  DecodeWarnings said;
+  json timed = v1;
+  timed["spec"]["podGroups"][0]["policy"]["gang"]["timeoutSeconds"] = 30;
+  ASSERT_TRUE(DecodeWorkload(timed, &said).ok());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].message,
+            "workload ml/train: spec.podGroups[0].policy.gang.timeoutSeconds: "
+            "not a field Shoal knows; ignored");
   EXPECT_EQ(error("[]"),
             "workload ml/train: spec.podGroups: must be a list of at least one "
             "group");
@@ -812,6 +820,16 @@ TEST(DecodePodTest, WorkloadRefAndSchedulingGroupJoinOneGangOnly) {
       pod->pod->group_conflict,
       ::testing::HasSubstr("names two gangs: podgroup pg and workload "
                            "train podGroup workers (spec.workloadRef)"));
+  DecodeWarnings said;
+  json spec = {
+      {"workloadRef",
+       {{"name", "train"}, {"podGroup", "workers"}, {"podGroupIndex", 2}}},
+      {"containers", {Container({{"cpu", "1"}})}}};
+  ASSERT_TRUE(DecodePod(Pod(spec), &said).ok());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0].message,
+            "pod team-a/w-0: spec.workloadRef.podGroupIndex: not a field Shoal "
+            "knows; ignored");
   EXPECT_EQ(decode({{"workloadRef", {{"name", "train"}}}}).status().message(),
             "pod team-a/w-0: spec.workloadRef.podGroup: must be set");
 }

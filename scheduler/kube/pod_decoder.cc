@@ -232,6 +232,12 @@ absl::StatusOr<api::WorkloadRef> WorkloadRefAt(const Reader& r,
                                   "spec.workloadRef.podGroupReplicaKey"));
   if (name.empty()) return r.Error("spec.workloadRef.name", "must be set");
   if (group.empty()) return r.Error("spec.workloadRef.podGroup", "must be set");
+  for (const auto& [k, v] : ref.items()) {
+    if (k != "name" && k != "podGroup" && k != "podGroupReplicaKey") {
+      r.Warn(absl::StrCat("spec.workloadRef.", k,
+                          ": not a field Shoal knows; ignored"));
+    }
+  }
   out.name = name;
   out.pod_group = group;
   out.replica_key = replica;
@@ -285,6 +291,12 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj,
                                           "spec.schedulingGroup.podGroupName"));
     if (name.empty())
       return r.Error("spec.schedulingGroup.podGroupName", "must be set");
+    for (const auto& [k, v] : sg->items()) {
+      if (k != "podGroupName") {
+        r.Warn(absl::StrCat("spec.schedulingGroup.", k,
+                            ": not a field Shoal knows; ignored"));
+      }
+    }
     if (!pod->group.empty() && pod->group != name) {
       pod->group_conflict =
           absl::StrCat("pod ", pod->Key(), " names two gangs: podgroup ",

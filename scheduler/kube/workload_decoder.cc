@@ -104,6 +104,11 @@ absl::Status ReadPolicy(const Reader& r, const json* policy,
   if (gang == nullptr) return absl::OkStatus();
   group.gang = true;
   if (!gang->is_object()) return r.Error(at + ".gang", "must be an object");
+  for (const auto& [k, v] : gang->items()) {
+    if (k != "minCount")
+      r.Warn(
+          absl::StrCat(at, ".gang.", k, ": not a field Shoal knows; ignored"));
+  }
   SHOAL_ASSIGN_OR_RETURN(min,
                          r.Int(*gang, "minCount", at + ".gang.minCount", 0));
   if (min < 1) {
