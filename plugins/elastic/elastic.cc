@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
-#include <queue>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "plugins/elastic/memory.h"
+#include "plugins/elastic/resize_rule.h"
+#include "plugins/elastic/sharing.h"
 #include "scheduler/framework/session.h"
 
 namespace shoal::plugins::elastic {
@@ -15,25 +19,19 @@ namespace {
 
 using framework::Session;
 
-int32_t Placed(const api::JobInfo& job) {
-  return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
-}
-
-// What elastic remembers from one cycle to the next: when each running
-// pod was placed, so that pods placed this cycle or the last are not
-// taken back at once (no flapping). The plugin owns it; a session copies
-// what it needs when it opens and writes it back when it closes, so a
-// session that never closes (an explanation) leaves it as it was.
-struct Memory {
-  std::mutex mu;       // sessions on one policy may open side by side
-  uint64_t cycle = 0;  // sessions closed so far
-  absl::flat_hash_map<std::string, uint64_t> placed_at;  // pod uid -> cycle
+struct Settings {
+  Sharing sharing = Sharing::kEven;
+  int32_t resize_cost_seconds = 0;  // for jobs whose PodGroup does not say
+  int32_t hold_seconds = -1;        // -1: each job's own resize cost
+  int32_t fairness_bound_seconds = 600;
+  int32_t expected_room_seconds = 300;
 };
 
 // Each elastic job's target size, worked out when the session opens.
 class ElasticSession : public framework::PluginSession {
  public:
-  explicit ElasticSession(Memory& memory) : memory_(memory) {}
+  ElasticSession(Memory& memory, const Settings& settings)
+      : memory_(memory), settings_(settings) {}
 
   // Reads the memory and the snapshot, then registers the callbacks,
   // which point into this object.
@@ -43,20 +41,40 @@ class ElasticSession : public framework::PluginSession {
       // When each running pod was placed; pods first seen running are old.
       std::lock_guard<std::mutex> lock(memory_.mu);
       cycle_ = memory_.cycle + 1;
+      expected_room_seconds_ = memory_.ExpectedRoomAfter(c);
       for (const api::TaskInfo& t : c.tasks) {
         if (!api::HoldsShare(t.status)) continue;
-        auto it = memory_.placed_at.find(t.pod->uid);
-        placed_at_[t.pod->uid] = it == memory_.placed_at.end() ? 0 : it->second;
+        auto it = memory_.pods.find(t.pod->uid);
+        pods_[t.pod->uid] = it == memory_.pods.end() ? PodMemory{} : it->second;
+      }
+      jobs_.resize(c.jobs.size());
+      for (const api::JobInfo& job : c.jobs) {
+        auto it = memory_.jobs.find(job.Key());
+        if (it != memory_.jobs.end() && it->second.uid == job.uid)
+          jobs_[job.index] = it->second;
       }
     }
-    ComputeTargets(s);
+    for (const api::JobInfo& job : c.jobs) {
+      api::JobInfo::Resizing& r = s.job(job.index).resizing;
+      r.cost_seconds = CostOf(job);
+      r.count = jobs_[job.index].resizes;
+      r.last = jobs_[job.index].resizes > 0 ? jobs_[job.index].changed
+                                            : absl::InfinitePast();
+    }
+    RankShrinks(s);
 
-    // Between two running elastic jobs, the smaller share grows first.
+    // Between two running elastic jobs, the smaller share grows first
+    // (oldest-first: the older).
     s.Register<framework::JobOrder>(
         [this, &s](const api::JobInfo& a, const api::JobInfo& b) {
           if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member ||
               Placed(b) < b.min_member) {
             return 0;
+          }
+          if (settings_.sharing == Sharing::kOldestFirst) {
+            absl::Time sa = jobs_[a.index].started_at;
+            absl::Time sb = jobs_[b.index].started_at;
+            return sa < sb ? -1 : (sa > sb ? 1 : 0);
           }
           double sa = Share(s, a), sb = Share(s, b);
           return sa < sb ? -1 : (sa > sb ? 1 : 0);
@@ -64,13 +82,19 @@ class ElasticSession : public framework::PluginSession {
     s.Register<framework::Allocatable>(
         [this, &s](const api::QueueInfo&, const api::TaskInfo& t) {
           const api::JobInfo& job = s.cluster().jobs[t.job];
-          if (!job.elastic() || Placed(job) < job.min_member) return true;
-          return Placed(job) < target_[t.job];
+          if (!job.elastic()) return true;
+          if (Placed(job) < job.min_member) {
+            // Oldest-first: a job starts in its turn, after the older
+            // jobs' growth (sharing.h).
+            Targets(s);
+            return waiting_turn_.count(t.job) == 0;
+          }
+          return Placed(job) < Targets(s)[t.job];
         });
     s.Register<framework::JobStarving>([this, &s](const api::JobInfo& job) {
       if (!job.elastic() || Placed(job) < job.min_member)
         return false;  // gang's call
-      return job.PendingCount() > 0 && Placed(job) < target_[job.index];
+      return job.PendingCount() > 0 && Placed(job) < Targets(s)[job.index];
     });
     // A job short of its minimum (a gang, a lone pod) may take any elastic
     // job's pods: elastic pods only ever borrow room no minimum wants.
@@ -82,7 +106,8 @@ class ElasticSession : public framework::PluginSession {
           const api::JobInfo& tj = s.cluster().jobs[taker.job];
           bool growing = tj.elastic() && Placed(tj) >= tj.min_member;
           std::vector<api::TaskIndex> victims;
-          std::vector<int32_t> over(target_.size(), -1);
+          const std::vector<int32_t>& target = Targets(s);
+          std::vector<int32_t> over(target.size(), -1);
           for (api::TaskIndex c : candidates) {
             const api::TaskInfo& v = s.cluster().tasks[c];
             const api::JobInfo& vj = s.cluster().jobs[v.job];
@@ -90,7 +115,7 @@ class ElasticSession : public framework::PluginSession {
             if (growing) {
               if (Young(v)) continue;
               if (over[v.job] < 0)
-                over[v.job] = std::max(0, Placed(vj) - target_[v.job]);
+                over[v.job] = std::max(0, Placed(vj) - target[v.job]);
               if (over[v.job] == 0) continue;
               --over[v.job];
             }
@@ -98,39 +123,101 @@ class ElasticSession : public framework::PluginSession {
           }
           return framework::Victims(std::move(victims));
         });
-    s.AddEventHandler({[this](const api::TaskInfo& t) {
-                         placed_at_.try_emplace(t.pod->uid, cycle_);
+    s.AddEventHandler({[this, &s](const api::TaskInfo& t) {
+                         const api::JobInfo& job = s.cluster().jobs[t.job];
+                         PodMemory placed{cycle_, s.cluster().now,
+                                          Placed(job) > job.min_member,
+                                          job.uid};
+                         pods_.try_emplace(t.pod->uid, std::move(placed));
                        },
                        nullptr});
   }
 
-  // Publishes the targets, and remembers this cycle's placements for the
-  // next.
+  // Publishes the targets and the resizes, and remembers this cycle's
+  // placements and sizes for the next.
   void OnSessionClose(Session& s) override {
+    const std::vector<int32_t>& target = Targets(s);
     for (api::JobIndex j = 0;
          j < static_cast<api::JobIndex>(s.cluster().jobs.size()); ++j) {
-      s.job(j).elastic_target = target_[j];
+      s.job(j).elastic_target = target[j];
     }
     std::lock_guard<std::mutex> lock(memory_.mu);
     memory_.cycle = cycle_;
-    memory_.placed_at = std::move(placed_at_);
+    memory_.pods = std::move(pods_);
+    memory_.set_expected_room_seconds(expected_room_seconds_);
+    memory_.RecordSizes(s.cluster());
+    for (const api::JobInfo& job : s.cluster().jobs) {
+      auto it = memory_.jobs.find(job.Key());
+      if (it == memory_.jobs.end()) continue;
+      api::JobInfo::Resizing& r = s.job(job.index).resizing;
+      r.count = it->second.resizes;
+      r.last =
+          it->second.resizes > 0 ? it->second.changed : absl::InfinitePast();
+    }
   }
 
  private:
+  int32_t CostOf(const api::JobInfo& job) const {
+    return job.resize_cost_seconds >= 0 ? job.resize_cost_seconds
+                                        : settings_.resize_cost_seconds;
+  }
+
   double Share(const Session& s, const api::JobInfo& job) const {
     return s.cluster().Held(job).DominantShare(s.cluster().total_allocatable);
   }
 
-  bool Young(const api::TaskInfo& t) const {
-    auto it = placed_at_.find(t.pod->uid);
-    return it != placed_at_.end() && it->second + 1 >= cycle_;
+  // The order in which evictions that must shrink running jobs take from
+  // those whose resize costs something (JobInfo::resizing.shrink_rank):
+  // the cheapest first; a job that changed within its hold last (it just
+  // paid); then the one that changed (or started) least recently, which
+  // is also the nearest its end: it runs narrow for the shortest time.
+  void RankShrinks(Session& s) {
+    const api::ClusterInfo& c = s.cluster();
+    std::vector<api::JobIndex> ranked;
+    for (const api::JobInfo& job : c.jobs) {
+      if (job.elastic() && CostOf(job) > 0 && jobs_[job.index].started)
+        ranked.push_back(job.index);
+    }
+    auto in_hold = [&](api::JobIndex j) {
+      return c.now - jobs_[j].changed < absl::Seconds(HoldOf(c.jobs[j]));
+    };
+    std::sort(ranked.begin(), ranked.end(),
+              [&](api::JobIndex a, api::JobIndex b) {
+                const int32_t ca = CostOf(c.jobs[a]), cb = CostOf(c.jobs[b]);
+                if (ca != cb) return ca < cb;
+                if (in_hold(a) != in_hold(b)) return in_hold(b);
+                if (jobs_[a].changed != jobs_[b].changed)
+                  return jobs_[a].changed < jobs_[b].changed;
+                return a < b;
+              });
+    for (size_t i = 0; i < ranked.size(); ++i)
+      s.job(ranked[i]).resizing.shrink_rank = static_cast<int32_t>(i + 1);
   }
 
-  // Room for elastic pods: the cluster, less everything running that is not
-  // an elastic job's surplus, less what admitted work still waits for
-  // (other jobs' pending pods, elastic jobs' unmet minimums). It is handed
-  // out one pod at a time to the elastic job with the smallest dominant
-  // share.
+  // The targets, worked out when first asked: after enqueue has admitted
+  // this cycle's jobs, so that a job starting now gets its share at once
+  // (a start costs no restart) and not one cycle later as a resize.
+  const std::vector<int32_t>& Targets(Session& s) {
+    if (!targets_known_) {
+      targets_known_ = true;
+      ComputeTargets(s);
+    }
+    return target_;
+  }
+
+  bool Young(const api::TaskInfo& t) const {
+    auto it = pods_.find(t.pod->uid);
+    return it != pods_.end() && it->second.cycle + 1 >= cycle_;
+  }
+
+  // Room for elastic pods: the cluster, less everything running that is
+  // not an elastic job's surplus, less what admitted work still waits for
+  // (other jobs' pending pods, elastic jobs' unmet minimums). A running job
+  // whose resize costs something keeps the pods it runs (moving pods
+  // between running jobs does no more work, and costs both a restart):
+  // only its growth beyond them comes out of the room. The room is shared
+  // (sharing.h); a running job whose growth does not pay (resize_rule.h)
+  // stays at its size, and the room goes round again without it.
   void ComputeTargets(Session& s) {
     const api::ClusterInfo& c = s.cluster();
     target_.assign(c.jobs.size(), 0);
@@ -139,13 +226,6 @@ class ElasticSession : public framework::PluginSession {
       if (n.spec().ready)
         room -= n.used() + n.pipelined();  // pipelined is promised
     }
-    struct Grower {
-      api::JobIndex job;
-      api::Resource held;  // its minimum, then its minimum plus extra pods
-      api::Resource pod;   // what one more pod asks for
-      int32_t extra = 0;
-      int32_t max_extra = 0;
-    };
     std::vector<Grower> growers;
     for (api::JobIndex j = 0; j < static_cast<api::JobIndex>(c.jobs.size());
          ++j) {
@@ -179,59 +259,161 @@ class ElasticSession : public framework::PluginSession {
         room -= pending;  // it will take this room
         continue;
       }
-      // Its surplus is up for redistribution; its unmet minimum is owed.
-      api::Resource minimum = c.GangMinimum(job);
-      room += held;
-      room -= minimum;
       target_[j] = job.min_member;
+      const int32_t placed = Placed(job);
+      const int32_t max_extra = std::max(0, job.ValidCount() - job.min_member);
+      Grower g{j, {}, {}, 0, max_extra};
+      g.submitted = job.created;
+      // Waiting since: to start, its submission; running, since it was
+      // left at its minimum with pods pending.
+      g.starved_since =
+          placed < job.min_member ? job.created : jobs_[j].at_minimum_since;
+      g.starved = g.starved_since != absl::InfiniteFuture() &&
+                  c.now - g.starved_since >=
+                      absl::Seconds(settings_.fairness_bound_seconds);
+      if (placed >= job.min_member && CostOf(job) > 0) {
+        // Keeps what it runs: already out of the room.
+        g.held = held;
+        g.extra = std::min(placed - job.min_member, max_extra);
+      } else if (placed < job.min_member &&
+                 settings_.sharing == Sharing::kOldestFirst) {
+        // Takes its minimum in its turn (sharing.h).
+        room += held;
+        g.starting = true;
+        g.minimum = c.GangMinimum(job);
+        g.whole = held + pending;
+        g.resize_free = CostOf(job) == 0;
+        g.held = g.minimum;
+      } else {
+        // Its surplus is up for redistribution; its unmet minimum is owed.
+        api::Resource minimum = c.GangMinimum(job);
+        room += held;
+        room -= minimum;
+        g.held = minimum;
+      }
       if (next_pod == nullptr) continue;  // nothing placed or pending
-      growers.push_back({j, minimum, next_pod->request(), 0,
-                         std::max(0, job.ValidCount() - job.min_member)});
+      g.pod = next_pod->request();
+      growers.push_back(std::move(g));
     }
-    auto smaller_share = [&c, &growers](size_t a, size_t b) {
-      return growers[a].held.DominantShare(c.total_allocatable) >
-             growers[b].held.DominantShare(c.total_allocatable);
-    };
-    std::priority_queue<size_t, std::vector<size_t>, decltype(smaller_share)>
-        next(smaller_share);
-    for (size_t g = 0; g < growers.size(); ++g) next.push(g);
-    while (!next.empty()) {
-      Grower& g = growers[next.top()];
-      size_t index = next.top();
-      next.pop();
-      if (g.extra >= g.max_extra || !g.pod.LessEqualWhere(room, g.pod))
-        continue;
-      room -= g.pod;
-      g.held += g.pod;
-      ++g.extra;
-      target_[g.job] = c.jobs[g.job].min_member + g.extra;
-      next.push(index);
+    const std::vector<Grower> start = growers;
+    for (;;) {
+      growers = start;
+      for (size_t i = 0; i < growers.size(); ++i) {
+        if (frozen_.count(growers[i].job) != 0)
+          growers[i].max_extra = growers[i].extra;
+      }
+      elastic::Share(settings_.sharing, c.total_allocatable, room, growers);
+      bool froze = false;
+      for (const Grower& g : growers) {
+        const api::JobInfo& job = c.jobs[g.job];
+        const int32_t size = Placed(job);
+        const int32_t target = job.min_member + g.extra;
+        if (size < job.min_member || target <= size ||
+            frozen_.count(g.job) != 0) {
+          continue;
+        }
+        std::string held = GrowthHeldBack(
+            Growth{size, target, CostOf(job),
+                   absl::ToDoubleSeconds(c.now - jobs_[g.job].changed),
+                   HoldOf(job), expected_room_seconds_});
+        if (held.empty()) continue;
+        s.job(g.job).resizing.held = std::move(held);
+        frozen_.insert(g.job);
+        froze = true;
+      }
+      if (!froze) break;
+    }
+    for (const Grower& g : growers) {
+      target_[g.job] = g.starts ? c.jobs[g.job].min_member + g.extra : 0;
+      if (!g.starts) {
+        waiting_turn_.insert(g.job);
+        s.job(g.job).resizing.held =
+            "oldest-first: older jobs take the room first; it starts when "
+            "all its pods fit in what they leave, or with its minimum once "
+            "it has waited the fairness bound";
+      }
     }
   }
 
-  Memory& memory_;      // the plugin's, read at open and written at close
+  int32_t HoldOf(const api::JobInfo& job) const {
+    return settings_.hold_seconds >= 0 ? settings_.hold_seconds : CostOf(job);
+  }
+
+  Memory& memory_;  // the plugin's, read at open and written at close
+  const Settings& settings_;
   uint64_t cycle_ = 0;  // this session's number
-  absl::flat_hash_map<std::string, uint64_t> placed_at_;  // pod uid -> cycle
+  double expected_room_seconds_ = 0;
+  absl::flat_hash_map<std::string, PodMemory> pods_;  // by pod uid
+  std::vector<JobMemory> jobs_;                       // by job index
+  std::set<api::JobIndex> frozen_;  // growth held back this cycle
+  // Oldest-first: jobs not started whose turn has not come (sharing.h).
+  std::set<api::JobIndex> waiting_turn_;
+  bool targets_known_ = false;
   std::vector<int32_t> target_;  // by job; 0 when not elastic
 };
 
 class Elastic : public framework::Plugin {
  public:
+  explicit Elastic(Settings settings)
+      : settings_(settings), memory_(settings.expected_room_seconds) {}
+
   std::unique_ptr<framework::PluginSession> OnSessionOpen(Session& s) override {
-    auto state = std::make_unique<ElasticSession>(memory_);
+    auto state = std::make_unique<ElasticSession>(memory_, settings_);
     state->Register(s);
     return state;
   }
 
  private:
+  const Settings settings_;
   Memory memory_;
 };
+
+absl::StatusOr<int32_t> Seconds(const framework::Arguments& args,
+                                const std::string& key, int64_t fallback,
+                                int64_t least) {
+  auto v = args.GetInt(key, fallback);
+  if (!v.ok()) return v.status();
+  if (*v < least || *v > 7 * 24 * 3600) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(args.owner(), ": arguments.", key,
+                     ": must be a whole number of seconds from ", least,
+                     " to 604800 (a week), got ", *v));
+  }
+  return static_cast<int32_t>(*v);
+}
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-    const framework::Arguments&) {
-  return std::make_unique<Elastic>();
+    const framework::Arguments& args) {
+  Settings settings;
+  const std::string share = args.GetString("share", "even");
+  if (share == "oldest-first") {
+    settings.sharing = Sharing::kOldestFirst;
+  } else if (share != "even") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(args.owner(),
+                     ": arguments.share: must be even or "
+                     "oldest-first, got \"",
+                     share, "\""));
+  }
+  auto cost = Seconds(args, "resizeCostSeconds", 0, 0);
+  if (!cost.ok()) return cost.status();
+  settings.resize_cost_seconds = *cost;
+  if (args.GetString("holdSeconds", "").empty()) {
+    settings.hold_seconds = -1;
+  } else {
+    auto hold = Seconds(args, "holdSeconds", 0, 0);
+    if (!hold.ok()) return hold.status();
+    settings.hold_seconds = *hold;
+  }
+  auto bound = Seconds(args, "fairnessBoundSeconds", 600, 1);
+  if (!bound.ok()) return bound.status();
+  settings.fairness_bound_seconds = *bound;
+  auto room = Seconds(args, "expectedRoomSeconds", 300, 1);
+  if (!room.ok()) return room.status();
+  settings.expected_room_seconds = *room;
+  return std::make_unique<Elastic>(settings);
 }
 
 }  // namespace shoal::plugins::elastic

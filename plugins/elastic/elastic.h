@@ -16,6 +16,18 @@
 //   through the other plugins' answers, young or not.
 // The target is published on the job (JobInfo::elastic_target) for job
 // controllers that resize themselves.
+//
+// Resizes that cost a restart (README "Resizes that cost a restart"): a
+// job's resize cost (its PodGroup's shoal.dev/resize-cost-seconds, else
+// the `resizeCostSeconds` argument) above 0 changes three things. The
+// running job keeps its pods (no redistribution between running jobs);
+// it grows only when the gain pays (resize_rule.h), never sooner than a
+// hold after its last change; and evictions that must shrink elastic jobs
+// take from the cheapest, least recently changed job first, all they need
+// from it before the next (actions/victims.h). Arguments: share (even |
+// oldest-first, sharing.h), resizeCostSeconds (0), holdSeconds (each
+// job's resize cost), fairnessBoundSeconds (600), expectedRoomSeconds
+// (300: how long lent room stays, until evictions teach otherwise).
 #ifndef SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 #define SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 

@@ -79,6 +79,7 @@ void EvictingAction::Execute(framework::Session& s) {
       },
       skip_overused());
   EvictableRoom bounds(s, [&](int32_t q) { return MayLend(s, q); });
+  bounds.set_ends_whole_gangs(may_end_whole_gangs());
   for (api::JobIndex j = jobs.Next(); j != api::kNone; j = jobs.Next()) {
     api::JobInfo& job = s.job(j);
     std::vector<api::TaskIndex> pending;

@@ -39,6 +39,12 @@ void SortByExpendability(const framework::Session& s,
         // An elastic job's surplus before a pod whose eviction ends its job.
         bool last_x = jx.tasks.size() == 1, last_y = jy.tasks.size() == 1;
         if (last_x != last_y) return !last_x;
+        // A resize that costs a restart (JobInfo::resizing): a job whose
+        // resize is free first, then in the elastic plugin's shrink order,
+        // each job's pods together.
+        const int32_t rx = jx.resizing.shrink_rank;
+        const int32_t ry = jy.resizing.shrink_rank;
+        if (rx != ry) return rx == 0 || (ry != 0 && rx < ry);
         if (share[x.job] != share[y.job]) return share[x.job] > share[y.job];
         return x.pod->created > y.pod->created;
       });
@@ -179,6 +185,45 @@ bool NotYetBound(const api::TaskInfo& t) {
          t.status == api::TaskStatus::kBinding;
 }
 
+// `nodes`, with those where the job to shrink first runs pods ahead of
+// the rest (EvictableRoom::ShrinkFirst), so that the evictions a search
+// makes come from that job while it has pods to spare: it restarts once,
+// not once per pod taken.
+std::vector<api::NodeIndex> ShrinkFirstOrder(
+    const framework::Session& s, const std::vector<api::NodeIndex>& nodes,
+    EvictableRoom* bounds) {
+  const api::JobIndex j =
+      bounds != nullptr ? bounds->ShrinkFirst() : api::kNone;
+  if (j == api::kNone) return nodes;
+  const api::ClusterInfo& c = s.cluster();
+  std::vector<char> holds(c.nodes.size(), 0);
+  for (api::TaskIndex t : c.jobs[j].tasks) {
+    const api::TaskInfo& task = c.tasks[t];
+    if (api::IsReadyStatus(task.status) && task.node != api::kNone)
+      holds[task.node] = 1;
+  }
+  std::vector<api::NodeIndex> order;
+  order.reserve(nodes.size());
+  for (api::NodeIndex n : nodes) {
+    if (holds[n]) order.push_back(n);
+  }
+  for (api::NodeIndex n : nodes) {
+    if (!holds[n]) order.push_back(n);
+  }
+  return order;
+}
+
+// See FindRoom: a costly resize is not made for a higher priority.
+bool EndedWholeRatherThanShrunk(const framework::Session& s,
+                                const api::TaskInfo& taker,
+                                const api::TaskInfo& victim,
+                                const EvictableRoom* bounds) {
+  const api::JobInfo& job = s.cluster().jobs[victim.job];
+  return bounds != nullptr && bounds->ends_whole_gangs() &&
+         job.resizing.shrink_rank > 0 &&
+         job.priority < s.cluster().jobs[taker.job].priority;
+}
+
 }  // namespace
 
 EvictableRoom::EvictableRoom(const framework::Session& s,
@@ -217,6 +262,30 @@ bool EvictableRoom::MayFit(const api::TaskInfo& task, api::NodeIndex n) {
   return task.request().FitsIn(b.room);
 }
 
+api::JobIndex EvictableRoom::ShrinkFirst() {
+  const api::ClusterInfo& c = s_.cluster();
+  if (!shrink_order_known_) {
+    shrink_order_known_ = true;
+    for (const api::JobInfo& job : c.jobs) {
+      if (job.elastic() && job.resizing.shrink_rank > 0 &&
+          job.ReadyCount() > job.min_member) {
+        shrink_order_.push_back(job.index);
+      }
+    }
+    std::sort(shrink_order_.begin(), shrink_order_.end(),
+              [&c](api::JobIndex a, api::JobIndex b) {
+                return c.jobs[a].resizing.shrink_rank <
+                       c.jobs[b].resizing.shrink_rank;
+              });
+  }
+  while (next_to_shrink_ < shrink_order_.size()) {
+    const api::JobInfo& job = c.jobs[shrink_order_[next_to_shrink_]];
+    if (job.ReadyCount() > job.min_member) return job.index;
+    ++next_to_shrink_;
+  }
+  return api::kNone;
+}
+
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort) {
   if (!victim.pod->preemptable) return false;
   // A pod that asks for nothing takes room only from pods that ask for
@@ -245,7 +314,7 @@ std::optional<Room> FindRoom(
     }
   }
   const bool taker_best_effort = task.best_effort();
-  for (api::NodeIndex n : nodes) {
+  for (api::NodeIndex n : ShrinkFirstOrder(s, nodes, bounds)) {
     if (outside(n)) continue;
     if (bounds != nullptr && !bounds->MayFit(task, n)) continue;
     const api::NodeInfo& node = s.node(n);
@@ -261,7 +330,8 @@ std::optional<Room> FindRoom(
           other.job == task.job && other.pod->priority >= task.pod->priority;
       if (!api::HoldsShare(other.status) ||
           other.status == api::TaskStatus::kPipelined || NotYetBound(other) ||
-          own || !MayBeVictimOf(other, taker_best_effort) || !eligible(other)) {
+          own || !MayBeVictimOf(other, taker_best_effort) || !eligible(other) ||
+          EndedWholeRatherThanShrunk(s, task, other, bounds)) {
         continue;
       }
       candidates.push_back(t);

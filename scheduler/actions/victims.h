@@ -38,6 +38,12 @@ struct Room {
 // without a look at their pods; it must belong to the current session.
 // `within` (sorted), when given, is where the room must be: the task's
 // network domain.
+//
+// A job whose resize costs a restart (JobInfo::resizing.shrink_rank) is
+// not shrunk for a higher-priority task when `bounds` says the action may
+// end whole gangs: shrunk, it would pay the restart and then run narrow
+// for the rest of its run (growing back costs another); ended whole by
+// FindWholeGang, it restarts whole as soon as its pods fit.
 using FreedEnough = std::function<bool(const api::Resource& freed)>;
 class EvictableRoom;
 std::optional<Room> FindRoom(
@@ -73,6 +79,17 @@ class EvictableRoom {
   // `queue` took room, and `lent` says whether it lent before: if it
   // lends now, every bound is worked out again.
   void Grew(int32_t queue, bool lent);
+  // When resizes cost a restart: the elastic job above its minimum that
+  // evictions shrink first (JobInfo::resizing.shrink_rank, set by the
+  // elastic plugin); api::kNone when none is ranked. A search looks at that
+  // job's nodes first, so it gives up all it must before another job is
+  // touched.
+  api::JobIndex ShrinkFirst();
+  // Whether the action may end whole gangs (FindWholeGang): then a
+  // higher-priority taker does not shrink a job whose resize costs a
+  // restart, it ends it whole (FindRoom).
+  void set_ends_whole_gangs(bool ends) { ends_whole_gangs_ = ends; }
+  bool ends_whole_gangs() const { return ends_whole_gangs_; }
 
  private:
   struct Bound {
@@ -86,6 +103,10 @@ class EvictableRoom {
   const std::function<bool(int32_t)> lends_;
   std::vector<Bound> bounds_;  // by node
   uint64_t epoch_ = 0;         // bumped by Grew
+  bool ends_whole_gangs_ = false;
+  bool shrink_order_known_ = false;
+  std::vector<api::JobIndex> shrink_order_;
+  size_t next_to_shrink_ = 0;
 };
 
 // When no node has room without cutting a gang: a whole running gang
@@ -106,8 +127,10 @@ std::optional<Room> FindWholeGang(
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort);
 
 // Most expendable first: lower queue priority, lower job priority, lower task
-// priority, an elastic job's surplus before a lone pod, the job with the larger
-// dominant share, then the most recently created.
+// priority, an elastic job's surplus before a lone pod, (when resizes cost a
+// restart) a free resize before one that costs, those in the elastic plugin's
+// shrink order, the job with the larger dominant share, then the most recently
+// created.
 void SortByExpendability(const framework::Session& s,
                          std::vector<api::TaskIndex>& tasks);
 

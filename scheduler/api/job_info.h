@@ -93,6 +93,27 @@ struct JobInfo {
   // (framework/partial_gang_release.h); kept by the cache between cycles.
   int32_t cycles_below_minimum = 0;
 
+  // What one change of the job's running pod count costs it, in seconds
+  // (Shoal's annotation shoal.dev/resize-cost-seconds: a trainer that
+  // restarts its worker group from a checkpoint on every membership
+  // change); -1 when the PodGroup does not say, and the elastic plugin's
+  // default applies.
+  int32_t resize_cost_seconds = -1;
+  // Written by the elastic plugin (from what it remembers across cycles)
+  // for the status, metrics and explain: the cost it applies, how many
+  // times the running job's pod count changed since the scheduler started,
+  // when it last did, and why growth is held back now ("" when it is not).
+  // shrink_rank orders the jobs whose resize costs something for evictions
+  // that must shrink one (1 first; 0: its resize is free, unranked).
+  struct Resizing {
+    int32_t cost_seconds = 0;
+    int32_t count = 0;
+    absl::Time last = absl::InfinitePast();
+    std::string held;
+    int32_t shrink_rank = 0;
+  };
+  Resizing resizing;
+
   // Per-role minimums count only when minMember covers their sum; a
   // PodGroup asking for fewer pods in all than its roles do is checked on
   // minMember alone (Volcano's rule, kept so its Jobs behave the same).

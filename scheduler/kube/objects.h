@@ -35,6 +35,10 @@ inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
 // else label) and writes it back there.
 inline constexpr char kQueueNameAnnotation[] =
     "scheduling.volcano.sh/queue-name";
+// PodGroup annotation, Shoal's own: what one change of the job's running
+// pod count costs it, in whole seconds (README "Resizes that cost a
+// restart"). Read by the elastic plugin; absent: the policy's default.
+inline constexpr char kResizeCostAnnotation[] = "shoal.dev/resize-cost-seconds";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 

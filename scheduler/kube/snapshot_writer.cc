@@ -434,6 +434,10 @@ json EncodePodGroup(const api::JobInfo& job) {
   meta["uid"] = job.uid;
   if (job.created != absl::UnixEpoch())
     meta["creationTimestamp"] = Time(job.created);
+  if (job.resize_cost_seconds >= 0) {
+    meta["annotations"] = {
+        {kResizeCostAnnotation, absl::StrCat(job.resize_cost_seconds)}};
+  }
   json obj = Object(volcano ? "scheduling.volcano.sh/v1beta1"
                             : "scheduling.x-k8s.io/v1alpha1",
                     "PodGroup", std::move(meta));

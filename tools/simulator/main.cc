@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/cli/flags.h"
@@ -40,6 +42,10 @@ ABSL_FLAG(bool, ignore_network_constraints, false,
           "PodGroups carry no networkTopology, whatever the scenario says: "
           "the same jobs as a scheduler blind to the network sees them (the "
           "network and its slowdown stay).");
+ABSL_FLAG(std::string, resize_cost, "",
+          "Every job's resize cost (\"30s\", \"2m\"), whatever the scenario "
+          "says: what one change of a running job's pod count costs it, "
+          "told to the scheduler on its PodGroup.");
 ABSL_FLAG(std::string, out, "out/sim",
           "Directory for summaries, time series and plots.");
 
@@ -123,6 +129,12 @@ void PrintSummaries(
     if (what == "svc")
       return absl::StrFormat("%.0f",
                              j["services"]["pendingPodSeconds"].get<double>());
+    if (what == "resizes")
+      return absl::StrFormat("%d / %d", j["resizes"]["count"].get<int>(),
+                             j["resizes"]["perJobMax"].get<int>());
+    if (what == "restart")
+      return absl::StrFormat("%.0f",
+                             j["resizes"]["restartSecondsLost"].get<double>());
     return absl::StrCat(j["evictions"].get<int64_t>());
   };
   const std::vector<std::pair<std::string, std::string>> rows = {
@@ -134,7 +146,9 @@ void PrintSummaries(
       {"wait for minimum, mean / max s", "wait"},
       {"Jain fairness (elastic jobs)", "jain"},
       {"service pods pending, pod-s", "svc"},
-      {"evictions", "evictions"}};
+      {"evictions", "evictions"},
+      {"resizes, total / most of one job", "resizes"},
+      {"restarting, job-seconds", "restart"}};
   std::string header = absl::StrFormat("%-34s", "");
   for (const auto& [mode, j] : runs)
     absl::StrAppend(&header, absl::StrFormat("%-16s", mode));
@@ -244,6 +258,17 @@ int main(int argc, char** argv) {
   auto config = shoal::framework::LoadSchedulerConfig(Locate(policy_path));
   if (!config.ok()) return Refuse(std::string(config.status().message()));
 
+  std::optional<absl::Duration> resize_cost;
+  if (const std::string flag = absl::GetFlag(FLAGS_resize_cost);
+      !flag.empty()) {
+    absl::Duration d;
+    if (!absl::ParseDuration(flag, &d) || d < absl::ZeroDuration() ||
+        d != absl::Seconds(absl::ToInt64Seconds(d))) {
+      return Refuse("--resize-cost=\"" + flag +
+                    "\": must be whole seconds >= 0, like 30s or 2m");
+    }
+    resize_cost = d;
+  }
   const std::string label = absl::GetFlag(FLAGS_label);
   if (!label.empty() && absl::GetFlag(FLAGS_compare))
     return Refuse("--label names one run; --compare makes two");
@@ -272,6 +297,7 @@ int main(int argc, char** argv) {
     options.rigid = mode == "rigid";
     options.ignore_network_constraints =
         absl::GetFlag(FLAGS_ignore_network_constraints);
+    options.resize_cost = resize_cost;
     const std::string name = label.empty() ? mode : label;
     ProgressBar bar(
         absl::StrCat("simulating ", scenario->file, " (", name, ")"));

@@ -51,6 +51,20 @@ nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
           {"makespanSeconds", Makespan(jobs, end)}};
 }
 
+nlohmann::ordered_json ResizesSummary(const std::vector<JobOutcome>& jobs) {
+  int total = 0, most = 0;
+  double lost = 0;
+  for (const auto& job : jobs) {
+    total += job.resizes;
+    most = std::max(most, job.resizes);
+    lost += job.restart_seconds;
+  }
+  return {{"count", total},
+          {"perJobMax", most},
+          {"perJobMean", Round(jobs.empty() ? 0 : double(total) / jobs.size())},
+          {"restartSecondsLost", Round(lost)}};
+}
+
 std::string SeriesCsv(const std::vector<Sample>& series) {
   if (series.empty()) return "";
   std::set<std::string> workloads, queues;
@@ -102,13 +116,15 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
 
 std::string JobsCsv(const std::vector<JobOutcome>& jobs) {
   std::string out =
-      "name,workload,arrival,started,finished,jct,pods,span,factor\n";
+      "name,workload,arrival,started,finished,jct,pods,span,factor,resizes,"
+      "restart_seconds\n";
   for (const auto& j : jobs) {
     out += absl::StrCat(
         j.name, ",", j.workload, ",", j.arrival, ",", j.started, ",",
         j.finished, ",",
         j.finished >= 0 ? absl::StrCat(j.finished - j.arrival) : "", ",",
-        j.pods, ",", j.span, ",", absl::StrFormat("%.4g", j.factor), "\n");
+        j.pods, ",", j.span, ",", absl::StrFormat("%.4g", j.factor), ",",
+        j.resizes, ",", absl::StrFormat("%.0f", j.restart_seconds), "\n");
   }
   return out;
 }

@@ -23,6 +23,10 @@ int64_t Makespan(const std::vector<JobOutcome>& jobs, int64_t end);
 nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
                                    int64_t end);
 
+// summary.json's "resizes": changes of running jobs' pod counts, the most
+// any one job made, and the seconds jobs spent restarting.
+nlohmann::ordered_json ResizesSummary(const std::vector<JobOutcome>& jobs);
+
 }  // namespace shoal::sim
 
 #endif  // SHOAL_TOOLS_SIMULATOR_REPORT_H_

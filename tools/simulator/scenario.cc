@@ -407,10 +407,10 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
     std::string p = absl::StrCat("workloads[", i, "]");
     SIM_ASSIGN(kind, r.String(w, "kind", p + ".", true));
     if (kind == "Job") {
-      if (auto s =
-              r.OnlyKeys(w, p,
-                         {"kind", "name", "count", "arrival", "queue",
-                          "priorityClass", "tasks", "work", "networkTopology"});
+      if (auto s = r.OnlyKeys(
+              w, p,
+              {"kind", "name", "count", "arrival", "queue", "priorityClass",
+               "tasks", "work", "networkTopology", "resizeCost"});
           !s.ok()) {
         return s;
       }
@@ -454,6 +454,16 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
       if (YAML::Node nt = w["networkTopology"]) {
         SIM_ASSIGN(c, ParseNetworkTopology(r, nt, p + ".networkTopology"));
         job.network = c;
+      }
+      if (w["resizeCost"]) {
+        SIM_ASSIGN(cost, r.Duration(w, "resizeCost", p + ".", true,
+                                    absl::ZeroDuration()));
+        if (cost != absl::Seconds(absl::ToInt64Seconds(cost))) {
+          return r.Error(w["resizeCost"], p + ".resizeCost",
+                         "must be whole seconds");
+        }
+        job.resize_cost = cost;
+        job.resize_cost_given = true;
       }
       YAML::Node tasks = w["tasks"];
       if (!tasks || !tasks.IsSequence() || tasks.size() == 0) {

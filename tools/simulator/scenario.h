@@ -50,6 +50,12 @@ struct JobWorkload {
   double pod_seconds = 0;  // done when running `work_task` pods accumulate this
   // The PodGroups' spec.networkTopology (none by default).
   api::NetworkConstraint network;
+  // What one change of a running job's pod count costs it (a trainer
+  // restarting its worker group from a checkpoint): that many seconds
+  // without progress. Written on the PodGroups as Shoal's annotation
+  // shoal.dev/resize-cost-seconds when `resize_cost_given`.
+  absl::Duration resize_cost;
+  bool resize_cost_given = false;
 };
 
 // Plain pods (no gang), as a Deployment's replica count changes over time.

@@ -31,6 +31,15 @@ struct JobRun {
   Span span = Span::kRack;
   double factor = 1;
   int pods_at_start = 0;
+  // Resizes (scenario.h, resize_cost): the pods it ran the last second its
+  // minimum did, whether it fell below its minimum since, the second its
+  // restart ends (no progress before), and what they cost it.
+  int64_t resize_cost = 0;  // seconds
+  int members = 0;
+  bool interrupted = false;
+  int64_t restart_until = -1;
+  int resizes = 0;
+  double restart_seconds = 0;
 };
 
 // A queue's standing over the run. Its weighted share is its weight over
@@ -205,6 +214,9 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         run.spec = &w;
         run.name = name;
         run.arrival = now_;
+        const absl::Duration cost =
+            options_.resize_cost.value_or(w.resize_cost);
+        run.resize_cost = absl::ToInt64Seconds(cost);
         int index = static_cast<int>(jobs_.size());
         jobs_.push_back(run);
         api::JobInfo group;
@@ -222,6 +234,10 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         }
         group.min_member = std::max(group.min_member, 1);
         if (!options_.ignore_network_constraints) group.network = w.network;
+        // The job says what a resize costs it, as its PodGroup's
+        // annotation would.
+        if (options_.resize_cost.has_value() || w.resize_cost_given)
+          group.resize_cost_seconds = static_cast<int32_t>(run.resize_cost);
         cache_.UpsertPodGroup(group);
         // What this job finds: the racks left whole by the jobs before it.
         if (!network_.empty())
@@ -344,12 +360,13 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       if (job.finished >= 0) continue;
       if (MinimumRuns(job)) {
         ++s.running_jobs;
-        if (job.started < 0) Start(job);
+        CountResize(job);
         bool elastic = false;
         for (const auto& t : job.spec->tasks) elastic |= t.replicas > t.min;
         if (elastic) shares.push_back(JobShare(job));
       } else {
         ++s.pending_jobs;
+        if (job.started >= 0) job.interrupted = true;
       }
     }
     if (shares.size() >= 2) {
@@ -369,6 +386,22 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     MeasureQueues(s);
     if (!network_.empty()) MeasureNetwork(s);
     return s;
+  }
+
+  // The job's minimum runs this second: its first start, or a change of
+  // its pod count since the last second it ran (a restart after falling
+  // below its minimum counts too), which costs it its resize cost.
+  void CountResize(JobRun& job) {
+    int members = 0;
+    for (const auto& [task, n] : job.running) members += n;
+    if (job.started < 0) {
+      Start(job);
+    } else if (job.interrupted || members != job.members) {
+      ++job.resizes;
+      job.restart_until = now_ + job.resize_cost;
+    }
+    job.members = members;
+    job.interrupted = false;
   }
 
   // The nodes a pod runs on.
@@ -451,8 +484,15 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       JobRun& job = jobs_[j];
       if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job))
         continue;
-      job.work += static_cast<double>(job.running[job.spec->work_task]) * step /
-                  job.factor;
+      double productive = static_cast<double>(step);
+      if (job.restart_until > now_) {  // restarting: no progress yet
+        const double lost =
+            std::min<double>(productive, job.restart_until - now_);
+        job.restart_seconds += lost;
+        productive -= lost;
+      }
+      job.work += static_cast<double>(job.running[job.spec->work_task]) *
+                  productive / job.factor;
       if (job.work < job.spec->pod_seconds) continue;
       job.finished = now_ + step;
       std::vector<std::string> gone;
@@ -490,6 +530,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
+    out["resizes"] = ResizesSummary(outcomes);
     out["queues"] = QueueSummary();
     if (!network_.empty()) {
       out["network"] = NetworkSummary(
@@ -506,7 +547,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
           {job.name, job.spec->name, job.arrival, job.started, job.finished,
            job.pods_at_start,
            network_.empty() || job.started < 0 ? "" : SpanName(job.span),
-           job.factor});
+           job.factor, job.resizes, job.restart_seconds});
     }
     return out;
   }

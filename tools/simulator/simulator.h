@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Options {
   // same jobs as a scheduler blind to the network would see them. The
   // network itself (HyperNodes, slowdown) stays.
   bool ignore_network_constraints = false;
+  // Every Job workload's resize cost, whatever the scenario says (and
+  // written on its PodGroups): runs one scenario at several costs.
+  std::optional<absl::Duration> resize_cost;
 };
 
 // One simulated second.
@@ -61,6 +65,11 @@ struct JobOutcome {
   int pods = 0;           // running when it started
   std::string span;       // with a network: rack, spine or cluster
   double factor = 1;      // its slowdown factor (1 without a network)
+  // Changes of its running pod count after it started (a restart after
+  // falling below its minimum is one), and the seconds its minimum ran
+  // without progress because it was restarting.
+  int resizes = 0;
+  double restart_seconds = 0;
 };
 
 struct Result {

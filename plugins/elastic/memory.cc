@@ -1,0 +1,79 @@
+#include "plugins/elastic/memory.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace shoal::plugins::elastic {
+
+int32_t Placed(const api::JobInfo& job) {
+  return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
+}
+
+double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
+  // Weight of each new observation: recent behaviour (a service's swings)
+  // soon dominates, one odd eviction does not.
+  constexpr double kWeight = 0.2;
+  absl::flat_hash_set<std::string> holding;
+  for (const api::TaskInfo& t : c.tasks) {
+    if (api::HoldsShare(t.status)) holding.insert(t.pod->uid);
+  }
+  absl::flat_hash_set<std::string> running;  // job uids
+  for (const api::JobInfo& job : c.jobs) {
+    if (Placed(job) >= job.min_member) running.insert(job.uid);
+  }
+  double estimate = expected_room_seconds_;
+  for (const auto& [uid, gone] : pods) {
+    if (holding.contains(uid) || !gone.beyond_minimum ||
+        !running.contains(gone.job_uid) ||
+        gone.placed == absl::InfinitePast()) {
+      continue;
+    }
+    const double lived = absl::ToDoubleSeconds(c.now - gone.placed);
+    if (lived > 0) estimate = (1 - kWeight) * estimate + kWeight * lived;
+  }
+  return estimate;
+}
+
+void Memory::RecordSizes(const api::ClusterInfo& c) {
+  absl::flat_hash_set<std::string> seen;
+  for (const api::JobInfo& job : c.jobs) {
+    if (job.source == api::GroupSource::kSinglePod) continue;
+    seen.insert(job.Key());
+    JobMemory& m = jobs[job.Key()];
+    if (m.uid != job.uid) m = JobMemory{job.uid};
+    const int32_t placed = Placed(job);
+    const bool runs = placed >= std::max(job.min_member, 1);
+    if (!runs) {
+      if (m.size > 0) m.interrupted = true;
+      m.size = 0;
+      m.at_minimum_since = absl::InfiniteFuture();
+      continue;
+    }
+    if (!m.started) {
+      m.started = true;
+      m.started_at = c.now;
+      m.changed = c.now;
+    } else if (m.interrupted || (m.size > 0 && placed != m.size)) {
+      ++m.resizes;
+      m.changed = c.now;
+    }
+    m.interrupted = false;
+    m.size = placed;
+    const bool wants_more = job.PendingCount() > 0;
+    if (placed == job.min_member && wants_more) {
+      m.at_minimum_since = std::min(m.at_minimum_since, c.now);
+    } else {
+      m.at_minimum_since = absl::InfiniteFuture();
+    }
+  }
+  for (auto it = jobs.begin(); it != jobs.end();) {
+    if (seen.contains(it->first)) {
+      ++it;
+    } else {
+      jobs.erase(it++);
+    }
+  }
+}
+
+}  // namespace shoal::plugins::elastic
