@@ -190,6 +190,7 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   int unschedulable = 0;
   std::vector<std::pair<metrics::LabelValues, double>> waiting_tasks;
   std::vector<std::pair<metrics::LabelValues, double>> targets;
+  std::vector<std::pair<metrics::LabelValues, double>> resizes;
   std::vector<std::pair<metrics::LabelValues, double>> shares;
   std::vector<api::Resource> held(c.jobs.size());
   int scheduled = 0;
@@ -209,6 +210,8 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
     }
     if (job.elastic() && job.elastic_target > 0)
       targets.push_back({{job.ns, job.name}, double(job.elastic_target)});
+    if (job.resizing.count > 0)
+      resizes.push_back({{job.ns, job.name}, double(job.resizing.count)});
   }
   if (scheduled > 0)
     m.schedule_attempts.With({metrics::kScheduled}).Inc(scheduled);
@@ -217,6 +220,7 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   m.unschedule_job_count.Set(unschedulable);
   m.unschedule_task_count.Replace(waiting_tasks);
   m.elastic_target.Replace(targets);
+  m.job_resizes.Replace(resizes);
   m.job_share.Replace(shares);
   m.assumed_pods.Set(assumed_pods);
   RecordQueues(c, held);

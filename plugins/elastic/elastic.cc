@@ -50,8 +50,11 @@ class ElasticSession : public framework::PluginSession {
       jobs_.resize(c.jobs.size());
       for (const api::JobInfo& job : c.jobs) {
         auto it = memory_.jobs.find(job.Key());
-        if (it != memory_.jobs.end() && it->second.uid == job.uid)
+        if (it != memory_.jobs.end() && it->second.uid == job.uid) {
           jobs_[job.index] = it->second;
+        } else {
+          jobs_[job.index] = FirstSeen(job);
+        }
       }
     }
     for (const api::JobInfo& job : c.jobs) {
@@ -145,6 +148,10 @@ class ElasticSession : public framework::PluginSession {
     memory_.cycle = cycle_;
     memory_.pods = std::move(pods_);
     memory_.set_expected_room_seconds(expected_room_seconds_);
+    for (const api::JobInfo& job : s.cluster().jobs) {
+      if (job.source != api::GroupSource::kSinglePod)
+        memory_.jobs.try_emplace(job.Key(), jobs_[job.index]);
+    }
     memory_.RecordSizes(s.cluster());
     for (const api::JobInfo& job : s.cluster().jobs) {
       auto it = memory_.jobs.find(job.Key());
@@ -157,6 +164,21 @@ class ElasticSession : public framework::PluginSession {
   }
 
  private:
+  // A job this plugin has not seen close a cycle: running at the size the
+  // session opens with, since some time unknown (no hold), so that what
+  // this cycle changes counts as a resize.
+  static JobMemory FirstSeen(const api::JobInfo& job) {
+    JobMemory m;
+    m.uid = job.uid;
+    const int32_t placed = Placed(job);
+    if (placed >= std::max(job.min_member, 1)) {
+      m.started = true;
+      m.size = placed;
+      m.started_at = job.created;
+    }
+    return m;
+  }
+
   int32_t CostOf(const api::JobInfo& job) const {
     return job.resize_cost_seconds >= 0 ? job.resize_cost_seconds
                                         : settings_.resize_cost_seconds;

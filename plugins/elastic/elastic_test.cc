@@ -1,8 +1,11 @@
 #include "plugins/elastic/elastic.h"
 
 #include <map>
+#include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
@@ -51,9 +54,9 @@ SchedulerOptions Quiet() {
 // them and the job's controller recreates them as new pending pods.
 class World {
  public:
-  World()
+  explicit World(const std::string& policy = kPolicy)
       : cache_("shoal", [this] { return now_; }),
-        policy_(framework::testing::MustPolicy(kPolicy, BuiltinPlugins(),
+        policy_(framework::testing::MustPolicy(policy, BuiltinPlugins(),
                                                actions::BuiltinActions())),
         world_(cache_,
                [this](const api::PodInfo& gone) {
@@ -75,11 +78,12 @@ class World {
   // them already run on n0.. in turn. Roles: the first `ps` pods are "ps"
   // (minTaskMember ps = ps), the rest "worker".
   void AddJob(const std::string& name, int min, int count, int running = 0,
-              int ps = 0) {
+              int ps = 0, int resize_cost = -1) {
     api::JobInfo job;
     job.ns = "default";
     job.name = name;
     job.min_member = min;
+    job.resize_cost_seconds = resize_cost;
     if (ps > 0) job.min_task_member["ps"] = ps;
     job.created = now_;
     job.phase = running > 0 ? api::PodGroupPhase::kRunning
@@ -98,12 +102,30 @@ class World {
     }
   }
   void set_nodes_hint(int n) { nodes_hint_ = n; }
+  // A lone pod of `priority`, asking for one cpu.
+  void AddLonePod(const std::string& name, int32_t priority) {
+    auto pod = Pod(name, {{"cpu", "1"}});
+    pod->priority = priority;
+    pod->created = now_;
+    cache_.UpsertPod(pod, true);
+  }
+  void Advance(absl::Duration d) { now_ += d; }
 
   // One cycle of the real loop; returns what it did.
   AppliedCycle Cycle() {
     AppliedCycle out = *scheduler_.RunOnce();
     now_ += absl::Seconds(1);
     return out;
+  }
+
+  // The job `name` as the last cycle left it.
+  static const api::JobInfo& JobIn(const AppliedCycle& out,
+                                   const std::string& name) {
+    for (const auto& job : out.cluster.jobs) {
+      if (job.name == name) return job;
+    }
+    static const api::JobInfo kNone;
+    return kNone;
   }
 
   // Running pods per job now.
@@ -202,6 +224,133 @@ TEST(ElasticTest, RoleMinimumsAreNeverShrunk) {
   for (const auto& e : out.evictions) {
     EXPECT_EQ(RoleOf(out.cluster, e.pod), "worker");
   }
+}
+
+// The policy above with arguments for the elastic plugin.
+std::string PolicyWith(const std::string& arguments) {
+  std::string policy = kPolicy;
+  const std::string at = "  - name: elastic\n";
+  policy.insert(policy.find(at) + at.size(),
+                "    arguments: {" + arguments + "}\n");
+  return policy;
+}
+
+TEST(ElasticTest, AResizeCostKeepsARunningJobsPodsWhereEqualSharesWouldMove) {
+  // Without a cost "old" gives "new" half its pods (the test above); with
+  // one, moving pods between running jobs does no more work and costs both
+  // a restart: "new" gets only its minimum, and "old" one resize.
+  World w(PolicyWith("resizeCostSeconds: 30"));
+  w.AddNodes(1, "10");
+  w.AddJob("old", 1, 10, /*running=*/10);
+  w.AddJob("new", 1, 10);
+  int evictions = 0;
+  AppliedCycle out;
+  for (int cycle = 0; cycle < 6; ++cycle) {
+    out = w.Cycle();
+    evictions += static_cast<int>(out.evictions.size());
+  }
+  EXPECT_EQ(evictions, 1);
+  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"new", 1}, {"old", 9}}));
+  EXPECT_EQ(World::JobIn(out, "old").resizing.count, 1);
+  EXPECT_EQ(World::JobIn(out, "old").resizing.cost_seconds, 30);
+  EXPECT_EQ(World::JobIn(out, "new").resizing.count, 0);
+}
+
+TEST(ElasticTest, GrowthWaitsOutTheHoldAndComesInOneBatch) {
+  World w(PolicyWith("resizeCostSeconds: 30"));
+  w.AddNodes(1, "10");
+  w.AddJob("a", 2, 20, /*running=*/2);
+  AppliedCycle out = w.Cycle();  // grows into the node at once: one resize
+  EXPECT_EQ(out.binds.size(), 8u);
+  w.Cycle();
+  // More room: growth pays, but the job changed a second ago.
+  w.AddNodes(2, "10");
+  for (int cycle = 0; cycle < 25; ++cycle) {
+    out = w.Cycle();
+    ASSERT_TRUE(out.binds.empty()) << "cycle " << cycle;
+  }
+  EXPECT_THAT(World::JobIn(out, "a").resizing.held,
+              ::testing::HasSubstr("held: its pod count changed"));
+  w.Advance(absl::Seconds(5));
+  out = w.Cycle();
+  EXPECT_EQ(out.binds.size(), 10u);  // the whole batch, once
+  for (int cycle = 0; cycle < 3; ++cycle) EXPECT_TRUE(w.Cycle().binds.empty());
+  EXPECT_EQ(w.Running()["a"], 20);
+  EXPECT_EQ(World::JobIn(w.Cycle(), "a").resizing.count, 2);
+}
+
+TEST(ElasticTest, GrowthThatDoesNotPayItsRestartIsSkipped) {
+  // One more pod for the ~300 s room is expected to stay does not pay a
+  // restart of 3 pods at 600 s each (the PodGroup's own cost).
+  World w;
+  w.AddNodes(1, "3");
+  w.AddJob("a", 2, 3, /*running=*/2, /*ps=*/0, /*resize_cost=*/600);
+  AppliedCycle out;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    out = w.Cycle();
+    EXPECT_TRUE(out.binds.empty());
+  }
+  const api::JobInfo& a = World::JobIn(out, "a");
+  EXPECT_EQ(a.elastic_target, 2);
+  EXPECT_THAT(a.resizing.held,
+              ::testing::HasSubstr("growth from 2 to 3 pods skipped"));
+  EXPECT_THAT(a.resizing.held, ::testing::HasSubstr("600s"));
+}
+
+TEST(ElasticTest, OldestFirstStartsAJobWholeOrNotWhileItsResizeCosts) {
+  World w(PolicyWith("share: oldest-first, resizeCostSeconds: 30"));
+  w.AddNodes(1, "10");
+  w.AddJob("older", 2, 8);
+  w.Advance(absl::Seconds(1));
+  w.AddJob("younger", 2, 8);
+  AppliedCycle out = w.Cycle();
+  // The older job whole; the younger would start narrow in the 2 cpus
+  // left and run long: it waits to start whole.
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"older", 8}, {"younger", 0}}));
+  EXPECT_THAT(World::JobIn(out, "younger").resizing.held,
+              ::testing::HasSubstr("oldest-first"));
+}
+
+TEST(ElasticTest, OldestFirstStartsAFreeJobNarrowInRoomNobodyTakesWhole) {
+  World w(PolicyWith("share: oldest-first"));
+  w.AddNodes(1, "10");
+  w.AddJob("older", 2, 8);
+  w.Advance(absl::Seconds(1));
+  w.AddJob("younger", 2, 8);
+  w.Cycle();
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"older", 8}, {"younger", 2}}));
+}
+
+TEST(ElasticTest, AHigherPriorityPodEndsACostlyJobWholeRatherThanShrinkIt) {
+  for (int cost : {0, 30}) {
+    World w;
+    w.AddNodes(1, "10");
+    w.AddJob("train", 2, 10, /*running=*/10, /*ps=*/0, cost);
+    w.Cycle();
+    w.AddLonePod("web", 1000);
+    AppliedCycle out = w.Cycle();
+    // Free resizes shrink; a costly one would pay the restart and then run
+    // narrow, so the job ends whole and starts again whole.
+    EXPECT_EQ(out.evictions.size(), cost == 0 ? 1u : 10u) << "cost " << cost;
+  }
+}
+
+TEST(ElasticTest, ShrinkingTakesFromOneJobBeforeTheNext) {
+  World w(PolicyWith("resizeCostSeconds: 30"));
+  w.set_nodes_hint(2);
+  w.AddNodes(2, "5");
+  // Each job's pods alternate between the nodes.
+  w.AddJob("x", 1, 5, /*running=*/5);
+  w.AddJob("y", 1, 5, /*running=*/5);
+  w.Cycle();
+  w.AddJob("gang", 4, 4);
+  AppliedCycle out = w.Cycle();
+  ASSERT_EQ(out.evictions.size(), 4u);
+  std::set<std::string> jobs;
+  for (const auto& e : out.evictions) jobs.insert(e.pod.substr(0, 1));
+  EXPECT_EQ(jobs.size(), 1u) << "one job restarts, not two";
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
   }
   absl::flat_hash_set<std::string> running;  // job uids
   for (const api::JobInfo& job : c.jobs) {
-    if (Placed(job) >= job.min_member) running.insert(job.uid);
+    if (Placed(job) >= std::max(job.min_member, 1)) running.insert(job.uid);
   }
   double estimate = expected_room_seconds_;
   for (const auto& [uid, gone] : pods) {

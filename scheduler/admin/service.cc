@@ -13,6 +13,7 @@
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/actions/network_domains.h"
+#include "scheduler/admin/elastic_line.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/explain.h"
 #include "scheduler/framework/cycle.h"
@@ -398,6 +399,7 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
       out.set_phase(api::PodGroupPhaseName(lj->phase));
       out.set_message(lj->message);
       out.set_fit_error(lj->fit_error);
+      out.set_elastic(ElasticLine(*lj));
     }
   }
 

@@ -610,6 +610,32 @@ TEST(DecodePodTest, QuotaNamesInRequestsAndOverheadAreLeftOutWithAWarning) {
                 "too)"});
 }
 
+TEST(DecodePodGroupTest, ResizeCostAnnotation) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata",
+              {{"name", "torch"},
+               {"namespace", "ml"},
+               {"annotations", {{"shoal.dev/resize-cost-seconds", "90"}}}}},
+             {"spec", {{"minMember", 2}}}};
+  auto j = DecodePodGroup(pg);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->resize_cost_seconds, 90);
+  pg["metadata"].erase("annotations");
+  EXPECT_EQ(DecodePodGroup(pg)->resize_cost_seconds, -1);  // policy default
+  for (const char* bad : {"-1", "30s", "lots"}) {
+    pg["metadata"]["annotations"] = {{"shoal.dev/resize-cost-seconds", bad}};
+    auto refused = DecodePodGroup(pg);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(),
+              absl::StrCat("podgroup ml/torch: "
+                           "metadata.annotations[\"shoal.dev/"
+                           "resize-cost-seconds\"]: must be a whole number of "
+                           "seconds >= 0, got \"",
+                           bad, "\""));
+  }
+}
+
 TEST(DecodePodGroupTest, NetworkTopology) {
   json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
              {"kind", "PodGroup"},

@@ -52,6 +52,19 @@ json MergeConditions(const json& observed, const std::vector<json>& ours) {
   return merged;
 }
 
+// ", 3 resizes (cost 30s each)": how often the running job's pod count
+// changed (JobInfo::resizing), once it has; stable between changes, so the
+// condition is written again only when it changes.
+std::string Resizes(const api::JobInfo& job) {
+  if (job.resizing.count == 0) return "";
+  return absl::StrCat(
+      ", ", job.resizing.count,
+      job.resizing.count == 1 ? " resize" : " resizes",
+      job.resizing.cost_seconds > 0
+          ? absl::StrCat(" (cost ", job.resizing.cost_seconds, "s each)")
+          : "");
+}
+
 }  // namespace
 
 std::string PendingReason(const api::JobInfo& job) {
@@ -120,7 +133,8 @@ json DesiredPodGroupStatus(const api::JobInfo& job, const json& observed,
          {"reason", "GangScheduled"},
          {"message",
           absl::StrCat(job.ScheduledCount() + succeeded, "/", job.tasks.size(),
-                       " tasks scheduled, minMember ", job.min_member)}},
+                       " tasks scheduled, minMember ", job.min_member,
+                       Resizes(job))}},
         observed_conditions, now));
     if (Says(observed_conditions, "Unschedulable",
              "True")) {  // it waited before

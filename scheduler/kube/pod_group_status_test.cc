@@ -55,6 +55,27 @@ TEST(PodGroupStatusTest,
                                                 {"Unschedulable", "True"}}));
 }
 
+TEST(PodGroupStatusTest, TheScheduledConditionCountsResizes) {
+  api::JobInfo job = Gang(4, 4);
+  auto message = [](const json& status) -> std::string {
+    for (const json& c : status["conditions"]) {
+      if (c["type"] == "Scheduled") return c["message"];
+    }
+    return "";
+  };
+  EXPECT_EQ(message(DesiredPodGroupStatus(job, nullptr, kT0)),
+            "4/4 tasks scheduled, minMember 4");
+  job.resizing.count = 3;
+  job.resizing.cost_seconds = 30;
+  json resized = DesiredPodGroupStatus(job, nullptr, kT0);
+  EXPECT_EQ(message(resized),
+            "4/4 tasks scheduled, minMember 4, 3 resizes (cost 30s each)");
+  // Why growth waits is left out: it changes every cycle, the condition
+  // only when the job is resized.
+  job.resizing.held = "growth from 4 to 8 pods held: ...";
+  EXPECT_TRUE(AlreadySays(resized, DesiredPodGroupStatus(job, resized, kT0)));
+}
+
 TEST(PodGroupStatusTest, SchedulerPluginsPhases) {
   api::JobInfo job = Gang(2, 0);
   job.source = api::GroupSource::kSchedulerPlugins;

@@ -179,12 +179,12 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
                  x.min_member, x.min_task_member, x.min_resources,
                  x.priority_class, x.priority, x.phase, x.group_missing,
                  x.unsupported_field, x.unsupported_value, x.renewing_admission,
-                 x.created, x.tasks) !=
+                 x.created, x.tasks, x.resize_cost_seconds) !=
         std::tie(y.ns, y.name, y.uid, y.source, y.queue, y.queue_index,
                  y.min_member, y.min_task_member, y.min_resources,
                  y.priority_class, y.priority, y.phase, y.group_missing,
                  y.unsupported_field, y.unsupported_value, y.renewing_admission,
-                 y.created, y.tasks))
+                 y.created, y.tasks, y.resize_cost_seconds))
       return "job " + x.Key();
   }
   if (a.tasks.size() != b.tasks.size()) return "task count";
@@ -463,7 +463,8 @@ items:
   status: {phase: Scheduled}
 - apiVersion: scheduling.volcano.sh/v1beta1
   kind: PodGroup
-  metadata: {name: vg, namespace: team, uid: vg-uid}
+  metadata: {name: vg, namespace: team, uid: vg-uid,
+             annotations: {shoal.dev/resize-cost-seconds: "45"}}
   spec:
     minMember: 0
     minTaskMember: {ps: 1, worker: 2}

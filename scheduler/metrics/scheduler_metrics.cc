@@ -165,6 +165,11 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "shoal_job_elastic_target",
           "Pods an elastic job would run now (its PodGroup's elasticTarget)",
           {"job_ns", "job_name"})),
+      job_resizes(r.AddGaugeFamily(
+          "shoal_job_resizes",
+          "Changes of a running job's pod count since the scheduler started "
+          "(each costs it a restart when its resize cost is above 0)",
+          {"job_ns", "job_name"})),
       binds(r.AddCounterFamily("shoal_binds_total",
                                "Pod bindings sent to the API server, by "
                                "result: 'success' or 'failure'",

@@ -119,6 +119,7 @@ class ShoalMetrics {
   // --- Jobs ---
   Family<Gauge>& job_share;       // {job_ns, job_id}
   Family<Gauge>& elastic_target;  // {job_ns, job_name}
+  Family<Gauge>& job_resizes;     // {job_ns, job_name}
   // --- Binds and evictions ---
   Family<Counter>& binds;      // {result}: success, failure
   Histogram& bind_latency;     // ms, one per bind request

@@ -1,0 +1,38 @@
+#include "scheduler/admin/elastic_line.h"
+
+#include "gtest/gtest.h"
+
+namespace shoal::admin {
+namespace {
+
+api::JobInfo Elastic(int min, int pods) {
+  api::JobInfo job;
+  job.min_member = min;
+  for (int i = 0; i < pods; ++i) job.tasks.push_back(i);
+  return job;
+}
+
+TEST(ElasticLineTest, ARigidJobWithFreeResizesSaysNothing) {
+  EXPECT_EQ(ElasticLine(Elastic(4, 4)), "");
+}
+
+TEST(ElasticLineTest, SaysTargetCostItsSourceResizesAndWhyGrowthWaits) {
+  api::JobInfo job = Elastic(8, 16);
+  job.elastic_target = 12;
+  job.resizing.cost_seconds = 30;
+  EXPECT_EQ(ElasticLine(job),
+            "target 12 of 16 pods (minMember 8); resize cost 30s (the "
+            "elastic plugin's resizeCostSeconds); no resizes since the "
+            "scheduler started");
+  job.resize_cost_seconds = 30;
+  job.resizing.count = 3;
+  job.resizing.last = absl::FromUnixSeconds(1700000000);
+  job.resizing.held = "growth from 12 to 16 pods held: ...";
+  EXPECT_EQ(ElasticLine(job),
+            "target 12 of 16 pods (minMember 8); resize cost 30s (annotation "
+            "shoal.dev/resize-cost-seconds); 3 resizes, the last at "
+            "2023-11-14T22:13:20Z; growth from 12 to 16 pods held: ...");
+}
+
+}  // namespace
+}  // namespace shoal::admin
