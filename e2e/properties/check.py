@@ -155,6 +155,8 @@ ACCEPTED_RULES = [
     ("queue closed", "is closed and admits no new work"),
     ("not enough pods for the gang", "not enough pods"),
     ("allocate strictOrder: waiting behind a job that cannot start", "waiting behind podgroup"),
+    ("elastic oldest-first: a job whose resize costs a restart waits to start whole "
+     "(up to the fairness bound)", "starts when all its pods fit in the room older jobs leave"),
     ("a field Shoal does not implement yet (pod refused by name)",
      "which Shoal does not implement yet"),
     # Decided by the oracle, not by the message (phrase None):

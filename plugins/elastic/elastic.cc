@@ -19,6 +19,11 @@ namespace {
 
 using framework::Session;
 
+constexpr char kWaitsItsTurn[] =
+    "oldest-first: its resize costs a restart, so it starts when all its pods "
+    "fit in the room older jobs leave, or with its minimum once it has "
+    "waited the fairness bound";
+
 struct Settings {
   Sharing sharing = Sharing::kEven;
   int32_t resize_cost_seconds = 0;  // for jobs whose PodGroup does not say
@@ -85,14 +90,21 @@ class ElasticSession : public framework::PluginSession {
     s.Register<framework::Allocatable>(
         [this, &s](const api::QueueInfo&, const api::TaskInfo& t) {
           const api::JobInfo& job = s.cluster().jobs[t.job];
-          if (!job.elastic()) return true;
-          if (Placed(job) < job.min_member) {
-            // Oldest-first: a job starts in its turn, after the older
-            // jobs' growth (sharing.h).
-            Targets(s);
-            return waiting_turn_.count(t.job) == 0;
-          }
+          if (!job.elastic() || Placed(job) < job.min_member) return true;
           return Placed(job) < Targets(s)[t.job];
+        });
+    // Oldest-first: a job whose resize costs a restart starts in its turn,
+    // whole (sharing.h); until then it waits, saying so.
+    s.Register<framework::JobValid>(
+        [this, &s](const api::JobInfo& job, std::string* why) {
+          if (settings_.sharing != Sharing::kOldestFirst || !job.elastic() ||
+              computing_) {
+            return true;
+          }
+          Targets(s);
+          if (waiting_turn_.count(job.index) == 0) return true;
+          if (why != nullptr) *why = kWaitsItsTurn;
+          return false;
         });
     s.Register<framework::JobStarving>([this, &s](const api::JobInfo& job) {
       if (!job.elastic() || Placed(job) < job.min_member)
@@ -222,7 +234,9 @@ class ElasticSession : public framework::PluginSession {
   const std::vector<int32_t>& Targets(Session& s) {
     if (!targets_known_) {
       targets_known_ = true;
+      computing_ = true;  // ComputeTargets asks JobValid of every job
       ComputeTargets(s);
+      computing_ = false;
     }
     return target_;
   }
@@ -349,10 +363,7 @@ class ElasticSession : public framework::PluginSession {
       target_[g.job] = g.starts ? c.jobs[g.job].min_member + g.extra : 0;
       if (!g.starts) {
         waiting_turn_.insert(g.job);
-        s.job(g.job).resizing.held =
-            "oldest-first: older jobs take the room first; it starts when "
-            "all its pods fit in what they leave, or with its minimum once "
-            "it has waited the fairness bound";
+        s.job(g.job).resizing.held = kWaitsItsTurn;
       }
     }
   }
@@ -371,6 +382,7 @@ class ElasticSession : public framework::PluginSession {
   // Oldest-first: jobs not started whose turn has not come (sharing.h).
   std::set<api::JobIndex> waiting_turn_;
   bool targets_known_ = false;
+  bool computing_ = false;
   std::vector<int32_t> target_;  // by job; 0 when not elastic
 };
 

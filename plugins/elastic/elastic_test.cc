@@ -353,5 +353,27 @@ TEST(ElasticTest, ShrinkingTakesFromOneJobBeforeTheNext) {
   EXPECT_EQ(jobs.size(), 1u) << "one job restarts, not two";
 }
 
+TEST(ElasticTest, BadArgumentsAreRefusedByName) {
+  auto refused = [](std::map<std::string, std::string> values) {
+    auto plugin = New(framework::Arguments("plugin elastic", values));
+    return plugin.ok() ? std::string("accepted")
+                       : std::string(plugin.status().message());
+  };
+  EXPECT_EQ(refused({{"share", "fair"}}),
+            "plugin elastic: arguments.share: must be even or oldest-first, "
+            "got \"fair\"");
+  EXPECT_EQ(refused({{"resizeCostSeconds", "-5"}}),
+            "plugin elastic: arguments.resizeCostSeconds: must be a whole "
+            "number of seconds from 0 to 604800 (a week), got -5");
+  EXPECT_EQ(refused({{"holdSeconds", "soon"}}),
+            "plugin elastic: arguments.holdSeconds: expected a whole number, "
+            "got \"soon\"");
+  EXPECT_EQ(refused({{"fairnessBoundSeconds", "0"}}),
+            "plugin elastic: arguments.fairnessBoundSeconds: must be a whole "
+            "number of seconds from 1 to 604800 (a week), got 0");
+  EXPECT_EQ(refused({{"share", "oldest-first"}, {"resizeCostSeconds", "30"}}),
+            "accepted");
+}
+
 }  // namespace
 }  // namespace shoal::plugins::elastic

@@ -152,6 +152,36 @@ def network_plot(out, modes, data, colors):
     return path
 
 
+def resizes_plot(out, modes, colors):
+    """How often running jobs changed size and what their restarts cost,
+    runs side by side. Drawn when some run resized a job."""
+    jobs = {m: load_jobs(out, m) for m in modes}
+    counts = {m: sorted((int(j.get("resizes") or 0) for j in jobs[m]), reverse=True) for m in modes}
+    if not any(any(c) for c in counts.values()):
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
+    for m in modes:
+        if counts[m]:
+            left.step(range(1, len(counts[m]) + 1), counts[m], where="mid", color=colors[m],
+                      label="%s (%d in all)" % (m, sum(counts[m])))
+    left.set_xlabel("jobs, most resized first")
+    left.set_ylabel("resizes of the job")
+    left.set_title("Resizes per job")
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8)
+    lost = [sum(float(j.get("restart_seconds") or 0) for j in jobs[m]) / 60 for m in modes]
+    right.bar(range(len(modes)), lost, color=[colors[m] for m in modes])
+    right.set_xticks(range(len(modes)))
+    right.set_xticklabels(modes, fontsize=8)
+    right.set_ylabel("job-minutes restarting")
+    right.set_title("Progress lost to restarts")
+    right.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    path = os.path.join(out, "resizes.png")
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def main(out):
     modes = runs_in(out) if os.path.isdir(out) else []
     if not modes:
@@ -203,7 +233,7 @@ def main(out):
     fig.savefig(path, dpi=110)
     written.append(path)
     for path in (queue_plot(out, modes, data), jct_plot(out, modes, colors),
-                 network_plot(out, modes, data, colors)):
+                 resizes_plot(out, modes, colors), network_plot(out, modes, data, colors)):
         if path:
             written.append(path)
     for p in written:
