@@ -33,6 +33,9 @@ struct WorkloadSpec {
   // The Queue its gangs go to: the Workload's scheduling.volcano.sh/
   // queue-name annotation (or label), else "default".
   std::string queue = "default";
+  // Shoal's shoal.dev/resize-cost-seconds annotation on the Workload, for
+  // each of its gangs (JobInfo::resize_cost_seconds); -1 when absent.
+  int32_t resize_cost_seconds = -1;
   std::vector<WorkloadPodGroup> pod_groups;
   std::string Key() const { return ns + "/" + name; }
   const WorkloadPodGroup* Find(const std::string& pod_group) const {

@@ -48,6 +48,7 @@ api::JobInfo WorkloadGangJob(const Workloads& workloads,
                          ref.replica_key.empty() ? "" : "/", ref.replica_key);
   job.created = w->created;
   job.queue = w->queue;
+  job.resize_cost_seconds = w->resize_cost_seconds;
   const api::WorkloadPodGroup* g = w->Find(ref.pod_group);
   if (g == nullptr) {
     std::vector<std::string> names;

@@ -819,6 +819,33 @@ TEST(DecodeWorkloadTest, BothShapesAndRefusals) {
   EXPECT_EQ(job->unsupported_field, "");
 }
 
+TEST(DecodeWorkloadTest, ResizeCostAnnotationOnWorkloadsAndTheirPodGroups) {
+  auto w = DecodeWorkload(json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+    "metadata": {"name": "train", "namespace": "ml",
+                 "annotations": {"shoal.dev/resize-cost-seconds": "120"}},
+    "spec": {"podGroups": [{"name": "workers",
+                            "policy": {"gang": {"minCount": 2}}}]}})"),
+                          nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->resize_cost_seconds, 120);
+  auto pg = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+    "metadata": {"name": "train-workers", "namespace": "ml",
+                 "annotations": {"shoal.dev/resize-cost-seconds": "soon"}},
+    "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})");
+  auto refused = DecodeKubePodGroup(pg, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr(
+                  "metadata.annotations[\"shoal.dev/resize-cost-seconds\"]: "
+                  "must be a whole number of seconds >= 0, got \"soon\""));
+  pg["metadata"]["annotations"]["shoal.dev/resize-cost-seconds"] = "45";
+  auto ok = DecodeKubePodGroup(pg, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->resize_cost_seconds, 45);
+}
+
 TEST(DecodePodTest, WorkloadRefAndSchedulingGroupJoinOneGangOnly) {
   auto decode = [](json spec, json annotations = json::object()) {
     spec["containers"] = {Container({{"cpu", "1"}})};

@@ -4,7 +4,6 @@
 // (scheduling_fields.h).
 #include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/pod_placement.h"
@@ -187,27 +186,6 @@ absl::StatusOr<std::optional<api::NetworkConstraint>> KaiTopology(
   return std::optional<api::NetworkConstraint>(c);
 }
 
-// kResizeCostAnnotation: whole seconds >= 0, or -1 when absent. A value
-// that is not refuses the PodGroup (its gang waits, naming it): a guessed
-// cost would resize a job that said it cannot afford it.
-absl::StatusOr<int32_t> ResizeCost(const Reader& r, const json& meta) {
-  SHOAL_ASSIGN_OR_RETURN(
-      annotations,
-      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
-  for (const auto& [k, v] : annotations) {
-    if (k != kResizeCostAnnotation) continue;
-    int32_t seconds = -1;
-    if (!absl::SimpleAtoi(v, &seconds) || seconds < 0) {
-      return r.Error(
-          absl::StrCat("metadata.annotations[\"", k, "\"]"),
-          absl::StrCat("must be a whole number of seconds >= 0, got \"", v,
-                       "\""));
-    }
-    return seconds;
-  }
-  return -1;
-}
-
 }  // namespace
 
 absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
@@ -260,7 +238,7 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
     SHOAL_ASSIGN_OR_RETURN(res, r.WorkloadResources(mr, "spec.minResources"));
     job.min_resources = std::move(res);
   }
-  SHOAL_ASSIGN_OR_RETURN(resize_cost, ResizeCost(r, meta));
+  SHOAL_ASSIGN_OR_RETURN(resize_cost, ResizeCostOf(r, meta));
   job.resize_cost_seconds = resize_cost;
   SHOAL_ASSIGN_OR_RETURN(kai, KaiTopology(r, meta));
   if (const json* nt =

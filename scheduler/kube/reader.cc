@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "scheduler/api/resource_name.h"
 #include "scheduler/kube/fields.h"
+#include "scheduler/kube/objects.h"
 
 namespace shoal::kube {
 
@@ -217,4 +218,22 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> StringMap(
 }
 
 }  // namespace fields
+absl::StatusOr<int32_t> ResizeCostOf(const Reader& r, const json& meta) {
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  for (const auto& [k, v] : annotations) {
+    if (k != kResizeCostAnnotation) continue;
+    int32_t seconds = -1;
+    if (!absl::SimpleAtoi(v, &seconds) || seconds < 0) {
+      return r.Error(
+          absl::StrCat("metadata.annotations[\"", k, "\"]"),
+          absl::StrCat("must be a whole number of seconds >= 0, got \"", v,
+                       "\""));
+    }
+    return seconds;
+  }
+  return -1;
+}
+
 }  // namespace shoal::kube

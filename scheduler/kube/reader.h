@@ -162,6 +162,11 @@ absl::StatusOr<absl::Time> Timestamp(const Reader& r, const json& meta,
                                      const char* key, absl::string_view path);
 absl::StatusOr<api::TaintEffect> Effect(const Reader& r, const std::string& s,
                                         absl::string_view path);
+// metadata.annotations' kResizeCostAnnotation (objects.h): whole seconds
+// >= 0, or -1 when absent. Any other value refuses the object (its gang
+// waits, naming it): a guessed cost would resize a job that said it
+// cannot afford it.
+absl::StatusOr<int32_t> ResizeCostOf(const Reader& r, const json& meta);
 // The two classes the API server lets exceed a user class's value.
 bool IsCriticalClass(const std::string& name);
 

@@ -400,22 +400,27 @@ json NetworkTopology(const api::NetworkConstraint& c) {
 }
 
 // The metadata of a Workload or PodGroup of scheduling.k8s.io: the queue,
-// which their spec cannot name, as the annotation Shoal reads it from.
+// which their spec cannot name, and the resize cost, as the annotations
+// Shoal reads them from.
 json KubeGangMetadata(const std::string& name, const std::string& ns,
                       const std::string& uid, absl::Time created,
-                      const std::string& queue) {
+                      const std::string& queue, int32_t resize_cost_seconds) {
   json meta = Metadata(name, ns);
   meta["uid"] = uid;
   if (created != absl::UnixEpoch()) meta["creationTimestamp"] = Time(created);
-  if (queue != "default") meta["annotations"] = {{kQueueNameAnnotation, queue}};
+  json annotations = json::object();
+  if (queue != "default") annotations[kQueueNameAnnotation] = queue;
+  if (resize_cost_seconds >= 0)
+    annotations[kResizeCostAnnotation] = absl::StrCat(resize_cost_seconds);
+  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   return meta;
 }
 
 // A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
 // goes back as a gang of one, which Shoal reads the same.
 json EncodeKubePodGroup(const api::JobInfo& job) {
-  json meta =
-      KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue);
+  json meta = KubeGangMetadata(job.name, job.ns, job.uid, job.created,
+                               job.queue, job.resize_cost_seconds);
   json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
   json spec = {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
@@ -490,7 +495,8 @@ json EncodeQueue(const api::QueueInfo& q) {
 }
 
 json EncodeWorkload(const api::WorkloadSpec& w) {
-  json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue);
+  json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue,
+                               w.resize_cost_seconds);
   json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
                                           : w.api_version.c_str(),
                     "Workload", std::move(meta));

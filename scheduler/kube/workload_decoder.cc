@@ -57,6 +57,7 @@ struct Identity {
   std::string uid;  // metadata.uid, or ns/name when it has none
   absl::Time created;
   std::string queue;  // kQueueNameAnnotation (annotation, else label)
+  int32_t resize_cost_seconds = -1;  // kResizeCostAnnotation
 };
 
 absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
@@ -73,6 +74,8 @@ absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
       r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
   SHOAL_ASSIGN_OR_RETURN(
       labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
+  SHOAL_ASSIGN_OR_RETURN(resize_cost, ResizeCostOf(r, meta));
+  out.resize_cost_seconds = resize_cost;
   out.queue = "default";
   for (const auto* list : {&labels, &annotations}) {  // annotation wins
     for (const auto& [k, v] : *list) {
@@ -139,6 +142,7 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
   w.uid = id.uid;
   w.created = id.created;
   w.queue = id.queue;
+  w.resize_cost_seconds = id.resize_cost_seconds;
   const char* list = Reader::Get(spec, "podGroupTemplates") != nullptr
                          ? "podGroupTemplates"
                          : "podGroups";
@@ -191,6 +195,7 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   job.uid = id.uid;
   job.created = id.created;
   job.queue = id.queue;
+  job.resize_cost_seconds = id.resize_cost_seconds;
   api::WorkloadPodGroup policy;
   SHOAL_RETURN_IF_ERROR(ReadPolicy(r, Reader::Get(spec, "schedulingPolicy"),
                                    "spec.schedulingPolicy", policy));
