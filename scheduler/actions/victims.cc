@@ -185,13 +185,13 @@ bool NotYetBound(const api::TaskInfo& t) {
          t.status == api::TaskStatus::kBinding;
 }
 
-// `nodes`, with those where the job to shrink first runs pods ahead of
-// the rest (EvictableRoom::ShrinkFirst), so that the evictions a search
-// makes come from that job while it has pods to spare: it restarts once,
-// not once per pod taken.
-std::vector<api::NodeIndex> ShrinkFirstOrder(
+// `nodes`, or (in `reordered`) the same with those where the job to
+// shrink first runs pods ahead of the rest (EvictableRoom::ShrinkFirst),
+// so that the evictions a search makes come from that job while it has
+// pods to spare: it restarts once, not once per pod taken.
+const std::vector<api::NodeIndex>& ShrinkFirstOrder(
     const framework::Session& s, const std::vector<api::NodeIndex>& nodes,
-    EvictableRoom* bounds) {
+    EvictableRoom* bounds, std::vector<api::NodeIndex>& reordered) {
   const api::JobIndex j =
       bounds != nullptr ? bounds->ShrinkFirst() : api::kNone;
   if (j == api::kNone) return nodes;
@@ -202,15 +202,15 @@ std::vector<api::NodeIndex> ShrinkFirstOrder(
     if (api::IsReadyStatus(task.status) && task.node != api::kNone)
       holds[task.node] = 1;
   }
-  std::vector<api::NodeIndex> order;
-  order.reserve(nodes.size());
+  reordered.clear();
+  reordered.reserve(nodes.size());
   for (api::NodeIndex n : nodes) {
-    if (holds[n]) order.push_back(n);
+    if (holds[n]) reordered.push_back(n);
   }
   for (api::NodeIndex n : nodes) {
-    if (!holds[n]) order.push_back(n);
+    if (!holds[n]) reordered.push_back(n);
   }
-  return order;
+  return reordered;
 }
 
 // See FindRoom: a costly resize is not made for a higher priority.
@@ -314,7 +314,8 @@ std::optional<Room> FindRoom(
     }
   }
   const bool taker_best_effort = task.best_effort();
-  for (api::NodeIndex n : ShrinkFirstOrder(s, nodes, bounds)) {
+  std::vector<api::NodeIndex> reordered;
+  for (api::NodeIndex n : ShrinkFirstOrder(s, nodes, bounds, reordered)) {
     if (outside(n)) continue;
     if (bounds != nullptr && !bounds->MayFit(task, n)) continue;
     const api::NodeInfo& node = s.node(n);
