@@ -54,6 +54,7 @@ class ElasticSession : public framework::PluginSession {
       }
       jobs_.resize(c.jobs.size());
       for (const api::JobInfo& job : c.jobs) {
+        if (job.source == api::GroupSource::kSinglePod) continue;
         auto it = memory_.jobs.find(job.Key());
         if (it != memory_.jobs.end() && it->second.uid == job.uid) {
           jobs_[job.index] = it->second;
@@ -142,7 +143,7 @@ class ElasticSession : public framework::PluginSession {
                          const api::JobInfo& job = s.cluster().jobs[t.job];
                          PodMemory placed{cycle_, s.cluster().now,
                                           Placed(job) > job.min_member,
-                                          job.uid};
+                                          JobId(job.uid)};
                          pods_.try_emplace(t.pod->uid, std::move(placed));
                        },
                        nullptr});
@@ -166,6 +167,7 @@ class ElasticSession : public framework::PluginSession {
     }
     memory_.RecordSizes(s.cluster());
     for (const api::JobInfo& job : s.cluster().jobs) {
+      if (job.source == api::GroupSource::kSinglePod) continue;
       auto it = memory_.jobs.find(job.Key());
       if (it == memory_.jobs.end()) continue;
       api::JobInfo::Resizing& r = s.job(job.index).resizing;

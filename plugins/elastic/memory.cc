@@ -3,8 +3,11 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 
 namespace shoal::plugins::elastic {
+
+uint64_t JobId(const std::string& uid) { return absl::HashOf(uid); }
 
 int32_t Placed(const api::JobInfo& job) {
   return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
@@ -18,15 +21,15 @@ double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
   for (const api::TaskInfo& t : c.tasks) {
     if (api::HoldsShare(t.status)) holding.insert(t.pod->uid);
   }
-  absl::flat_hash_set<std::string> running;  // job uids
+  absl::flat_hash_set<uint64_t> running;  // JobIds
   for (const api::JobInfo& job : c.jobs) {
-    if (Placed(job) >= std::max(job.min_member, 1)) running.insert(job.uid);
+    if (Placed(job) >= std::max(job.min_member, 1))
+      running.insert(JobId(job.uid));
   }
   double estimate = expected_room_seconds_;
   for (const auto& [uid, gone] : pods) {
     if (holding.contains(uid) || !gone.beyond_minimum ||
-        !running.contains(gone.job_uid) ||
-        gone.placed == absl::InfinitePast()) {
+        !running.contains(gone.job) || gone.placed == absl::InfinitePast()) {
       continue;
     }
     const double lived = absl::ToDoubleSeconds(c.now - gone.placed);

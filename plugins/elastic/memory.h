@@ -22,8 +22,11 @@ struct PodMemory {
   absl::Time placed = absl::InfinitePast();
   // Placed beyond its job's minimum: room lent to growth.
   bool beyond_minimum = false;
-  std::string job_uid;
+  uint64_t job = 0;  // JobId of its job's uid
 };
+
+// A job's uid as a number, for the many PodMemory records that name it.
+uint64_t JobId(const std::string& uid);
 
 struct JobMemory {
   std::string uid;

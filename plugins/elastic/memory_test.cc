@@ -232,7 +232,7 @@ PodMemory Lent(absl::Time placed, const std::string& job_uid,
   p.cycle = 1;
   p.placed = placed;
   p.beyond_minimum = beyond_minimum;
-  p.job_uid = job_uid;
+  p.job = JobId(job_uid);
   return p;
 }
 
