@@ -290,7 +290,7 @@ class ElasticSession : public framework::PluginSession {
       }
       std::string why;
       // A gang whose admission is being renewed is counted as admitted:
-      // enqueue runs after the targets are set.
+      // the targets may be asked for before enqueue has run.
       bool admitted = s.JobAdmitted(job) || job.renewing_admission;
       if (!admitted || !s.JobSchedulable(job, &why)) continue;
       if (!job.elastic()) {
