@@ -12,6 +12,7 @@
 #include "scheduler/cache/sinks.h"
 #include "scheduler/scheduler.h"
 #include "tools/simulator/network.h"
+#include "tools/simulator/queue_standing.h"
 #include "tools/simulator/report.h"
 
 namespace shoal::sim {
@@ -42,18 +43,6 @@ struct JobRun {
   double restart_seconds = 0;
 };
 
-// A queue's standing over the run. Its weighted share is its weight over
-// the scenario's queues' total. A wait opens in a second its jobs arrive
-// and closes in the first second its running pods hold min(weighted
-// share, what its jobs ask for), as dominant shares of the cluster.
-struct QueueStats {
-  double weighted_share = 0;
-  double held_sum = 0;         // dominant share held, summed over samples
-  int64_t waiting_since = -1;  // the open wait's first second, or -1
-  std::vector<double> waits;   // seconds, closed waits and any left open
-  int unmet = 0;               // waits still open at the end
-};
-
 struct PodRecord {
   std::string workload;
   int job = -1;  // index into jobs_, or -1 for a service pod
@@ -81,18 +70,14 @@ class World : public cache::DecisionSink, public cache::StatusSink {
                [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
         no_constraints_(std::make_shared<api::PlacementConstraints>()),
         network_(sc),
-        scheduler_(cache_, policy, *this, *this, SchedulerSettings(options)) {
+        scheduler_(cache_, policy, *this, *this, SchedulerSettings(options)),
+        queues_(sc.queues) {
     no_constraints_->ComputeFingerprint();
     for (const auto& pc : sc.priority_classes) {
       cache_.UpsertPriorityClass(pc);
       priority_[pc.name] = pc.value;
     }
-    int64_t weights = 0;
-    for (const auto& q : sc.queues) weights += q.weight;
-    for (const auto& q : sc.queues) {
-      cache_.UpsertQueue(q);
-      queues_[q.name].weighted_share = static_cast<double>(q.weight) / weights;
-    }
+    for (const auto& q : sc.queues) cache_.UpsertQueue(q);
     for (const auto& pool : sc.pools) {
       for (int i = 0; i < pool.count; ++i) {
         auto node = std::make_shared<api::NodeSpec>();
@@ -135,11 +120,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       if (rec.job < 0 && !rec.running)
         max_service_wait_ = std::max(max_service_wait_, end - rec.created);
     }
-    for (auto& [name, q] : queues_) {
-      if (q.waiting_since < 0) continue;
-      q.waits.push_back(end - q.waiting_since);
-      ++q.unmet;
-    }
+    queues_.Finish(end);
     nlohmann::ordered_json summary = Summary();
     return Result{std::move(summary), std::move(series_), Outcomes(),
                   max_service_wait_};
@@ -209,7 +190,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         std::string name = absl::StrCat(w.name, "-", k);
         if (at > now_ || arrived_.count(name) != 0) continue;
         arrived_.insert(name);
-        arrived_queues_.insert(w.queue);
+        queues_.Arrived(w.queue);
         JobRun run;
         run.spec = &w;
         run.name = name;
@@ -464,19 +445,10 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       asked[q] += rec.request;
       if (rec.running) held[q] += rec.request;
     }
-    for (auto& [name, q] : queues_) {
-      double share = Share(held[name]);
-      s.queue_share[name] = share;
-      q.held_sum += share;
-      if (arrived_queues_.count(name) != 0 && q.waiting_since < 0)
-        q.waiting_since = now_;
-      double target = std::min(q.weighted_share, Share(asked[name]));
-      if (q.waiting_since >= 0 && share + 1e-9 >= target) {
-        q.waits.push_back(static_cast<double>(now_ - q.waiting_since));
-        q.waiting_since = -1;
-      }
-    }
-    arrived_queues_.clear();
+    std::map<std::string, double> held_share, asked_share;
+    for (const auto& [q, r] : held) held_share[q] = Share(r);
+    for (const auto& [q, r] : asked) asked_share[q] = Share(r);
+    s.queue_share = queues_.Sample(now_, held_share, asked_share);
   }
 
   void Progress(int64_t step) {
@@ -531,7 +503,12 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
     out["resizes"] = ResizesSummary(outcomes);
-    out["queues"] = QueueSummary();
+    std::vector<QueueJob> queue_jobs;
+    for (const auto& job : jobs_) {
+      queue_jobs.push_back(
+          {job.spec->queue, job.arrival, job.started, job.finished});
+    }
+    out["queues"] = queues_.Summary(sc_.queues, queue_jobs, end);
     if (!network_.empty()) {
       out["network"] = NetworkSummary(
           network_, !options_.ignore_network_constraints, outcomes, series_,
@@ -552,47 +529,6 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     return out;
   }
 
-  nlohmann::ordered_json QueueSummary() const {
-    nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    const int64_t end = absl::ToInt64Seconds(sc_.duration);
-    for (const auto& queue : sc_.queues) {
-      const QueueStats& q = queues_.at(queue.name);
-      std::vector<double> jct;
-      int submitted = 0;
-      double wait = 0;
-      for (const auto& job : jobs_) {
-        if (job.spec->queue != queue.name) continue;
-        ++submitted;
-        if (job.finished >= 0) jct.push_back(job.finished - job.arrival);
-        wait += (job.started >= 0 ? job.started : end) - job.arrival;
-      }
-      std::sort(jct.begin(), jct.end());
-      double jct_sum = 0;
-      for (double x : jct) jct_sum += x;
-      double regain_sum = 0, regain_max = 0;
-      for (double x : q.waits) {
-        regain_sum += x;
-        regain_max = std::max(regain_max, x);
-      }
-      out[queue.name] = {
-          {"weightedShare", Round(q.weighted_share)},
-          {"heldMean", Round(samples_ ? q.held_sum / samples_ : 0)},
-          {"jobs",
-           {{"submitted", submitted},
-            {"completed", static_cast<int>(jct.size())},
-            {"jctMeanSeconds", Round(jct.empty() ? 0 : jct_sum / jct.size())},
-            {"jctP95Seconds", Round(NearestRank(jct, 0.95))},
-            {"waitMeanSeconds", Round(submitted ? wait / submitted : 0)}}},
-          {"regain",
-           {{"count", static_cast<int>(q.waits.size())},
-            {"meanSeconds",
-             Round(q.waits.empty() ? 0 : regain_sum / q.waits.size())},
-            {"maxSeconds", Round(regain_max)},
-            {"unmet", q.unmet}}}};
-    }
-    return out;
-  }
-
   const Scenario& sc_;
   const Options& options_;
   int64_t now_ = 0;
@@ -606,8 +542,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   std::map<std::string, PodRecord> pods_;
   std::vector<JobRun> jobs_;
   std::set<std::string> arrived_;
-  std::set<std::string> arrived_queues_;  // jobs arrived this second
-  std::map<std::string, QueueStats> queues_;
+  QueueStanding queues_;
   int64_t next_serial_ = 0;
   int64_t evictions_ = 0;
   int64_t max_service_wait_ = 0;
