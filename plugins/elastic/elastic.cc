@@ -66,9 +66,7 @@ class ElasticSession : public framework::PluginSession {
     for (const api::JobInfo& job : c.jobs) {
       api::JobInfo::Resizing& r = s.job(job.index).resizing;
       r.cost_seconds = CostOf(job);
-      r.count = jobs_[job.index].resizes;
-      r.last = jobs_[job.index].resizes > 0 ? jobs_[job.index].changed
-                                            : absl::InfinitePast();
+      ShowResizes(jobs_[job.index], r);
     }
     RankShrinks(s);
 
@@ -169,25 +167,27 @@ class ElasticSession : public framework::PluginSession {
     for (const api::JobInfo& job : s.cluster().jobs) {
       if (job.source == api::GroupSource::kSinglePod) continue;
       auto it = memory_.jobs.find(job.Key());
-      if (it == memory_.jobs.end()) continue;
-      api::JobInfo::Resizing& r = s.job(job.index).resizing;
-      r.count = it->second.resizes;
-      r.last =
-          it->second.resizes > 0 ? it->second.changed : absl::InfinitePast();
+      if (it != memory_.jobs.end())
+        ShowResizes(it->second, s.job(job.index).resizing);
     }
   }
 
  private:
+  // What the status, metrics and explain show of a job's resizes.
+  static void ShowResizes(const JobMemory& m, api::JobInfo::Resizing& r) {
+    r.count = m.resizes;
+    r.last = m.resizes > 0 ? m.changed : absl::InfinitePast();
+  }
+
   // A job this plugin has not seen close a cycle: running at the size the
   // session opens with, since some time unknown (no hold), so that what
   // this cycle changes counts as a resize.
   static JobMemory FirstSeen(const api::JobInfo& job) {
     JobMemory m;
     m.uid = job.uid;
-    const int32_t placed = Placed(job);
-    if (placed >= std::max(job.min_member, 1)) {
+    if (Runs(job)) {
       m.started = true;
-      m.size = placed;
+      m.size = Placed(job);
       m.started_at = job.created;
     }
     return m;

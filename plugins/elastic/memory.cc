@@ -13,6 +13,10 @@ int32_t Placed(const api::JobInfo& job) {
   return job.ReadyCount() + job.Count(api::TaskStatus::kPipelined);
 }
 
+bool Runs(const api::JobInfo& job) {
+  return Placed(job) >= std::max(job.min_member, 1);
+}
+
 double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
   // Weight of each new observation: recent behaviour (a service's swings)
   // soon dominates, one odd eviction does not.
@@ -23,8 +27,7 @@ double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
   }
   absl::flat_hash_set<uint64_t> running;  // JobIds
   for (const api::JobInfo& job : c.jobs) {
-    if (Placed(job) >= std::max(job.min_member, 1))
-      running.insert(JobId(job.uid));
+    if (Runs(job)) running.insert(JobId(job.uid));
   }
   double estimate = expected_room_seconds_;
   for (const auto& [uid, gone] : pods) {
@@ -46,8 +49,7 @@ void Memory::RecordSizes(const api::ClusterInfo& c) {
     JobMemory& m = jobs[job.Key()];
     if (m.uid != job.uid) m = JobMemory{job.uid};
     const int32_t placed = Placed(job);
-    const bool runs = placed >= std::max(job.min_member, 1);
-    if (!runs) {
+    if (!Runs(job)) {
       if (m.size > 0) m.interrupted = true;
       m.size = 0;
       m.at_minimum_since = absl::InfiniteFuture();

@@ -72,6 +72,8 @@ class Memory {
 // Pods that count as the job's running members: placed, or promised room
 // (pipelined).
 int32_t Placed(const api::JobInfo& job);
+// Whether the job runs: its minimum (at least one pod) is placed.
+bool Runs(const api::JobInfo& job);
 
 }  // namespace shoal::plugins::elastic
 

@@ -16,22 +16,10 @@
 namespace shoal::sim {
 namespace {
 
-Result Simulated(const std::string& scenario_path, bool rigid) {
-  auto scenario = LoadScenario(scenario_path);
-  EXPECT_TRUE(scenario.ok()) << scenario.status();
-  auto config = framework::LoadSchedulerConfig(scenario->policy);
-  EXPECT_TRUE(config.ok()) << config.status();
-  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
-                                       actions::BuiltinActions());
-  EXPECT_TRUE(policy.ok()) << policy.status();
-  Options options;
-  options.rigid = rigid;
-  return Simulate(*scenario, *policy, options);
-}
-
-// As Simulated, at one resize cost for every job.
-Result AtCost(const std::string& scenario_path, bool rigid,
-              absl::Duration cost) {
+// The shipped scenario under its own policy; `cost`, when given, is every
+// job's resize cost.
+Result Simulated(const std::string& scenario_path, bool rigid,
+                 std::optional<absl::Duration> cost = std::nullopt) {
   auto scenario = LoadScenario(scenario_path);
   EXPECT_TRUE(scenario.ok()) << scenario.status();
   auto config = framework::LoadSchedulerConfig(scenario->policy);
@@ -567,8 +555,8 @@ TEST(ElasticRestarts, OldestFirstAgainstRigidAtThreeCosts) {
       "tools/simulator/scenarios/elastic-restarts.yaml";
   for (int seconds : {0, 30, 120}) {
     const absl::Duration cost = absl::Seconds(seconds);
-    Result e = AtCost(kScenario, false, cost);
-    Result r = AtCost(kScenario, true, cost);
+    Result e = Simulated(kScenario, false, cost);
+    Result r = Simulated(kScenario, true, cost);
     const auto& ej = e.summary["jobs"];
     const auto& rj = r.summary["jobs"];
     SCOPED_TRACE(absl::StrCat("cost ", seconds, "s: ", e.summary.dump(),
