@@ -145,6 +145,10 @@ TEST(Scenario, RefusalsNameTheField) {
                        "tasks: [{name: t, "
                        "replicas: 1, requests: {cpu: \"1\"}}]\n"),
             "s.yaml:7: workloads[0].queue: queue \"gpu\" is not in queues");
+  EXPECT_EQ(msg(base + "workloads:\n- kind: Job\n  name: j\n  resizeCost: "
+                       "1500ms\n  tasks: [{name: t, replicas: 1, requests: "
+                       "{cpu: \"1\"}}]\n"),
+            "s.yaml:7: workloads[0].resizeCost: must be whole seconds");
   EXPECT_EQ(msg("duration: 1h\nnodes: []\n"),
             "s.yaml:2: nodes: unknown field (valid: duration, period, policy, "
             "seed, priorityClasses, "
