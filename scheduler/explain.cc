@@ -35,8 +35,13 @@ absl::StatusOr<json> ExplainPod(api::ClusterInfo cluster,
     out["podReason"] = pod_reason;
   // A claim this pod cannot use refuses every node in kube-scheduler's
   // words (VolumeBinding); other pod-level refusals in Shoal's.
-  std::string node_reason =
-      t.pod->volume_reason.empty() ? pod_reason : t.pod->volume_reason;
+  // Likewise a resource claim (DynamicResources).
+  std::string claim_reason;
+  if (!t.pod->resource_claims.empty())
+    s.devices().Refusal(*t.pod, &claim_reason);
+  std::string node_reason = !t.pod->volume_reason.empty() ? t.pod->volume_reason
+                            : !claim_reason.empty()       ? claim_reason
+                                                          : pod_reason;
   if (pod_reason.empty()) node_reason.clear();
 
   std::vector<api::NodeIndex> feasible;

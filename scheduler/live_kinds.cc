@@ -28,11 +28,56 @@ kube::ObjectRef RefOf(const json& o, const char* api_version,
           kube::StringMember(meta, "name"), kube::StringMember(meta, "uid")};
 }
 
+// Dynamic Resource Allocation, in the version the API server serves:
+// optional, as a cluster before 1.32 (or without the API) has none.
+void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
+                    const std::string& v,
+                    std::vector<kube::WatchedKind>& kinds) {
+  const std::string base = absl::StrCat("/apis/", v);
+  kinds.push_back(
+      {absl::StrCat("resourceslices (", v, ")"), base + "/resourceslices", true,
+       [&cache, &warnings, v](const json& o) {
+         kube::DecodeWarnings said;
+         auto s = kube::DecodeResourceSlice(
+             Typed(o, v.c_str(), "ResourceSlice"), &said);
+         if (!s.ok()) return s.status();
+         warnings.Report(RefOf(o, v.c_str(), "ResourceSlice"), said);
+         cache.UpsertResourceSlice(*s);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteResourceSlice(key); }});
+  kinds.push_back(
+      {absl::StrCat("deviceclasses (", v, ")"), base + "/deviceclasses", true,
+       [&cache, &warnings, v](const json& o) {
+         kube::DecodeWarnings said;
+         auto c =
+             kube::DecodeDeviceClass(Typed(o, v.c_str(), "DeviceClass"), &said);
+         if (!c.ok()) return c.status();
+         warnings.Report(RefOf(o, v.c_str(), "DeviceClass"), said);
+         cache.UpsertDeviceClass(*c);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteDeviceClass(key); }});
+  kinds.push_back(
+      {absl::StrCat("resourceclaims (", v, ")"), base + "/resourceclaims", true,
+       [&cache, &warnings, v](const json& o) {
+         kube::DecodeWarnings said;
+         auto c = kube::DecodeResourceClaim(
+             Typed(o, v.c_str(), "ResourceClaim"), &said);
+         if (!c.ok()) return c.status();
+         warnings.Report(RefOf(o, v.c_str(), "ResourceClaim"), said);
+         cache.UpsertResourceClaim(*c);
+         return absl::OkStatus();
+       },
+       [&cache](const std::string& key) { cache.DeleteResourceClaim(key); }});
+}
+
 }  // namespace
 
 std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
                                          kube::StatusWriter& status,
-                                         kube::WarningLog& warnings) {
+                                         kube::WarningLog& warnings,
+                                         const std::string& dra_version) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back(
       {"nodes", "/api/v1/nodes", false,
@@ -208,6 +253,7 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
          return absl::OkStatus();
        },
        [&cache](const std::string& key) { cache.DeleteCsiNode(key); }});
+  if (!dra_version.empty()) AddDeviceKinds(cache, warnings, dra_version, kinds);
   return kinds;
 }
 

@@ -5,6 +5,7 @@
 #ifndef SHOAL_SCHEDULER_LIVE_KINDS_H_
 #define SHOAL_SCHEDULER_LIVE_KINDS_H_
 
+#include <string>
 #include <vector>
 
 #include "scheduler/cache/cache.h"
@@ -15,9 +16,12 @@
 namespace shoal {
 
 // What the decoders leave out goes to `warnings`, said once.
-std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
-                                         kube::StatusWriter& status,
-                                         kube::WarningLog& warnings);
+// `dra_version`: the resource.k8s.io version to watch ResourceSlices,
+// DeviceClasses and ResourceClaims in (the newest the API server serves,
+// see PreferredDraVersion), "" for none.
+std::vector<kube::WatchedKind> LiveKinds(
+    cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
+    const std::string& dra_version = "resource.k8s.io/v1");
 
 }  // namespace shoal
 

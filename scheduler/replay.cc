@@ -17,8 +17,10 @@ namespace {
 class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
  public:
   explicit InMemoryCluster(cache::Cache& cache) : cache_(cache) {}
+  // The claims keep what was written: the cache assumed it already, and
+  // the replay's source is the snapshot, which never shows it.
   void Bind(std::shared_ptr<const api::PodInfo>, const std::string&,
-            cache::Done done) override {
+            const std::vector<api::ClaimWrite>&, cache::Done done) override {
     done(absl::OkStatus());
   }
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string&,
@@ -54,6 +56,25 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
       v1::Bind* bind = cycle->add_binds();
       bind->set_pod(b.pod);
       bind->set_node(b.node);
+      if (!b.outcome.ok()) continue;
+      for (const api::ClaimWrite& w : b.claims) {
+        if (!w.newly_allocated) continue;
+        v1::ClaimAllocation* c = cycle->add_claims();
+        c->set_claim(w.Key());
+        c->set_pod(b.pod);
+        c->set_node(w.allocation.PinnedNode());
+        for (const api::DeviceResult& r : w.allocation.results) {
+          v1::DeviceResult* d = c->add_devices();
+          d->set_request(r.request);
+          d->set_driver(r.driver);
+          d->set_pool(r.pool);
+          d->set_device(r.device);
+        }
+        for (const std::string& text : w.allocation.config) {
+          (void)google::protobuf::util::JsonStringToMessage(text,
+                                                            c->add_config());
+        }
+      }
     }
     for (const auto& e : applied->evictions) {
       v1::Eviction* ev = cycle->add_evictions();

@@ -37,17 +37,21 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
   for (size_t i = 0; i < out.binds.size(); ++i) {
     const auto& pod = cluster.tasks[out.binds[i].task].pod;
     const std::string& node = cluster.nodes[out.binds[i].node].name();
-    applied->binds[i] = {out.binds[i].task, pod->Key(), node, absl::OkStatus()};
-    // Assumed before the request leaves: nothing may book this room again.
+    applied->binds[i] = {out.binds[i].task, pod->Key(), node,
+                         std::move(out.binds[i].claims), absl::OkStatus()};
+    // Assumed before the request leaves: nothing may book this room (or
+    // these devices) again.
     cache_.AssumeBound(pod->Key(), node);
+    cache_.AssumeClaims(applied->binds[i].claims);
     decisions_.Bind(
-        pod, node,
+        pod, node, applied->binds[i].claims,
         [this, &slot = applied->binds[i], sent = absl::Now()](absl::Status s) {
           slot.took = absl::Now() - sent;
           if (s.ok()) return;
           // Pending again; the source says where it really is if
           // the bind took effect after all.
           cache_.ForgetAssumed(slot.pod);
+          cache_.ForgetClaims(slot.claims);
           slot.outcome = std::move(s);
         });
   }

@@ -33,6 +33,7 @@ struct AppliedCycle {
     api::TaskIndex task;  // in `cluster`
     std::string pod;      // ns/name
     std::string node;
+    std::vector<api::ClaimWrite> claims;  // written before the bind
     absl::Status outcome;
     absl::Duration took;  // the request, sent to answered
   };

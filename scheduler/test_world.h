@@ -23,7 +23,7 @@ class TestWorld : public cache::DecisionSink, public cache::StatusSink {
       : cache_(cache), recreate_(std::move(recreate)) {}
 
   void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node,
-            cache::Done done) override {
+            const std::vector<api::ClaimWrite>&, cache::Done done) override {
     auto running = std::make_shared<api::PodInfo>(*pod);
     running->node_name = node;
     running->status = api::TaskStatus::kRunning;

@@ -7,6 +7,11 @@ Each case is one scheduling cycle: its objects become a snapshot file, its
 policy a scheduler configuration, and the binds, evictions and PodGroup
 phases Shoal reports are compared with the case's `expect`.
 
+DRA cases (kube-scheduler/dra_*.yaml, dynamicresources.yaml) also expect the
+ResourceClaim allocations the cycle writes: `claims` {NS/CLAIM: {devices,
+node[, config]}} (exact: no other claim may be allocated) and `unallocated`
+(claims that must not be allocated).
+
 A case with `explain: NS/NAME` asks instead why that pending pod fits or
 does not fit each node (`shoal-scheduler --explain=NS/NAME`): which nodes
 are feasible, the refusal message of each infeasible node, and each scoring
@@ -33,7 +38,9 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE_KEYS = {"name", "source", "policy", "objects", "expect", "departure",
              "skip", "schedulerName", "note", "explain"}
-EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases"}
+EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases", "claims", "unallocated"}
+CLAIM_EXPECT_KEYS = {"devices", "node", "config"}
+DEVICE_KEYS = ("request", "driver", "pool", "device")
 EXPLAIN_EXPECT_KEYS = {"feasible", "reasons", "scores", "unavailable"}
 
 # kube-scheduler's framework.MaxNodeScore.
@@ -148,6 +155,51 @@ def check_explain_case(where, case):
                 raise SystemExit(f"{where}: {plugin} score of {node} must be an integer 0..100")
 
 
+def check_claims(where, case):
+    """Minimal checks of a case's ResourceClaims: the claims its pods name exist
+    (by resourceClaimName, or through status.resourceClaimStatuses for a
+    template), and the claims its expectations name exist."""
+    objs = case["objects"]
+    claims = {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
+              for o in objs if o.get("kind") == "ResourceClaim"}
+    for o in objs:
+        if o.get("kind") != "Pod":
+            continue
+        ns = o["metadata"].get("namespace", "default")
+        pod = f"{ns}/{o['metadata']['name']}"
+        statuses = {s.get("name"): s.get("resourceClaimName")
+                    for s in (o.get("status") or {}).get("resourceClaimStatuses") or []}
+        for ref in (o.get("spec") or {}).get("resourceClaims") or []:
+            name = ref.get("resourceClaimName")
+            if name is None and ref.get("resourceClaimTemplateName"):
+                name = statuses.get(ref.get("name"))
+                if name is None:
+                    continue  # not generated yet: the pod waits for the resourceclaim controller
+            if name is None:
+                raise SystemExit(f"{where}: {pod} claim {ref.get('name')!r} names no claim or template")
+            if f"{ns}/{name}" not in claims and "missing claim" not in str(case.get("note", "")):
+                # A missing claim is a legitimate input (the pod must wait); such a
+                # case says 'missing claim' in its note.
+                raise SystemExit(f"{where}: {pod} names claim {ns}/{name}, not among the objects "
+                                 "(if that is the point, say 'missing claim' in note)")
+    expect = case.get("expect") or {}
+    for name, want in (expect.get("claims") or {}).items():
+        if name not in claims:
+            raise SystemExit(f"{where}: expect.claims names {name}, not a ResourceClaim of the case")
+        if not isinstance(want, dict) or set(want) - CLAIM_EXPECT_KEYS or "devices" not in want:
+            raise SystemExit(f"{where}: expect.claims {name} must be {{devices, node[, config]}}")
+        for d in want["devices"] or []:
+            if set(d) != set(DEVICE_KEYS):
+                raise SystemExit(f"{where}: expect.claims {name} device {d} must have {DEVICE_KEYS}")
+        if not isinstance(want.get("node", ""), str):
+            raise SystemExit(f"{where}: expect.claims {name} node must be a string")
+    for name in expect.get("unallocated") or []:
+        if name not in claims:
+            raise SystemExit(f"{where}: expect.unallocated names {name}, not a ResourceClaim of the case")
+        if name in (expect.get("claims") or {}):
+            raise SystemExit(f"{where}: {name} is both expected allocated and unallocated")
+
+
 def load_cases(paths):
     cases = []
     for path in paths:
@@ -164,7 +216,7 @@ def load_cases(paths):
                 if not case.get(key):
                     raise SystemExit(f"{where}: {key} is required")
             if "skip" not in case:
-                for key in ("policy", "objects", "expect"):
+                for key in ("objects", "expect"):
                     if key not in case:
                         raise SystemExit(f"{where} ({case['name']}): {key} is required")
                 if not case["expect"]:
@@ -175,6 +227,7 @@ def load_cases(paths):
                     unknown = set(case["expect"]) - EXPECT_KEYS
                     if unknown:
                         raise SystemExit(f"{where}: unknown expect keys {sorted(unknown)}")
+                check_claims(f"{where} ({case['name']})", case)
             case["_file"] = os.path.basename(path)
             cases.append(case)
     return cases
@@ -185,10 +238,13 @@ def run_shoal(binary, case, workdir):
     conf = os.path.join(workdir, "policy.yaml")
     with open(snapshot, "w") as f:
         yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": case["objects"]}, f)
-    with open(conf, "w") as f:
-        f.write(case["policy"])
-    cmd = [binary, f"--snapshot={snapshot}", f"--scheduler-conf={conf}",
+    cmd = [binary, f"--snapshot={snapshot}",
            f"--scheduler-name={case.get('schedulerName', 'volcano')}"]
+    if "policy" in case:
+        with open(conf, "w") as f:
+            f.write(case["policy"])
+        cmd.append(f"--scheduler-conf={conf}")
+    # Without a policy the binary's built-in default (policies/default.yaml) runs.
     if "explain" in case:
         cmd += [f"--explain={case['explain']}", "--output=json"]
     else:
@@ -230,6 +286,48 @@ def compare(expect, report):
     for group, phase in (expect.get("phases") or {}).items():
         if phases.get(group) != phase:
             diffs.append(f"phase {group}: expected {phase}, got {phases.get(group, '(absent)')}")
+    diffs += compare_claims(expect, cycle)
+    return diffs
+
+
+def device_key(d):
+    return tuple(str(d.get(k, "")) for k in DEVICE_KEYS)
+
+
+def compare_claims(expect, cycle):
+    """The claim allocations of one cycle against `claims` and `unallocated`.
+    A claim's devices compare as a sorted list: kube-scheduler's allocator
+    tests match results with ConsistOf, order irrelevant. `node` compares
+    exactly ('' for an allocation no single node is pinned by); `config`, where
+    expected, as a list in order (class configurations, then the claim's)."""
+    got = {}
+    for c in cycle.get("claims") or []:
+        got[c.get("claim")] = c
+    diffs = []
+    if "claims" in expect:
+        want_all = expect["claims"] or {}
+        for name in sorted(set(want_all) | set(got)):
+            want, have = want_all.get(name), got.get(name)
+            if want is None:
+                diffs.append(f"claim {name}: allocated {sorted(device_key(d) for d in have.get('devices') or [])}"
+                             f" on {have.get('node', '')!r}, expected no allocation")
+                continue
+            if have is None:
+                diffs.append(f"claim {name}: expected allocation {[device_key(d) for d in want['devices']]}, "
+                             "got none")
+                continue
+            w = sorted(device_key(d) for d in want.get("devices") or [])
+            h = sorted(device_key(d) for d in have.get("devices") or [])
+            if w != h:
+                diffs.append(f"claim {name}: devices expected {w}, got {h}")
+            if want.get("node", "") != (have.get("node") or ""):
+                diffs.append(f"claim {name}: node expected {want.get('node', '')!r}, got {have.get('node')!r}")
+            if "config" in want and (want["config"] or []) != (have.get("config") or []):
+                diffs.append(f"claim {name}: config expected {want['config']}, got {have.get('config')}")
+    for name in expect.get("unallocated") or []:
+        if name in got:
+            diffs.append(f"claim {name}: expected unallocated, got "
+                         f"{sorted(device_key(d) for d in got[name].get('devices') or [])}")
     return diffs
 
 

@@ -350,6 +350,27 @@ bool ApiServer::Discovery(const std::string& path, Reply* reply) const {
         {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}}};
     return true;
   }
+  if (parts.size() == 2 && parts[0] == "apis") {
+    // One group, as kube-apiserver serves /apis/GROUP: its versions,
+    // 404 when it serves none.
+    json versions = json::array();
+    for (const auto& [group, version] : resources_.GroupVersions()) {
+      if (group == parts[1])
+        versions.push_back(
+            {{"groupVersion", group + "/" + version}, {"version", version}});
+    }
+    if (versions.empty()) {
+      *reply = NotServed();
+    } else {
+      *reply = {200,
+                {{"kind", "APIGroup"},
+                 {"apiVersion", "v1"},
+                 {"name", parts[1]},
+                 {"versions", versions},
+                 {"preferredVersion", versions[0]}}};
+    }
+    return true;
+  }
   std::string group, version;
   if (parts.size() == 2 && parts[0] == "api") {
     version = parts[1];

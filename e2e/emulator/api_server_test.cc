@@ -161,6 +161,69 @@ TEST_F(ApiServerTest, StrategicMergeMergesConditionsByType) {
   EXPECT_EQ(pod["status"]["conditions"][0]["status"], "True");
 }
 
+// How a client (the end-to-end suite) tells whether DRA is served:
+// GET /apis/GROUP names the group's versions, 404 for a group not served.
+TEST_F(ApiServerTest, GroupDiscoveryNamesTheGroupsVersions) {
+  long code;
+  json group = Call("GET", "/apis/resource.k8s.io", nullptr, &code);
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(group["kind"], "APIGroup");
+  EXPECT_EQ(group["name"], "resource.k8s.io");
+  EXPECT_EQ(group["versions"],
+            json::array(
+                {{{"groupVersion", "resource.k8s.io/v1"}, {"version", "v1"}}}));
+  EXPECT_EQ(group["preferredVersion"]["version"], "v1");
+  Call("GET", "/apis/none.example.com", nullptr, &code);
+  EXPECT_EQ(code, 404);
+
+  Shutdown();
+  ApiServerOptions options;
+  options.without_groups = {"resource.k8s.io"};
+  Start(options);
+  Call("GET", "/apis/resource.k8s.io", nullptr, &code);
+  EXPECT_EQ(code, 404);
+}
+
+// A ResourceClaim's allocation as Shoal writes it: a JSON patch of
+// /status that first tests the resourceVersion it decided on.
+TEST_F(ApiServerTest, ClaimStatusJsonPatchTestsTheResourceVersion) {
+  std::string claims =
+      "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+  long code;
+  json claim = Call(
+      "POST", claims,
+      {{"metadata", {{"name", "c"}}},
+       {"spec",
+        {{"devices",
+          {{"requests",
+            {{{"name", "gpu"},
+              {"exactly", {{"deviceClassName", "gpu.example.com"}}}}}}}}}}},
+      &code);
+  ASSERT_EQ(code, 201);
+  std::string rv = claim["metadata"]["resourceVersion"];
+  json allocation = {{"devices",
+                      {{"results",
+                        {{{"request", "gpu"},
+                          {"driver", "gpu.example.com"},
+                          {"pool", "n1"},
+                          {"device", "gpu-0"}}}}}}};
+  json patch = {
+      {{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", rv}},
+      {{"op", "add"},
+       {"path", "/status"},
+       {"value",
+        {{"allocation", allocation}, {"reservedFor", json::array()}}}}};
+  json written = Call("PATCH", claims + "/c/status", patch, &code,
+                      "application/json-patch+json");
+  EXPECT_EQ(code, 200);
+  EXPECT_EQ(written["status"]["allocation"], allocation);
+  EXPECT_NE(written["metadata"]["resourceVersion"], rv);
+  // The same patch again: the version it tests is gone.
+  Call("PATCH", claims + "/c/status", patch, &code,
+       "application/json-patch+json");
+  EXPECT_EQ(code, 422);
+}
+
 TEST_F(ApiServerTest, BindingEvictionAndGracefulDeletion) {
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"));
   long code;

@@ -10,11 +10,9 @@ using nlohmann::json;
 // The merge key of the lists Shoal and its tests patch.
 const char* MergeKey(const std::string& field) {
   static const std::map<std::string, const char*> kKeys = {
-      {"conditions", "type"},
-      {"containers", "name"},
-      {"volumes", "name"},
-      {"env", "name"},
-      {"ports", "containerPort"}};
+      {"conditions", "type"},     {"containers", "name"},
+      {"volumes", "name"},        {"env", "name"},
+      {"ports", "containerPort"}, {"resourceClaimStatuses", "name"}};
   auto it = kKeys.find(field);
   return it == kKeys.end() ? nullptr : it->second;
 }

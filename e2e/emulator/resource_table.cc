@@ -48,6 +48,15 @@ std::vector<ResourceType> DefaultResources(
        false},
       {"scheduling.k8s.io", "v1alpha2", "podgroups", "PodGroup", true, true,
        false},
+      // Dynamic Resource Allocation as 1.34 serves it (GA, v1).
+      {"resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false, false,
+       false},
+      {"resource.k8s.io", "v1", "deviceclasses", "DeviceClass", false, false,
+       false},
+      {"resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", true, true,
+       false},
+      {"resource.k8s.io", "v1", "resourceclaimtemplates",
+       "ResourceClaimTemplate", true, false, false},
   };
   if (custom_kinds) {
     all.push_back({"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup",

@@ -838,7 +838,7 @@ class ReclaimLivenessTest(unittest.TestCase):
         self.assertEqual(ex["reclaim-liveness: fits the idle room at the end"], 1)
 
     def test_a_message_naming_a_rule_excuses(self):
-        msg = "pod ns/g-0 uses spec.resourceClaims, which Shoal does not implement yet"
+        msg = "pod ns/g-0 uses spec.resources, which Shoal does not implement yet"
         v, ex = liveness(with_hogs(), quiet(podgroups=[{"name": "ns/g", "phase": "Pending",
                                                         "message": msg}]))
         self.assertEqual(v, [])

@@ -336,7 +336,7 @@ class NothingIgnoredTest(unittest.TestCase):
         gated = pod("gated", {"cpu": "1"}, created=5)
         gated["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
         claims = pod("dra", {"cpu": "1"}, created=6)
-        claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-0"}]
+        claims["spec"]["resources"] = {"requests": {"cpu": "1"}}
         objs += [gated, claims, pod("plain", {"cpu": "1"}, created=7)]
         report, _ = replay(objs, cycles=2, policy=DEFAULT)
         binds = [b["pod"] for c in report["cycles"] for b in c["binds"]]
@@ -346,7 +346,7 @@ class NothingIgnoredTest(unittest.TestCase):
                          "pod default/gated has scheduling gates (kueue.x-k8s.io/admission); it "
                          "waits until they are removed")
         self.assertEqual(groups["default/dra"],
-                         "pod default/dra uses spec.resourceClaims, which Shoal does not "
+                         "pod default/dra uses spec.resources, which Shoal does not "
                          "implement yet; it waits rather than be placed as if that were absent")
 
     def torch_job(self, nodes):

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "scheduler/api/devices.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/network_topology.h"
 #include "scheduler/api/node_info.h"
@@ -43,6 +44,9 @@ struct ClusterInfo {
   // HyperNodes change (null when there are none); a policy naming label
   // tiers builds its own when the session opens.
   std::shared_ptr<const NetworkTopology> network;
+  // ResourceSlices, DeviceClasses and ResourceClaims (DRA); null when
+  // the source has none.
+  std::shared_ptr<const DeviceWorld> devices;
 
   // Index of the queue, or kNone when it does not exist.
   int32_t FindQueue(const std::string& name) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "scheduler/api/devices.h"
 #include "scheduler/api/placement.h"
 #include "scheduler/api/pod_affinity.h"
 #include "scheduler/api/resource.h"
@@ -106,6 +107,8 @@ struct PodInfo {
   // for pending pods of Shoal and for pods of any scheduler on a node;
   // counted against the node's CSINode limits (NodeVolumeLimits).
   std::vector<CsiVolume> csi_volumes;
+  // spec.resourceClaims (DRA), each resolved to its claim's name.
+  std::vector<PodClaim> resource_claims;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

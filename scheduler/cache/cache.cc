@@ -422,6 +422,46 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
   }
 }
 
+void Cache::UpsertResourceSlice(api::ResourceSlice slice) {
+  absl::MutexLock lock(&mu_);
+  devices_.UpsertSlice(std::move(slice));
+}
+
+void Cache::DeleteResourceSlice(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  devices_.DeleteSlice(name);
+}
+
+void Cache::UpsertDeviceClass(api::DeviceClass cls) {
+  absl::MutexLock lock(&mu_);
+  devices_.UpsertClass(std::move(cls));
+}
+
+void Cache::DeleteDeviceClass(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  devices_.DeleteClass(name);
+}
+
+void Cache::UpsertResourceClaim(api::ResourceClaim claim) {
+  absl::MutexLock lock(&mu_);
+  devices_.UpsertClaim(std::move(claim));
+}
+
+void Cache::DeleteResourceClaim(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  devices_.DeleteClaim(key);
+}
+
+void Cache::AssumeClaims(const std::vector<api::ClaimWrite>& writes) {
+  absl::MutexLock lock(&mu_);
+  devices_.Assume(writes);
+}
+
+void Cache::ForgetClaims(const std::vector<api::ClaimWrite>& writes) {
+  absl::MutexLock lock(&mu_);
+  devices_.Forget(writes);
+}
+
 void Cache::AssumeBound(const std::string& pod_key, const std::string& node) {
   absl::MutexLock lock(&mu_);
   assumed_[pod_key] = node;
@@ -504,6 +544,9 @@ CacheContents Cache::Export() const {
     out.csi_nodes.push_back({name, *limits});
   for (const auto& [name, h] : hypernodes_) out.hypernodes.push_back(h);
   for (const auto& [key, w] : workloads_) out.workloads.push_back(w);
+  out.resource_slices = devices_.Slices();
+  out.device_classes = devices_.Classes();
+  out.resource_claims = devices_.Claims();
   return out;
 }
 
@@ -833,6 +876,7 @@ void Cache::UpdateModel(Garbage& garbage) const {
 
 api::ClusterInfo Cache::Snapshot() const {
   std::shared_ptr<const api::ClusterInfo> model;
+  std::shared_ptr<const api::DeviceWorld> devices;
   absl::Time now;
   Garbage garbage;  // freed last, after the lock
   {
@@ -840,11 +884,13 @@ api::ClusterInfo Cache::Snapshot() const {
     now = clock_();
     UpdateModel(garbage);
     model = model_;
+    devices = devices_.World();
   }
   // The session's own copy, made without holding up the sources: the
   // model is not changed while it is shared (PatchModel copies it first).
   api::ClusterInfo cluster = *model;
   cluster.now = now;
+  cluster.devices = std::move(devices);
   return cluster;
 }
 
@@ -857,6 +903,7 @@ api::ClusterInfo Cache::SnapshotFromScratch() const {
   absl::MutexLock lock(&mu_);
   api::ClusterInfo cluster = Assemble(/*fresh=*/true, nullptr, nullptr);
   cluster.now = clock_();
+  cluster.devices = devices_.World();
   return cluster;
 }
 

@@ -53,6 +53,7 @@
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/api/priority_class.h"
 #include "scheduler/api/volume.h"
+#include "scheduler/cache/device_objects.h"
 
 namespace shoal::cache {
 
@@ -80,6 +81,9 @@ struct CacheContents {
   std::vector<api::CsiNode> csi_nodes;  // only those with a limit
   std::vector<api::HyperNodeSpec> hypernodes;
   std::vector<api::WorkloadSpec> workloads;
+  std::vector<api::ResourceSlice> resource_slices;
+  std::vector<api::DeviceClass> device_classes;
+  std::vector<api::ResourceClaim> resource_claims;  // assumed writes applied
 };
 
 class Cache {
@@ -135,6 +139,18 @@ class Cache {
   // when the snapshot is assembled (workload_jobs.h).
   void UpsertWorkload(api::WorkloadSpec workload);
   void DeleteWorkload(const std::string& key);
+  // Dynamic Resource Allocation: slices by name, classes by name, claims
+  // by "namespace/name" (api/devices.h).
+  void UpsertResourceSlice(api::ResourceSlice slice);
+  void DeleteResourceSlice(const std::string& name);
+  void UpsertDeviceClass(api::DeviceClass cls);
+  void DeleteDeviceClass(const std::string& name);
+  void UpsertResourceClaim(api::ResourceClaim claim);
+  void DeleteResourceClaim(const std::string& key);
+  // A bind carrying claim writes was sent: the claims count as allocated
+  // and reserved until the source shows them so. Forgotten when it fails.
+  void AssumeClaims(const std::vector<api::ClaimWrite>& writes);
+  void ForgetClaims(const std::vector<api::ClaimWrite>& writes);
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
   // A bind failed: the pod is pending again.
@@ -266,6 +282,7 @@ class Cache {
       csi_nodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::HyperNodeSpec> hypernodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::WorkloadSpec> workloads_ ABSL_GUARDED_BY(mu_);
+  DeviceObjects devices_ ABSL_GUARDED_BY(mu_);
   // The tree the HyperNodes make over the nodes, kept between assemblies
   // (matching patterns against every node is not free) and rebuilt only
   // when a HyperNode, the set of nodes or a node's labels change.

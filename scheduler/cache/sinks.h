@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "scheduler/api/cluster_info.h"
@@ -24,8 +25,11 @@ using Done = std::function<void(absl::Status)>;
 class DecisionSink {
  public:
   virtual ~DecisionSink() = default;
+  // `claims`: what to write to the pod's resource claims first (DRA);
+  // the bind is sent only once every write has succeeded.
   virtual void Bind(std::shared_ptr<const api::PodInfo> pod,
-                    const std::string& node, Done done) = 0;
+                    const std::string& node,
+                    const std::vector<api::ClaimWrite>& claims, Done done) = 0;
   // `reason`: "preempt", "reclaim", "elastic", "gang-incomplete";
   // `preemptor`: ns/name of the pod the room is for, if any.
   virtual void Evict(std::shared_ptr<const api::PodInfo> pod,

@@ -14,6 +14,7 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
     : cluster_(std::move(cluster)),
       policy_(policy),
       topology_(std::make_unique<PodTopology>(cluster_)),
+      devices_(std::make_unique<dra::Ledger>(cluster_.devices, cluster_.nodes)),
       sampling_(policy_.config.percentage_of_nodes_to_score,
                 cluster_.nodes.size()) {
   assert(api::IndexesMatchPositions(cluster_));
@@ -128,6 +129,13 @@ bool Session::PodsPlaceable(const api::JobInfo& job, std::string* why) const {
     if (!pod.volume_refusal.empty()) {  // the cache's words, pod named
       *why = pod.volume_refusal;
       return false;
+    }
+    if (!pod.resource_claims.empty()) {
+      std::string refusal = devices_->Refusal(pod);
+      if (!refusal.empty()) {
+        *why = std::move(refusal);
+        return false;
+      }
     }
   }
   return true;
@@ -297,6 +305,13 @@ bool Session::FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
     why->emplace_back("node(s) exceed max volume count");
     return false;
   }
+  if (!t.pod->resource_claims.empty()) {
+    std::string no_device;
+    if (!devices_->Fits(*t.pod, n, &no_device)) {
+      why->emplace_back(std::move(no_device));
+      return false;
+    }
+  }
   if (const char* refusal = topology_->Refusal(t, n)) {
     why->emplace_back(refusal);
     return false;
@@ -333,6 +348,18 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
     if (node != api::kNone && api::OccupiesNode(status)) {
       topology_->Place(*task.pod, node, +1,
                        status == api::TaskStatus::kReleasing);
+    }
+  }
+  // Claims are allocated when a pending pod is placed and given back
+  // when that placement is undone; a placed pod's claims stay allocated
+  // through binding, running and eviction (the claim outlives the move).
+  if (!task.pod->resource_claims.empty()) {
+    if (old_status == api::TaskStatus::kPending && node != api::kNone &&
+        api::OccupiesNode(status)) {
+      devices_->Place(*task.pod, cluster_.nodes[node]);
+    } else if (status == api::TaskStatus::kPending && old_node != api::kNone &&
+               api::OccupiesNode(old_status)) {
+      devices_->Unplace(*task.pod);
     }
   }
   if (old_node != api::kNone) {

@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/dra/ledger.h"
 #include "scheduler/framework/callbacks.h"
 #include "scheduler/framework/node_sampling.h"
 #include "scheduler/framework/plugin.h"
@@ -30,6 +31,8 @@ namespace shoal::framework {
 struct BindDecision {
   api::TaskIndex task;
   api::NodeIndex node;
+  // Written to the pod's resource claims before the bind (DRA).
+  std::vector<api::ClaimWrite> claims;
 };
 
 struct EvictDecision {
@@ -165,6 +168,7 @@ class Session {
     return t.request().FitsIn(available) &&
            n.HostPortsFree(t.pod->host_ports) &&
            n.VolumesFit(t.pod->csi_volumes) &&
+           (t.pod->resource_claims.empty() || devices_->Fits(*t.pod, n)) &&
            (t.topology_class == 0 ||
             topology_->Refusal(t, n, scope) == nullptr) &&
            Call<Fit>(t, n, available, nullptr);
@@ -195,6 +199,9 @@ class Session {
   // current by MoveTask: the victim search keeps queues at their
   // guarantee with it, whatever plugins the policy lists.
   const api::Resource& QueueHeld(int32_t q) const { return queue_held_[q]; }
+
+  // Devices taken by claims, kept current by MoveTask (DRA).
+  const dra::Ledger& devices() const { return *devices_; }
 
   // Pods counted per topology domain, kept current by MoveTask.
   const PodTopology& topology() const { return *topology_; }
@@ -245,6 +252,7 @@ class Session {
   api::ClusterInfo cluster_;
   Policy& policy_;
   std::unique_ptr<PodTopology> topology_;
+  std::unique_ptr<dra::Ledger> devices_;
   NodeSampling sampling_;
   const Registering* current_ = nullptr;
   // One per plugin, in the policy's order (null for a plugin that shares

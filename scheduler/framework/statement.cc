@@ -38,7 +38,9 @@ void Statement::Commit() {
       case Kind::kAllocate: {
         api::NodeIndex node = session_.task(op.task).node;
         session_.MoveTask(op.task, api::TaskStatus::kBinding, node);
-        session_.binds_.push_back({op.task, node});
+        session_.binds_.push_back(
+            {op.task, node,
+             session_.devices_->WritesFor(*session_.task(op.task).pod)});
         break;
       }
       case Kind::kEvict:

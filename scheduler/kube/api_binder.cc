@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/kube/device_json.h"
 
 namespace shoal::kube {
 namespace {
@@ -38,6 +39,23 @@ absl::Status ApiBinder::Bind(const api::PodInfo& pod, const std::string& node) {
                    ": ", StatusMessage(r->body));
   if (r->status == 404) return absl::NotFoundError(why);
   if (r->status == 409) return absl::AlreadyExistsError(why);
+  return absl::UnavailableError(why);
+}
+
+absl::Status ApiBinder::WriteClaim(const api::ClaimWrite& w) {
+  const std::string path =
+      absl::StrCat("/apis/", w.api_version, "/namespaces/", w.ns,
+                   "/resourceclaims/", w.name, "/status");
+  auto r = client_.Request("PATCH", path, ClaimStatusPatch(w),
+                           "application/json-patch+json");
+  if (!r.ok()) return r.status();
+  if (r->status >= 200 && r->status < 300) return absl::OkStatus();
+  std::string why = absl::StrCat(
+      "write resourceclaim ", w.Key(), " (",
+      w.newly_allocated ? "allocation and " : "", "reservedFor pod ",
+      w.consumer.name, "): HTTP ", r->status, ": ", StatusMessage(r->body));
+  if (r->status == 404) return absl::NotFoundError(why);
+  if (r->status == 409 || r->status == 422) return absl::AbortedError(why);
   return absl::UnavailableError(why);
 }
 

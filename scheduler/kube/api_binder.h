@@ -19,6 +19,12 @@ class ApiBinder {
   // gone (404) is refused with what the API server said.
   absl::Status Bind(const api::PodInfo& pod, const std::string& node);
 
+  // PATCH .../resourceclaims/NAME/status before the bind (DRA): the
+  // allocation this cycle made and the pod in reservedFor, guarded by the
+  // claim's resourceVersion. A claim changed meanwhile (409, or a failed
+  // test: 422) or gone (404) is refused, naming the claim.
+  absl::Status WriteClaim(const api::ClaimWrite& write);
+
   // POST .../pods/NAME/eviction. A PodDisruptionBudget that forbids it
   // (429) comes back as ResourceExhausted: that victim is unavailable this
   // cycle. A pod already gone (404) counts as evicted.

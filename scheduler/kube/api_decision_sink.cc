@@ -15,10 +15,19 @@ ObjectRef RefOf(const api::PodInfo& pod) {
 }  // namespace
 
 void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
-                           const std::string& node, cache::Done done) {
-  pool_.Submit([this, pod = std::move(pod), node,
+                           const std::string& node,
+                           const std::vector<api::ClaimWrite>& claims,
+                           cache::Done done) {
+  pool_.Submit([this, pod = std::move(pod), node, claims,
                 done = std::move(done)](HttpClient& client) {
-    absl::Status s = ApiBinder(client).Bind(*pod, node);
+    // kube-scheduler's order: the claims first (PreBind), then the bind;
+    // a claim that cannot be written leaves the pod unbound.
+    absl::Status s;
+    for (const api::ClaimWrite& w : claims) {
+      s = ApiBinder(client).WriteClaim(w);
+      if (!s.ok()) break;
+    }
+    if (s.ok()) s = ApiBinder(client).Bind(*pod, node);
     if (s.ok()) {
       events_.Record(
           RefOf(*pod), "Normal", "Scheduled",

@@ -19,6 +19,7 @@ class ApiDecisionSink : public cache::DecisionSink {
       : pool_(pool), events_(events) {}
 
   void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node,
+            const std::vector<api::ClaimWrite>& claims,
             cache::Done done) override;
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string& reason,
              const std::string& preemptor, cache::Done done) override;

@@ -114,6 +114,16 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const nlohmann::json& obj,
 absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const nlohmann::json& obj,
                                                 DecodeWarnings* warnings);
 
+// Dynamic Resource Allocation (resource.k8s.io v1, v1beta2, v1beta1):
+// the devices a driver publishes, the classes that select them, the
+// claims pods make (api/devices.h).
+absl::StatusOr<api::ResourceSlice> DecodeResourceSlice(
+    const nlohmann::json& obj, DecodeWarnings* warnings);
+absl::StatusOr<api::DeviceClass> DecodeDeviceClass(const nlohmann::json& obj,
+                                                   DecodeWarnings* warnings);
+absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
+    const nlohmann::json& obj, DecodeWarnings* warnings);
+
 // "kind apiVersion" pairs Shoal reads; anything else is skipped.
 bool IsVolcanoPodGroup(const nlohmann::json& obj);
 bool IsHyperNode(const nlohmann::json& obj);

@@ -217,8 +217,12 @@ TEST(DecodePodTest, NamesWhatShoalDoesNotImplement) {
     return pod.ok() ? pod->pod->unsupported_field : "?";
   };
   EXPECT_EQ(field(json::object()), "");
-  EXPECT_EQ(field({{"resourceClaims", json::array({{{"name", "gpu"}}})}}),
-            "spec.resourceClaims");
+  // Claims are honoured now (DRA): a claim is no unsupported field.
+  EXPECT_EQ(
+      field(
+          {{"resourceClaims",
+            json::array({{{"name", "gpu"}, {"resourceClaimName", "gpu-0"}}})}}),
+      "");
   EXPECT_EQ(
       field({{"workloadRef", {{"name", "job"}, {"podGroup", "workers"}}}}), "");
   EXPECT_EQ(field({{"schedulingGroup", {{"podGroupName", "workers"}}}}), "");

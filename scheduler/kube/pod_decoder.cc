@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/pod_placement.h"
+#include "scheduler/kube/pod_resource_claims.h"
 #include "scheduler/kube/reader.h"
 #include "scheduler/kube/volumes.h"
 
@@ -39,7 +40,7 @@ const SchedulingFields kPodSpecFields = {
         {"priority", FieldUse::kHonoured},
         {"preemptionPolicy", FieldUse::kHonoured},
         // Dynamic Resource Allocation: devices the scheduler must pick.
-        {"resourceClaims", FieldUse::kNotImplemented},
+        {"resourceClaims", FieldUse::kHonoured},
         // KEP-4671: the pod belongs to a Workload's gang (workloadRef in
         // Kubernetes 1.35; schedulingGroup, naming a scheduling.k8s.io
         // PodGroup object, from 1.36).
@@ -352,6 +353,9 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj,
       claims,
       DecodePodVolumeClaims(spec, pod->name, absl::StrCat("pod ", pod->Key())));
   pod->volume_claims = std::move(claims);
+  SHOAL_ASSIGN_OR_RETURN(resource_claims,
+                         DecodePodResourceClaims(r, spec, status));
+  pod->resource_claims = std::move(resource_claims);
   SHOAL_ASSIGN_OR_RETURN(host_ports, HostPorts(r, spec));
   pod->host_ports = std::move(host_ports);
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));

@@ -178,13 +178,36 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     if (!node.ok()) return Fail(line, node.status());
     apply_.push_back(
         [n = *node](cache::Cache& cache) { cache.UpsertCsiNode(n); });
+  } else if (absl::StartsWith(StringMember(object, "apiVersion"),
+                              "resource.k8s.io/") &&
+             (kind == "ResourceSlice" || kind == "DeviceClass" ||
+              kind == "ResourceClaim")) {
+    DecodeWarnings said;
+    if (kind == "ResourceSlice") {
+      auto s = DecodeResourceSlice(object, &said);
+      if (!s.ok()) return Fail(line, s.status());
+      apply_.push_back(
+          [s = *s](cache::Cache& cache) { cache.UpsertResourceSlice(s); });
+    } else if (kind == "DeviceClass") {
+      auto c = DecodeDeviceClass(object, &said);
+      if (!c.ok()) return Fail(line, c.status());
+      apply_.push_back(
+          [c = *c](cache::Cache& cache) { cache.UpsertDeviceClass(c); });
+    } else {
+      auto c = DecodeResourceClaim(object, &said);
+      if (!c.ok()) return Fail(line, c.status());
+      apply_.push_back(
+          [c = *c](cache::Cache& cache) { cache.UpsertResourceClaim(c); });
+    }
+    Warn(line, said);
   } else {
     warnings_->push_back(
         absl::StrCat(file_, ":", line, ": skipping ", Describe(object),
                      ": Shoal reads Node, Pod, PodGroup, Queue, "
                      "HyperNode, Workload, PriorityClass, Namespace, "
                      "PersistentVolume, PersistentVolumeClaim, "
-                     "StorageClass and CSINode"));
+                     "StorageClass, CSINode, ResourceSlice, DeviceClass "
+                     "and ResourceClaim"));
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "scheduler/kube/device_json.h"
+#include "scheduler/kube/node_selector_json.h"
 #include "scheduler/kube/objects.h"
 
 namespace shoal::kube {
@@ -92,49 +94,6 @@ const char* EffectName(api::TaintEffect e) {
       return "NoExecute";
   }
   return "NoSchedule";
-}
-
-const char* OperatorName(api::SelectorOperator op) {
-  switch (op) {
-    case api::SelectorOperator::kIn:
-      return "In";
-    case api::SelectorOperator::kNotIn:
-      return "NotIn";
-    case api::SelectorOperator::kExists:
-      return "Exists";
-    case api::SelectorOperator::kDoesNotExist:
-      return "DoesNotExist";
-    case api::SelectorOperator::kGt:
-      return "Gt";
-    case api::SelectorOperator::kLt:
-      return "Lt";
-  }
-  return "In";
-}
-
-json Requirements(const std::vector<api::NodeSelectorRequirement>& list) {
-  json out = json::array();
-  for (const auto& r : list) {
-    json req = {{"key", r.key}, {"operator", OperatorName(r.op)}};
-    if (!r.values.empty()) req["values"] = r.values;
-    out.push_back(std::move(req));
-  }
-  return out;
-}
-
-json Term(const api::NodeSelectorTerm& term) {
-  json out = json::object();
-  if (!term.match_expressions.empty())
-    out["matchExpressions"] = Requirements(term.match_expressions);
-  if (!term.match_fields.empty())
-    out["matchFields"] = Requirements(term.match_fields);
-  return out;
-}
-
-json Terms(const std::vector<api::NodeSelectorTerm>& terms) {
-  json out = json::array();
-  for (const auto& t : terms) out.push_back(Term(t));
-  return out;
 }
 
 // A label selector as matchExpressions alone (matchLabels decode to In
@@ -382,9 +341,26 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
   if (pod.placement != nullptr) EncodePlacement(*pod.placement, spec);
   if (pod.inter_pod != nullptr) EncodeInterPod(*pod.inter_pod, spec);
 
+  json made = json::array();  // the resourceclaim controller's record
+  if (!pod.resource_claims.empty()) {
+    json claims = json::array();
+    for (const api::PodClaim& c : pod.resource_claims) {
+      if (c.template_name.empty()) {
+        claims.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
+        continue;
+      }
+      claims.push_back(
+          {{"name", c.name}, {"resourceClaimTemplateName", c.template_name}});
+      if (!c.claim.empty())
+        made.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
+    }
+    spec["resourceClaims"] = std::move(claims);
+  }
+
   json obj = Object("v1", "Pod", std::move(meta));
   obj["spec"] = std::move(spec);
   obj["status"] = {{"phase", PodPhase(status)}};
+  if (!made.empty()) obj["status"]["resourceClaimStatuses"] = std::move(made);
   return obj;
 }
 
@@ -636,6 +612,9 @@ json EncodeSnapshotList(const cache::CacheContents& c) {
   for (const auto& n : c.csi_nodes) items.push_back(EncodeCsiNode(n));
   for (const auto& h : c.hypernodes) items.push_back(EncodeHyperNode(h));
   for (const auto& w : c.workloads) items.push_back(EncodeWorkload(w));
+  for (const auto& s : c.resource_slices) items.push_back(ResourceSliceJson(s));
+  for (const auto& d : c.device_classes) items.push_back(DeviceClassJson(d));
+  for (const auto& r : c.resource_claims) items.push_back(ResourceClaimJson(r));
   for (const auto& pv : c.volumes) items.push_back(EncodeVolume(pv));
   for (const auto& claim : c.claims) items.push_back(EncodeClaim(claim));
   for (const auto& g : c.pod_groups) items.push_back(EncodePodGroup(g));

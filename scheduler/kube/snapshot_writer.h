@@ -31,8 +31,10 @@
 // * statuses no decoder produces (Allocated, Pipelined, Binding; a
 //   Pending pod with a node name) are written as the nearest one that it
 //   does: Binding as Bound, Allocated and Pipelined by their node name;
-// * an unsupported field other than spec.resourceClaims (the only one the
-//   pod decoder reports) is written as spec.resourceClaims.
+// * an unsupported field other than spec.resources (the only one the pod
+//   decoder reports) is written as spec.resources;
+// * a ResourceClaim's owner is written by uid alone, and DRA objects in
+//   resource.k8s.io/v1 whatever version they were read in.
 #ifndef SHOAL_SCHEDULER_KUBE_SNAPSHOT_WRITER_H_
 #define SHOAL_SCHEDULER_KUBE_SNAPSHOT_WRITER_H_
 

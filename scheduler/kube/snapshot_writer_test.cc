@@ -485,7 +485,7 @@ items:
     hostNetwork: true
     preemptionPolicy: PreemptLowerPriority
     schedulingGates: [{name: wait}]
-    resourceClaims: [{name: gpu}]
+    resources: {requests: {cpu: "1"}}
     overhead: {cpu: 100m}
     initContainers:
     - name: setup

@@ -156,7 +156,7 @@ TEST(WriteBudgetTest, BindsKeepTheServersPaceWhileStatusAndEventsFlood) {
       pod->ns = "default";
       pod->name = absl::StrCat("p", i);
       pod->uid = absl::StrCat("uid-", i);
-      sink.Bind(pod, absl::StrCat("node-", i % 10), [&](absl::Status s) {
+      sink.Bind(pod, absl::StrCat("node-", i % 10), {}, [&](absl::Status s) {
         EXPECT_TRUE(s.ok()) << s;
         ++bound;
       });

@@ -99,8 +99,8 @@ void BM_CycleMetrics(benchmark::State& state) {
   AppliedCycle applied;
   for (const auto& b : out.binds) {
     applied.binds.push_back({b.task, out.cluster.tasks[b.task].pod->Key(),
-                             out.cluster.nodes[b.node].name(), absl::OkStatus(),
-                             absl::Milliseconds(3)});
+                             out.cluster.nodes[b.node].name(), b.claims,
+                             absl::OkStatus(), absl::Milliseconds(3)});
   }
   applied.cluster = std::move(out.cluster);
   for (auto _ : state) RecordCycleMetrics(applied, 0, absl::Now());

@@ -17,7 +17,7 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(snapshot objects informer policy kubeconfig)
+  targets=(snapshot objects informer policy kubeconfig cel)
 fi
 
 # An output base of its own: the clang build never evicts the gcc one.

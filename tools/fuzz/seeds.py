@@ -12,6 +12,7 @@ test data, at run time (nothing is copied into the repository):
               conformance cases' policies, config_test.cc's literals
   kubeconfig  connection_config_test.cc's literals; the end-to-end
               harness's kubeconfig (e2e/live/harness), as YAML and JSON
+  cel         the expressions of scheduler/cel/testdata/*.yaml
 
 Usage: seeds.py OUTDIR   (makes OUTDIR/<target>/)"""
 
@@ -171,7 +172,14 @@ def main():
         corpus.add("kubeconfig", yaml.safe_dump(config, sort_keys=False))
         corpus.add("kubeconfig", json.dumps(config))
 
-    for target in ("snapshot", "objects", "informer", "policy", "kubeconfig"):
+    # cel: the expressions of scheduler/cel's data-carried cases.
+    for name, key, field in (("k8s_library_cases.yaml", "cases", "expr"),
+                             ("driver_device_classes.yaml", "classes", "expression")):
+        with open(os.path.join(ROOT, "scheduler/cel/testdata", name)) as f:
+            for case in yaml.safe_load(f)[key]:
+                corpus.add("cel", case[field])
+
+    for target in ("snapshot", "objects", "informer", "policy", "kubeconfig", "cel"):
         n = corpus.counts.get(target, 0)
         if n == 0:
             sys.exit("seeds.py: no seeds for %s: has the test data moved?" % target)

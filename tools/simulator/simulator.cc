@@ -249,7 +249,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   // The world's side of a bind: the pod runs from this second on (the
   // sample at now_ sees it running), unless the options fail it.
   void Bind(std::shared_ptr<const api::PodInfo> bound, const std::string& node,
-            cache::Done done) override {
+            const std::vector<api::ClaimWrite>&, cache::Done done) override {
     auto it = pods_.find(bound->Key());
     if (it == pods_.end()) return done(absl::NotFoundError("pod is gone"));
     if (options_.bind_fails && options_.bind_fails(bound->Key())) {

@@ -142,7 +142,9 @@ class Objects:
 
     def pod(self, name, cpu="1", memory="1Gi", gpus=0, group=None, scheduler="shoal",
             node_selector=None, tolerations=None, priority_class=None, node_name=None,
-            group_api=VOLCANO, labels=None, spec_extra=None, claims=()):
+            group_api=VOLCANO, labels=None, spec_extra=None, claims=(), resource_claims=()):
+        """`claims`: PersistentVolumeClaims by name; `resource_claims`: the
+        pod's spec.resourceClaims (DRA), each also claimed by its container."""
         requests = {"cpu": cpu, "memory": memory}
         if gpus:
             requests["nvidia.com/gpu"] = str(gpus)
@@ -155,6 +157,10 @@ class Objects:
         spec = {"schedulerName": scheduler,
                 "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.9",
                                 "resources": {"requests": requests, "limits": dict(requests)}}]}
+        if resource_claims:
+            spec["resourceClaims"] = list(resource_claims)
+            spec["containers"][0]["resources"]["claims"] = [{"name": c["name"]}
+                                                            for c in resource_claims]
         if node_selector:
             spec["nodeSelector"] = node_selector
         if tolerations:

@@ -1,0 +1,135 @@
+"""Dynamic Resource Allocation through the real shoal-scheduler binary on
+real resource.k8s.io/v1 manifests: a gang's claims are allocated together
+with its pods or not at all, each device to one claim, the allocation
+written in the claim's status; a selector Shoal cannot evaluate keeps the
+claim's pods waiting, the expression named."""
+
+import unittest
+
+from cluster import node, pod, podgroup, replay
+
+CPU = {"cpu": "1", "memory": "1Gi"}
+DRIVER = "gpu.example.com"
+
+
+def device_class(name=DRIVER, expression="device.driver == 'gpu.example.com'"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": expression}}]}}
+
+
+def gpu_slice(node_name, count=2, memory="80Gi"):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": node_name + "-" + DRIVER},
+            "spec": {"driver": DRIVER, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-%d" % i,
+                                  "attributes": {"model": {"string": "a100"},
+                                                 "index": {"int": i}},
+                                  "capacity": {"memory": {"value": memory}}}
+                                 for i in range(count)]}}
+
+
+def claim(name, device_class_name=DRIVER, selectors=(), ns="default"):
+    exactly = {"deviceClassName": device_class_name, "allocationMode": "ExactCount",
+               "count": 1}
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": ns, "uid": "claim-" + name,
+                         "resourceVersion": "1"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}}
+
+
+def with_claim(p, claim_name):
+    p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": claim_name}]
+    return p
+
+
+def gang(name, size, selectors=()):
+    objs = [podgroup(name, size)]
+    for i in range(size):
+        objs.append(claim("%s-%d-gpu" % (name, i), selectors=selectors))
+        objs.append(with_claim(pod("%s-%d" % (name, i), CPU, group=name),
+                               "%s-%d-gpu" % (name, i)))
+    return objs
+
+
+def binds(report):
+    return {b["pod"]: b["node"] for cycle in report["cycles"] for b in cycle["binds"]}
+
+
+def claims(report):
+    return {c["claim"]: c for cycle in report["cycles"] for c in cycle.get("claims", [])}
+
+
+def message(report, name):
+    (group,) = [g for g in report["cycles"][-1]["podGroups"] if g["name"] == name]
+    return group["message"]
+
+
+class DevicesTest(unittest.TestCase):
+    def cluster(self):
+        return [node("n1"), node("n2"), device_class(), gpu_slice("n1"), gpu_slice("n2")]
+
+    def test_gang_of_four_gets_four_distinct_devices_written_in_its_claims(self):
+        report, _ = replay(self.cluster() + gang("train", 4))
+        bound = binds(report)
+        self.assertEqual(len(bound), 4)
+        written = claims(report)
+        self.assertEqual(sorted(written), ["default/train-%d-gpu" % i for i in range(4)])
+        devices = set()
+        for i in range(4):
+            c = written["default/train-%d-gpu" % i]
+            self.assertEqual(c["pod"], "default/train-%d" % i)
+            (d,) = c["devices"]
+            self.assertEqual((d["request"], d["driver"]), ("gpu", DRIVER))
+            # Node-local devices pin the claim to the node its pod is bound to.
+            self.assertEqual(d["pool"], bound["default/train-%d" % i])
+            self.assertEqual(c["node"], bound["default/train-%d" % i])
+            devices.add((d["pool"], d["device"]))
+        self.assertEqual(len(devices), 4)
+        self.assertEqual(sorted(bound.values()), ["n1", "n1", "n2", "n2"])
+
+    def test_gang_of_five_binds_nothing_allocates_nothing_and_names_the_shortfall(self):
+        report, _ = replay(self.cluster() + gang("train", 5), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertEqual(claims(report), {})
+        self.assertEqual(message(report, "default/train"),
+                         "5/5 tasks in gang unschedulable: 0/2 nodes are available: 2 "
+                         "claim train-4-gpu, request gpu: all matching devices of class "
+                         "gpu.example.com allocated.")
+
+    def test_a_selector_shoal_cannot_evaluate_waits_naming_the_expression(self):
+        odd = "device.attributes['gpu.example.com'].model.reverse() == '001a'"
+        report, _ = replay(self.cluster() + gang("odd", 2, selectors=[odd]), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertEqual(claims(report), {})
+        text = message(report, "default/odd")
+        self.assertTrue(text.startswith(
+            "pod default/odd-0: resourceclaim default/odd-0-gpu: cannot evaluate selector "
+            "`%s`: " % odd), text)
+
+    def test_devices_held_by_allocated_claims_are_not_given_again(self):
+        held = claim("held")
+        held["status"] = {"allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "n1",
+                                     "device": "gpu-%d" % i} for i in range(1)]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+        report, _ = replay(self.cluster() + [held] + gang("train", 3))
+        self.assertEqual(len(binds(report)), 3)
+        used = {(c["devices"][0]["pool"], c["devices"][0]["device"])
+                for c in claims(report).values()}
+        self.assertNotIn(("n1", "gpu-0"), used)
+
+    def test_a_selector_on_capacity_picks_the_devices_that_have_it(self):
+        objs = [node("n1"), node("n2"), device_class(), gpu_slice("n1", memory="40Gi"),
+                gpu_slice("n2", memory="80Gi")]
+        big = "device.capacity['gpu.example.com'].memory.compareTo(quantity('80Gi')) >= 0"
+        report, _ = replay(objs + gang("big", 2, selectors=[big]))
+        self.assertEqual(sorted(binds(report).values()), ["n2", "n2"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Runs the DRA scenarios against the real binary from Bazel's runfiles.
+set -euo pipefail
+export SHOAL_SCHEDULER="$PWD/scheduler/shoal-scheduler"
+exec python3 e2e/replay/devices_test.py

@@ -1,0 +1,116 @@
+#include "scheduler/cache/device_objects.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace shoal::cache {
+
+void DeviceObjects::UpsertSlice(api::ResourceSlice slice) {
+  std::string name = slice.name;
+  slices_[std::move(name)] = std::move(slice);
+  Changed();
+}
+
+void DeviceObjects::DeleteSlice(const std::string& name) {
+  if (slices_.erase(name) > 0) Changed();
+}
+
+void DeviceObjects::UpsertClass(api::DeviceClass cls) {
+  std::string name = cls.name;
+  classes_[std::move(name)] = std::move(cls);
+  Changed();
+}
+
+void DeviceObjects::DeleteClass(const std::string& name) {
+  if (classes_.erase(name) > 0) Changed();
+}
+
+void DeviceObjects::UpsertClaim(api::ResourceClaim claim) {
+  const std::string key = claim.Key();
+  auto a = assumed_.find(key);
+  if (a != assumed_.end()) {
+    // The source shows what was written (or someone else's allocation,
+    // which wins): the claim speaks for itself from now on.
+    bool landed =
+        !a->second.allocation.has_value() || claim.allocation.has_value();
+    for (const api::ClaimConsumer& c : a->second.consumers) {
+      landed = landed &&
+               std::find(claim.reserved_for.begin(), claim.reserved_for.end(),
+                         c) != claim.reserved_for.end();
+    }
+    if (landed || claim.uid != claims_[key].uid) assumed_.erase(a);
+  }
+  claims_[key] = std::move(claim);
+  Changed();
+}
+
+void DeviceObjects::DeleteClaim(const std::string& key) {
+  assumed_.erase(key);
+  if (claims_.erase(key) > 0) Changed();
+}
+
+void DeviceObjects::Assume(const std::vector<api::ClaimWrite>& writes) {
+  for (const api::ClaimWrite& w : writes) {
+    Assumed& a = assumed_[w.Key()];
+    if (w.newly_allocated) a.allocation = w.allocation;
+    a.consumers.push_back(w.consumer);
+  }
+  if (!writes.empty()) Changed();
+}
+
+void DeviceObjects::Forget(const std::vector<api::ClaimWrite>& writes) {
+  for (const api::ClaimWrite& w : writes) {
+    auto a = assumed_.find(w.Key());
+    if (a == assumed_.end()) continue;
+    auto& cs = a->second.consumers;
+    cs.erase(std::remove(cs.begin(), cs.end(), w.consumer), cs.end());
+    if (w.newly_allocated) a->second.allocation.reset();
+    if (cs.empty() && !a->second.allocation.has_value()) assumed_.erase(a);
+  }
+  if (!writes.empty()) Changed();
+}
+
+api::ResourceClaim DeviceObjects::Applied(const api::ResourceClaim& c) const {
+  auto a = assumed_.find(c.Key());
+  if (a == assumed_.end()) return c;
+  api::ResourceClaim out = c;
+  if (!out.allocation.has_value() && a->second.allocation.has_value())
+    out.allocation = a->second.allocation;
+  for (const api::ClaimConsumer& consumer : a->second.consumers) {
+    if (std::find(out.reserved_for.begin(), out.reserved_for.end(), consumer) ==
+        out.reserved_for.end())
+      out.reserved_for.push_back(consumer);
+  }
+  return out;
+}
+
+std::shared_ptr<const api::DeviceWorld> DeviceObjects::World() const {
+  if (world_ != nullptr) return world_;
+  if (slices_.empty() && classes_.empty() && claims_.empty()) return nullptr;
+  auto world = std::make_shared<api::DeviceWorld>();
+  for (const auto& [name, s] : slices_) world->slices.push_back(s);
+  for (const auto& [name, c] : classes_) world->classes.emplace(name, c);
+  for (const auto& [key, c] : claims_) world->claims.emplace(key, Applied(c));
+  world_ = std::move(world);
+  return world_;
+}
+
+std::vector<api::ResourceSlice> DeviceObjects::Slices() const {
+  std::vector<api::ResourceSlice> out;
+  for (const auto& [name, s] : slices_) out.push_back(s);
+  return out;
+}
+
+std::vector<api::DeviceClass> DeviceObjects::Classes() const {
+  std::vector<api::DeviceClass> out;
+  for (const auto& [name, c] : classes_) out.push_back(c);
+  return out;
+}
+
+std::vector<api::ResourceClaim> DeviceObjects::Claims() const {
+  std::vector<api::ResourceClaim> out;
+  for (const auto& [key, c] : claims_) out.push_back(Applied(c));
+  return out;
+}
+
+}  // namespace shoal::cache

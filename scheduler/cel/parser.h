@@ -1,0 +1,25 @@
+// Parses CEL source into the evaluator's tree, expanding macros and
+// resolving every function to a builtin. Anything outside Shoal's subset
+// is refused here, by name, so a selector never fails later for a reason
+// that was knowable when it was written.
+#ifndef SHOAL_SCHEDULER_CEL_PARSER_H_
+#define SHOAL_SCHEDULER_CEL_PARSER_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/cel/ast.h"
+
+namespace shoal::cel {
+
+// Deepest nesting accepted; guards the recursive parser and evaluator.
+inline constexpr int kMaxNesting = 250;
+// Kubernetes caps a DRA selector at 10 KiB; Shoal accepts ten times that.
+inline constexpr size_t kMaxSourceLength = 100 * 1024;
+
+absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view source);
+
+}  // namespace shoal::cel
+
+#endif  // SHOAL_SCHEDULER_CEL_PARSER_H_

@@ -1,0 +1,69 @@
+#include "scheduler/dra/device_variable.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shoal::dra {
+namespace {
+
+using Entries = std::vector<std::pair<std::string, cel::Value>>;
+
+// "gpu.example.com/model" -> ("gpu.example.com", "model"). Names are
+// qualified by the decoder, so a '/' is always there.
+std::pair<std::string, std::string> SplitQualified(const std::string& name) {
+  size_t slash = name.rfind('/');
+  if (slash == std::string::npos) return {"", name};
+  return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
+cel::Value AttributeValue(const api::DeviceAttribute& a) {
+  switch (a.kind) {
+    case api::DeviceAttribute::Kind::kBool:
+      return cel::Value::Bool(a.b);
+    case api::DeviceAttribute::Kind::kInt:
+      return cel::Value::Int(a.i);
+    case api::DeviceAttribute::Kind::kVersion: {
+      auto v = cel::Value::SemverFromString(a.s);
+      // The decoder refuses bad versions; keep the text if one slips by.
+      return v.ok() ? *v : cel::Value::String(a.s);
+    }
+    case api::DeviceAttribute::Kind::kString:
+      break;
+  }
+  return cel::Value::String(a.s);
+}
+
+cel::Value ByDomain(std::map<std::string, Entries> domains) {
+  Entries out;
+  for (auto& [domain, entries] : domains) {
+    out.emplace_back(domain, cel::Value::Map(std::move(entries)));
+  }
+  return cel::Value::MapWithEmptyDefault(std::move(out));
+}
+
+}  // namespace
+
+cel::Value DeviceVariable(const api::ResourceSlice& slice,
+                          const api::Device& device) {
+  std::map<std::string, Entries> attributes, capacity;
+  for (const auto& [name, value] : device.attributes) {
+    auto [domain, id] = SplitQualified(name);
+    attributes[domain].emplace_back(id, AttributeValue(value));
+  }
+  for (const auto& [name, quantity] : device.capacity) {
+    auto [domain, id] = SplitQualified(name);
+    auto q = cel::Value::QuantityFromString(quantity);
+    capacity[domain].emplace_back(id,
+                                  q.ok() ? *q : cel::Value::String(quantity));
+  }
+  return cel::Value::Map({
+      {"driver", cel::Value::String(slice.driver)},
+      {"attributes", ByDomain(std::move(attributes))},
+      {"capacity", ByDomain(std::move(capacity))},
+      {"allowMultipleAllocations", cel::Value::Bool(false)},
+  });
+}
+
+}  // namespace shoal::dra

@@ -1,0 +1,152 @@
+#include "scheduler/dra/inventory.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "scheduler/dra/device_variable.h"
+
+namespace shoal::dra {
+namespace {
+
+struct PoolState {
+  int64_t slice_count = 0;
+  int64_t slices_seen = 0;
+  bool invalid = false;
+};
+
+bool SliceReaches(const api::ResourceSlice& s, const api::NodeInfo& n) {
+  if (!s.node_name.empty()) return s.node_name == n.name();
+  if (s.all_nodes) return true;
+  if (s.node_selector.has_value()) {
+    for (const api::NodeSelectorTerm& t : *s.node_selector) {
+      if (api::MatchesTerm(t, n.spec().labels, n.name())) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
+                     const std::vector<api::NodeInfo>& nodes)
+    : world_(std::move(world)) {
+  if (world_ == nullptr) world_ = std::make_shared<api::DeviceWorld>();
+  // Each generation of a pool: how many of its slices are there, and
+  // whether two of them name the same device (an invalid pool).
+  using Generation = std::tuple<std::string, std::string, int64_t>;
+  std::map<Generation, PoolState> generations;
+  std::map<Generation, std::set<std::string>> names;
+  for (const api::ResourceSlice& s : world_->slices) {
+    Generation g{s.driver, s.pool, s.generation};
+    PoolState& p = generations[g];
+    p.slice_count = s.slice_count;
+    ++p.slices_seen;
+    for (const api::Device& d : s.devices) {
+      if (!names[g].insert(d.name).second) p.invalid = true;
+    }
+  }
+  // Slices in a stable order: node-local first, then by pool and name.
+  std::vector<const api::ResourceSlice*> order;
+  for (const api::ResourceSlice& s : world_->slices) order.push_back(&s);
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return std::make_tuple(a->node_name.empty(), a->driver, a->pool,
+                           a->generation, a->name) <
+           std::make_tuple(b->node_name.empty(), b->driver, b->pool,
+                           b->generation, b->name);
+  });
+  std::vector<std::pair<const api::ResourceSlice*, DeviceId>> firsts;
+  for (const api::ResourceSlice* s : order) {
+    firsts.emplace_back(s, static_cast<DeviceId>(devices_.size()));
+    for (const api::Device& d : s->devices) {
+      DeviceEntry e{s, &d, s->unsupported_field.empty()};
+      same_[e.Key()].push_back(static_cast<DeviceId>(devices_.size()));
+      devices_.push_back(e);
+    }
+  }
+  // What a node can use of a pool is the newest generation among the
+  // slices it reaches (a pool moving between nodes is complete on each
+  // side as its slices say), usable when that generation is complete and
+  // valid, as kube-scheduler's allocator gathers pools per node.
+  reachable_.resize(nodes.size());
+  for (const api::NodeInfo& n : nodes) {
+    std::map<std::pair<std::string, std::string>, int64_t> newest;
+    for (const auto& [s, first] : firsts) {
+      if (!SliceReaches(*s, n)) continue;
+      auto [it, fresh] =
+          newest.try_emplace({s->driver, s->pool}, s->generation);
+      if (!fresh && s->generation > it->second) it->second = s->generation;
+    }
+    std::vector<Reach>& mine = reachable_[n.index()];
+    for (const auto& [s, first] : firsts) {
+      if (!SliceReaches(*s, n) ||
+          newest[{s->driver, s->pool}] != s->generation) {
+        continue;
+      }
+      const PoolState& p = generations[{s->driver, s->pool, s->generation}];
+      const bool whole = p.slices_seen >= p.slice_count && !p.invalid;
+      for (DeviceId d = first;
+           d < first + static_cast<DeviceId>(s->devices.size()); ++d) {
+        // Unusable ones too: "All" must know of them.
+        mine.push_back({d, whole && devices_[d].usable});
+      }
+    }
+  }
+}
+
+const std::vector<DeviceId>& Inventory::Find(const api::DeviceResult& r) const {
+  auto it = same_.find(absl::StrCat(r.driver, "/", r.pool, "/", r.device));
+  return it == same_.end() ? none_ : it->second;
+}
+
+const std::vector<DeviceId>& Inventory::Same(DeviceId d) const {
+  return same_.find(devices_[d].Key())->second;
+}
+
+const Selector& Inventory::SelectorFor(const std::string& expression) {
+  auto it = selectors_.find(expression);
+  if (it != selectors_.end()) return *it->second;
+  auto s = std::make_unique<Selector>();
+  s->source = expression;
+  // DRA's selectors see one variable; any other name is refused up
+  // front, as Kubernetes' type checker does.
+  cel::CompileOptions options;
+  options.variables = std::vector<std::string>{"device"};
+  auto program = cel::Program::Compile(expression, options);
+  if (program.ok()) {
+    s->program = std::move(*program);
+  } else {
+    s->error = std::string(program.status().message());
+  }
+  return *selectors_.emplace(expression, std::move(s)).first->second;
+}
+
+absl::StatusOr<bool> Inventory::Matches(const Selector& s, DeviceId device) {
+  if (!s.program.has_value()) {
+    return absl::InvalidArgumentError(s.error);
+  }
+  std::vector<uint8_t>& memo = verdicts_[&s];
+  if (memo.empty()) memo.assign(devices_.size(), 0);
+  uint8_t& v = memo[device];
+  if (v == 0) {
+    cel::Activation vars;
+    vars.emplace("device", DeviceVariable(*devices_[device].slice,
+                                          *devices_[device].device));
+    auto result = s.program->Evaluate(vars);
+    if (!result.ok()) {
+      v = 3;
+      errors_[&s][device] = std::string(result.status().message());
+    } else if (result->kind() != cel::Kind::kBool) {
+      v = 3;
+      errors_[&s][device] = "the expression's value is not a boolean";
+    } else {
+      v = result->as_bool() ? 2 : 1;
+    }
+  }
+  if (v == 3) return absl::InvalidArgumentError(errors_[&s][device]);
+  return v == 2;
+}
+
+}  // namespace shoal::dra

@@ -1,0 +1,92 @@
+// The devices of one snapshot, flattened for the allocator: every device
+// of the newest generation of each pool gets a number, each node the
+// list of devices it can reach (its own slices' and the network-attached
+// ones whose slice selects it), and each CEL selector is compiled once.
+// Built when a session opens; read-only afterwards except for the memo
+// of selector verdicts, which only grows.
+#ifndef SHOAL_SCHEDULER_DRA_INVENTORY_H_
+#define SHOAL_SCHEDULER_DRA_INVENTORY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "scheduler/api/devices.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/cel/program.h"
+
+namespace shoal::dra {
+
+using DeviceId = int32_t;
+
+struct DeviceEntry {
+  const api::ResourceSlice* slice;
+  const api::Device* device;
+  // The slice offers nothing Shoal refuses (whether its pool is whole is
+  // per node: Reach::usable).
+  bool usable = true;
+  std::string Key() const {
+    return slice->driver + "/" + slice->pool + "/" + device->name;
+  }
+};
+
+// A compiled selector, or why it cannot be evaluated.
+struct Selector {
+  std::string source;
+  std::optional<cel::Program> program;
+  std::string error;  // compile error, with the expression
+};
+
+// A device a node can reach, and whether it may be allocated: its pool's
+// generation is complete and valid, and its slice is one Shoal reads.
+struct Reach {
+  DeviceId id;
+  bool usable;
+};
+
+class Inventory {
+ public:
+  Inventory(std::shared_ptr<const api::DeviceWorld> world,
+            const std::vector<api::NodeInfo>& nodes);
+
+  const api::DeviceWorld& world() const { return *world_; }
+  const std::vector<DeviceEntry>& devices() const { return devices_; }
+  // Devices a pod on node `n` can reach, in a stable order (the node's own
+  // slices first, by slice and device name), usable or not.
+  const std::vector<Reach>& Reachable(api::NodeIndex n) const {
+    return n < static_cast<int>(reachable_.size()) ? reachable_[n]
+                                                   : unreachable_;
+  }
+  // Every entry of the device "driver/pool/name" (one per generation of
+  // its pool that lists it); empty when no slice does.
+  const std::vector<DeviceId>& Find(const api::DeviceResult& r) const;
+  // The entries that are the same device as `d`.
+  const std::vector<DeviceId>& Same(DeviceId d) const;
+
+  // The selector for an expression, compiled once.
+  const Selector& SelectorFor(const std::string& expression);
+  // Whether `device` satisfies the selector: true/false, or an error (a
+  // CEL runtime error, "no such key", naming the expression). Memoized.
+  absl::StatusOr<bool> Matches(const Selector& s, DeviceId device);
+
+ private:
+  std::shared_ptr<const api::DeviceWorld> world_;
+  std::vector<DeviceEntry> devices_;
+  absl::flat_hash_map<std::string, std::vector<DeviceId>> same_;
+  std::vector<std::vector<Reach>> reachable_;
+  std::vector<Reach> unreachable_;
+  std::vector<DeviceId> none_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Selector>> selectors_;
+  // Per selector (by address), per device: 0 unknown, 1 no, 2 yes, 3 error.
+  absl::flat_hash_map<const Selector*, std::vector<uint8_t>> verdicts_;
+  absl::flat_hash_map<const Selector*,
+                      absl::flat_hash_map<DeviceId, std::string>>
+      errors_;
+};
+
+}  // namespace shoal::dra
+
+#endif  // SHOAL_SCHEDULER_DRA_INVENTORY_H_

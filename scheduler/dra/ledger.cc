@@ -1,0 +1,353 @@
+#include "scheduler/dra/ledger.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/dra/allocator.h"
+
+namespace shoal::dra {
+namespace {
+
+using nlohmann::json;
+
+bool Reaches(const api::DeviceAllocation& a, const api::NodeInfo& n) {
+  if (!a.node.empty()) return a.node == n.name();
+  if (!a.node_selector.has_value()) return true;
+  for (const api::NodeSelectorTerm& t : *a.node_selector) {
+    if (api::MatchesTerm(t, n.spec().labels, n.name())) return true;
+  }
+  return false;
+}
+
+// status.allocation.devices.config, as kube-scheduler writes it: each
+// configuration of each class the chosen devices came through (naming
+// every request that used the class), then the claim's own entries that
+// name no request or a request that got devices (of a firstAvailable
+// request, only the alternative chosen); each says where it came from.
+std::vector<std::string> ConfigOf(const api::DeviceWorld& world,
+                                  const api::ResourceClaim& claim,
+                                  const api::DeviceAllocation& a) {
+  std::vector<std::string> used;  // result request names, in claim order
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_class;
+  for (const api::DeviceRequest& r : claim.requests) {
+    for (const api::DeviceChoice& c : r.choices) {
+      const std::string name =
+          r.first_available ? absl::StrCat(r.name, "/", c.name) : r.name;
+      bool got = false;
+      for (const api::DeviceResult& res : a.results) got |= res.request == name;
+      if (!got) continue;
+      used.push_back(name);
+      if (r.first_available) used.push_back(r.name);
+      auto it = std::find_if(
+          by_class.begin(), by_class.end(),
+          [&](const auto& e) { return e.first == c.device_class; });
+      if (it == by_class.end()) {
+        by_class.push_back({c.device_class, {}});
+        it = by_class.end() - 1;
+      }
+      it->second.push_back(name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [cls_name, requests] : by_class) {
+    auto cls = world.classes.find(cls_name);
+    if (cls == world.classes.end()) continue;
+    for (const std::string& text : cls->second.config) {
+      json entry = json::parse(text, nullptr, false);
+      if (!entry.is_object()) continue;
+      entry["source"] = "FromClass";
+      entry["requests"] = requests;
+      out.push_back(entry.dump());
+    }
+  }
+  for (const std::string& text : claim.config) {
+    json entry = json::parse(text, nullptr, false);
+    if (!entry.is_object()) continue;
+    bool applies = !entry.contains("requests") ||
+                   !entry["requests"].is_array() || entry["requests"].empty();
+    if (!applies) {
+      for (const json& r : entry["requests"]) {
+        applies |= r.is_string() &&
+                   std::find(used.begin(), used.end(), r.get<std::string>()) !=
+                       used.end();
+      }
+    }
+    if (!applies) continue;
+    entry["source"] = "FromClaim";
+    out.push_back(entry.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+Ledger::Ledger(std::shared_ptr<const api::DeviceWorld> world,
+               const std::vector<api::NodeInfo>& nodes)
+    : inv_(std::move(world), nodes), taken_(inv_.devices().size(), 0) {
+  for (const auto& [key, c] : inv_.world().claims) {
+    if (!c.allocation.has_value()) continue;
+    for (const api::DeviceResult& r : c.allocation->results) {
+      for (DeviceId d : inv_.Find(r)) taken_[d] = 1;
+    }
+  }
+}
+
+std::vector<const api::ResourceClaim*> Ledger::ClaimsOf(
+    const api::PodInfo& pod) const {
+  std::vector<const api::ResourceClaim*> out;
+  for (const api::PodClaim& pc : pod.resource_claims) {
+    auto it = inv_.world().claims.find(absl::StrCat(pod.ns, "/", pc.claim));
+    const api::ResourceClaim* c =
+        it == inv_.world().claims.end() || pc.claim.empty() ? nullptr
+                                                            : &it->second;
+    if (c != nullptr && std::find(out.begin(), out.end(), c) != out.end())
+      continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string Ledger::Refusal(const api::PodInfo& pod,
+                            std::string* kube_words) const {
+  std::string ignored;
+  if (kube_words == nullptr) kube_words = &ignored;
+  const std::string who = absl::StrCat("pod ", pod.Key(), ": ");
+  for (size_t i = 0; i < pod.resource_claims.size(); ++i) {
+    const api::PodClaim& pc = pod.resource_claims[i];
+    if (pc.claim.empty()) {
+      *kube_words = absl::StrCat("pod \"", pod.Key(),
+                                 "\": ResourceClaim not created yet");
+      return absl::StrCat(who, "spec.resourceClaims[", i, "] (", pc.name,
+                          "): waiting for the claim made from template ",
+                          pc.template_name,
+                          " (pod status.resourceClaimStatuses names none yet)");
+    }
+    auto it = inv_.world().claims.find(absl::StrCat(pod.ns, "/", pc.claim));
+    if (it == inv_.world().claims.end()) {
+      *kube_words = absl::StrCat("resourceclaim \"", pc.claim, "\" not found");
+      return absl::StrCat(who, *kube_words);
+    }
+    const api::ResourceClaim& c = it->second;
+    if (c.deleting) {
+      *kube_words =
+          absl::StrCat("resourceclaim \"", pc.claim, "\" is being deleted");
+      return absl::StrCat(who, *kube_words);
+    }
+    if (!pc.template_name.empty() && c.owner_uid != pod.uid) {
+      *kube_words =
+          absl::StrCat("ResourceClaim ", c.Key(), " was not created for pod ",
+                       pod.Key(), " (pod is not owner)");
+      return absl::StrCat(who, *kube_words);
+    }
+    if (!c.unsupported_field.empty()) {
+      *kube_words =
+          absl::StrCat("resourceclaim ", c.Key(), " uses ", c.unsupported_field,
+                       ", which Shoal does not implement yet");
+      return absl::StrCat(who, *kube_words);
+    }
+    if (AllocationOf(c) != nullptr) continue;
+    for (const api::DeviceRequest& r : c.requests) {
+      for (const api::DeviceChoice& ch : r.choices) {
+        const std::string request =
+            r.first_available ? absl::StrCat(r.name, "/", ch.name) : r.name;
+        auto cls = inv_.world().classes.find(ch.device_class);
+        if (cls == inv_.world().classes.end()) {
+          *kube_words = absl::StrCat("request ", request, ": device class ",
+                                     ch.device_class, " does not exist");
+          return absl::StrCat(who, "resourceclaim ", c.Key(), ": ",
+                              *kube_words);
+        }
+        if (!cls->second.unsupported_field.empty()) {
+          *kube_words = absl::StrCat("device class ", ch.device_class, " uses ",
+                                     cls->second.unsupported_field,
+                                     ", which Shoal does not implement yet");
+          return absl::StrCat(who, "resourceclaim ", c.Key(), ": ",
+                              *kube_words);
+        }
+        std::vector<std::string> all = cls->second.selectors;
+        all.insert(all.end(), ch.selectors.begin(), ch.selectors.end());
+        for (const std::string& expr : all) {
+          const Selector& s = inv_.SelectorFor(expr);
+          if (s.program.has_value()) continue;
+          *kube_words =
+              absl::StrCat("cannot evaluate selector `", expr, "`: ", s.error);
+          return absl::StrCat(who, "resourceclaim ", c.Key(), ": ",
+                              *kube_words);
+        }
+        for (const std::vector<std::string>* selectors :
+             {static_cast<const std::vector<std::string>*>(nullptr),
+              &ch.selectors}) {
+          std::string error = SelectorError(
+              cls->second,
+              selectors == nullptr ? std::vector<std::string>{} : *selectors,
+              c.Key());
+          if (error.empty()) continue;
+          *kube_words = error;
+          return absl::StrCat(who, error);
+        }
+      }
+    }
+  }
+  return "";
+}
+
+std::string Ledger::SelectorError(
+    const api::DeviceClass& cls,
+    const std::vector<std::string>& request_selectors,
+    const std::string& claim_key) const {
+  std::string key = cls.name;
+  for (const std::string& s : request_selectors) absl::StrAppend(&key, "\n", s);
+  auto [it, fresh] = selector_errors_.try_emplace(key);
+  if (!fresh) {
+    return it->second.empty() || request_selectors.empty()
+               ? it->second
+               : absl::StrCat("claim ", claim_key, ": ", it->second);
+  }
+  // Every device a node offers is tried, class selectors first, as
+  // kube-scheduler's allocator tries them; the first error stands.
+  std::string error;
+  for (DeviceId d = 0;
+       d < static_cast<DeviceId>(inv_.devices().size()) && error.empty(); ++d) {
+    if (!inv_.devices()[d].usable) continue;
+    bool passes = true;
+    for (size_t i = 0; i < cls.selectors.size() && passes; ++i) {
+      absl::StatusOr<bool> m =
+          inv_.Matches(inv_.SelectorFor(cls.selectors[i]), d);
+      if (!m.ok()) {
+        if (request_selectors.empty()) {
+          error = absl::StrCat("class ", cls.name, ": selector #", i,
+                               ": CEL runtime error: ", m.status().message());
+        }
+        passes = false;
+      } else {
+        passes = *m;
+      }
+    }
+    for (size_t i = 0; passes && i < request_selectors.size(); ++i) {
+      absl::StatusOr<bool> m =
+          inv_.Matches(inv_.SelectorFor(request_selectors[i]), d);
+      if (!m.ok()) {
+        error = absl::StrCat("selector #", i,
+                             ": CEL runtime error: ", m.status().message());
+      }
+      passes = m.ok() && *m;
+    }
+  }
+  it->second = error;
+  return error.empty() || request_selectors.empty()
+             ? error
+             : absl::StrCat("claim ", claim_key, ": ", error);
+}
+
+const api::DeviceAllocation* Ledger::AllocationOf(
+    const api::ResourceClaim& c) const {
+  if (c.allocation.has_value()) return &*c.allocation;
+  auto it = tentative_.find(c.Key());
+  return it == tentative_.end() ? nullptr : &it->second.allocation;
+}
+
+bool Ledger::Split(const api::PodInfo& pod, const api::NodeInfo& n,
+                   std::vector<const api::ResourceClaim*>* to_allocate,
+                   std::string* why) const {
+  for (const api::ResourceClaim* c : ClaimsOf(pod)) {
+    if (c == nullptr) {
+      *why = "a resource claim is missing";
+      return false;
+    }
+    const api::DeviceAllocation* a = AllocationOf(*c);
+    if (a == nullptr) {
+      to_allocate->push_back(c);
+    } else if (!Reaches(*a, n)) {
+      *why = a->node.empty()
+                 ? absl::StrCat("resourceclaim ", c->name,
+                                " is allocated to devices this node cannot "
+                                "reach")
+                 : absl::StrCat("resourceclaim ", c->name,
+                                " is allocated to devices of node ", a->node);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Ledger::Fits(const api::PodInfo& pod, const api::NodeInfo& n,
+                  std::string* why) {
+  std::string ignored;
+  if (why == nullptr) why = &ignored;
+  std::vector<const api::ResourceClaim*> to_allocate;
+  if (!Split(pod, n, &to_allocate, why)) return false;
+  if (to_allocate.empty()) return true;
+  std::vector<api::DeviceAllocation> out;
+  return Allocator(inv_, taken_).Allocate(to_allocate, n, &out, why);
+}
+
+void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
+  std::vector<const api::ResourceClaim*> to_allocate;
+  std::string why;
+  if (Split(pod, n, &to_allocate, &why)) {
+    std::vector<api::DeviceAllocation> out;
+    if (to_allocate.empty() ||
+        Allocator(inv_, taken_).Allocate(to_allocate, n, &out, &why)) {
+      for (size_t i = 0; i < to_allocate.size(); ++i) {
+        Tentative& t = tentative_[to_allocate[i]->Key()];
+        t.allocation = std::move(out[i]);
+        t.allocation.config =
+            ConfigOf(inv_.world(), *to_allocate[i], t.allocation);
+        for (const api::DeviceResult& r : t.allocation.results) {
+          for (DeviceId d : inv_.Find(r)) {
+            t.devices.push_back(d);
+            taken_[d] = 1;
+          }
+        }
+      }
+    }
+  }
+  // Every claim of the pod made this session counts the pod once.
+  for (const api::ResourceClaim* c : ClaimsOf(pod)) {
+    if (c == nullptr) continue;
+    auto it = tentative_.find(c->Key());
+    if (it != tentative_.end()) ++it->second.users;
+  }
+}
+
+void Ledger::Unplace(const api::PodInfo& pod) {
+  for (const api::ResourceClaim* c : ClaimsOf(pod)) {
+    if (c == nullptr) continue;
+    auto it = tentative_.find(c->Key());
+    if (it == tentative_.end() || --it->second.users > 0) continue;
+    for (DeviceId d : it->second.devices) taken_[d] = 0;
+    tentative_.erase(it);
+  }
+}
+
+std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
+  std::vector<api::ClaimWrite> out;
+  for (const api::ResourceClaim* c : ClaimsOf(pod)) {
+    if (c == nullptr) continue;
+    const api::DeviceAllocation* a = AllocationOf(*c);
+    if (a == nullptr) continue;  // Fits said otherwise: never bind it
+    api::ClaimWrite w;
+    w.ns = c->ns;
+    w.name = c->name;
+    w.uid = c->uid;
+    w.resource_version = c->resource_version;
+    w.api_version = c->api_version;
+    w.allocation = *a;
+    w.newly_allocated = !c->allocation.has_value();
+    w.consumer = {"pods", pod.name, pod.uid};
+    w.reserved_for = c->reserved_for;
+    if (std::find(w.reserved_for.begin(), w.reserved_for.end(), w.consumer) ==
+        w.reserved_for.end()) {
+      w.reserved_for.push_back(w.consumer);
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+int Ledger::TakenCount() const {
+  return static_cast<int>(std::count(taken_.begin(), taken_.end(), 1));
+}
+
+}  // namespace shoal::dra

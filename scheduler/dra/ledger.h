@@ -1,0 +1,88 @@
+// Which devices a session's placements take. Claims allocated in the
+// snapshot (status.allocation, whoever wrote it) hold their devices from
+// the start; a pod placed in the session allocates its claims that are
+// not allocated yet, and gives them back when its placement is undone,
+// so a discarded gang leaves no device taken. A claim several pods share
+// is allocated once, by the first, and confines the others to its node.
+#ifndef SHOAL_SCHEDULER_DRA_LEDGER_H_
+#define SHOAL_SCHEDULER_DRA_LEDGER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "scheduler/api/devices.h"
+#include "scheduler/api/node_info.h"
+#include "scheduler/api/task_info.h"
+#include "scheduler/dra/inventory.h"
+
+namespace shoal::dra {
+
+class Ledger {
+ public:
+  Ledger(std::shared_ptr<const api::DeviceWorld> world,
+         const std::vector<api::NodeInfo>& nodes);
+
+  // Why the pod's claims keep it from being placed on any node (a claim
+  // missing, not made from its template yet, being deleted, using a field
+  // Shoal does not implement, naming a missing class, or with a selector
+  // Shoal cannot compile, or that fails at run time on some device, which
+  // kube-scheduler too treats as an error of the pod, not of a node), pod
+  // named; "" when they do not. `kube_words` gets the same in
+  // kube-scheduler's words when not null (what `explain` shows on every
+  // node).
+  std::string Refusal(const api::PodInfo& pod,
+                      std::string* kube_words = nullptr) const;
+  // Whether the pod's claims can all be satisfied on `n` now; `why` says
+  // which request found no device and why.
+  bool Fits(const api::PodInfo& pod, const api::NodeInfo& n,
+            std::string* why = nullptr);
+  // The pod is placed on `n` (Fits said yes): its unallocated claims are
+  // allocated there.
+  void Place(const api::PodInfo& pod, const api::NodeInfo& n);
+  // Its placement is undone: claims it alone allocated give their
+  // devices back.
+  void Unplace(const api::PodInfo& pod);
+  // What binding the placed pod writes to its claims first.
+  std::vector<api::ClaimWrite> WritesFor(const api::PodInfo& pod) const;
+
+  // Devices held right now (in the snapshot or by this session's
+  // placements), for tests and the properties' oracle.
+  int TakenCount() const;
+  const Inventory& inventory() const { return inv_; }
+
+ private:
+  struct Tentative {
+    api::DeviceAllocation allocation;
+    std::vector<DeviceId> devices;
+    int users = 0;
+  };
+  // The claims the pod names, each once; null for one that is missing.
+  std::vector<const api::ResourceClaim*> ClaimsOf(
+      const api::PodInfo& pod) const;
+  // The claim's allocation, in the snapshot or made this session.
+  const api::DeviceAllocation* AllocationOf(const api::ResourceClaim& c) const;
+  // Splits the pod's claims into those to allocate on `n` and checks the
+  // allocated ones may be used from `n`.
+  bool Split(const api::PodInfo& pod, const api::NodeInfo& n,
+             std::vector<const api::ResourceClaim*>* to_allocate,
+             std::string* why) const;
+
+  // Why a selector fails on some device of the class ("" when it does
+  // not): the class's own selectors when `request_selectors` is empty.
+  // Worked out once per class and selectors.
+  std::string SelectorError(const api::DeviceClass& cls,
+                            const std::vector<std::string>& request_selectors,
+                            const std::string& claim_key) const;
+
+  // Mutable: the selectors' memo fills as Refusal and Fits look.
+  mutable Inventory inv_;
+  mutable absl::flat_hash_map<std::string, std::string> selector_errors_;
+  std::vector<uint8_t> taken_;
+  absl::flat_hash_map<std::string, Tentative> tentative_;
+};
+
+}  // namespace shoal::dra
+
+#endif  // SHOAL_SCHEDULER_DRA_LEDGER_H_

@@ -1,0 +1,24 @@
+// Parts DeviceClasses and ResourceClaims share: CEL selector lists and
+// opaque configuration (defined in device_class_decoder.cc).
+#ifndef SHOAL_SCHEDULER_KUBE_DEVICE_FIELDS_H_
+#define SHOAL_SCHEDULER_KUBE_DEVICE_FIELDS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "scheduler/kube/reader.h"
+
+namespace shoal::kube {
+
+// The CEL expressions of a `selectors` list at `path`.
+absl::StatusOr<std::vector<std::string>> DeviceSelectors(
+    const Reader& r, const nlohmann::json* list, const std::string& path);
+// A `config` list: each entry as JSON text, checked to be opaque.
+absl::StatusOr<std::vector<std::string>> DeviceConfig(
+    const Reader& r, const nlohmann::json* list, const std::string& path);
+
+}  // namespace shoal::kube
+
+#endif  // SHOAL_SCHEDULER_KUBE_DEVICE_FIELDS_H_

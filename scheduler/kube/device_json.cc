@@ -1,0 +1,221 @@
+#include "scheduler/kube/device_json.h"
+
+#include "absl/strings/match.h"
+#include "scheduler/kube/node_selector_json.h"
+
+namespace shoal::kube {
+
+using nlohmann::json;
+
+namespace {
+
+json Parsed(const std::string& text) {
+  return json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+json Selectors(const std::vector<std::string>& exprs) {
+  json out = json::array();
+  for (const std::string& e : exprs)
+    out.push_back({{"cel", {{"expression", e}}}});
+  return out;
+}
+
+json AttributeJson(const api::DeviceAttribute& a) {
+  switch (a.kind) {
+    case api::DeviceAttribute::Kind::kBool:
+      return {{"bool", a.b}};
+    case api::DeviceAttribute::Kind::kInt:
+      return {{"int", a.i}};
+    case api::DeviceAttribute::Kind::kVersion:
+      return {{"version", a.s}};
+    case api::DeviceAttribute::Kind::kString:
+      break;
+  }
+  return {{"string", a.s}};
+}
+
+// Names of the slice's own driver are written without their domain, as
+// drivers publish them.
+std::string Local(const std::string& driver, const std::string& name) {
+  const std::string prefix = driver + "/";
+  return absl::StartsWith(name, prefix) ? name.substr(prefix.size()) : name;
+}
+
+json ChoiceJson(const api::DeviceChoice& c, bool with_name) {
+  json out = {{"deviceClassName", c.device_class}};
+  if (with_name) out["name"] = c.name;
+  if (!c.selectors.empty()) out["selectors"] = Selectors(c.selectors);
+  if (c.mode == api::AllocationMode::kAll) {
+    out["allocationMode"] = "All";
+  } else {
+    out["allocationMode"] = "ExactCount";
+    out["count"] = c.count;
+  }
+  return out;
+}
+
+}  // namespace
+
+json AllocationJson(const api::DeviceAllocation& a) {
+  json results = json::array();
+  for (const api::DeviceResult& r : a.results) {
+    results.push_back({{"request", r.request},
+                       {"driver", r.driver},
+                       {"pool", r.pool},
+                       {"device", r.device}});
+  }
+  json devices = {{"results", results}};
+  if (!a.config.empty()) {
+    json config = json::array();
+    for (const std::string& c : a.config) config.push_back(Parsed(c));
+    devices["config"] = config;
+  }
+  json out = {{"devices", devices}};
+  if (!a.node.empty()) {
+    out["nodeSelector"] = {
+        {"nodeSelectorTerms",
+         json::array(
+             {{{"matchFields",
+                json::array({{{"key", "metadata.name"},
+                              {"operator", "In"},
+                              {"values", json::array({a.node})}}})}}})}};
+  } else if (a.node_selector.has_value()) {
+    out["nodeSelector"] = {{"nodeSelectorTerms", Terms(*a.node_selector)}};
+  }
+  return out;
+}
+
+json ConsumerJson(const api::ClaimConsumer& c) {
+  return {{"resource", c.resource}, {"name", c.name}, {"uid", c.uid}};
+}
+
+json ResourceSliceJson(const api::ResourceSlice& s) {
+  json spec = {{"driver", s.driver},
+               {"pool",
+                {{"name", s.pool},
+                 {"generation", s.generation},
+                 {"resourceSliceCount", s.slice_count}}}};
+  if (!s.node_name.empty()) spec["nodeName"] = s.node_name;
+  if (s.all_nodes) spec["allNodes"] = true;
+  if (s.node_selector.has_value())
+    spec["nodeSelector"] = {{"nodeSelectorTerms", Terms(*s.node_selector)}};
+  json devices = json::array();
+  for (const api::Device& d : s.devices) {
+    json dev = {{"name", d.name}};
+    if (!d.attributes.empty()) {
+      json attrs = json::object();
+      for (const auto& [n, v] : d.attributes)
+        attrs[Local(s.driver, n)] = AttributeJson(v);
+      dev["attributes"] = attrs;
+    }
+    if (!d.capacity.empty()) {
+      json caps = json::object();
+      for (const auto& [n, q] : d.capacity)
+        caps[Local(s.driver, n)] = {{"value", q}};
+      dev["capacity"] = caps;
+    }
+    devices.push_back(std::move(dev));
+  }
+  spec["devices"] = devices;
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", s.name}}},
+          {"spec", spec}};
+}
+
+json DeviceClassJson(const api::DeviceClass& c) {
+  json spec = json::object();
+  if (!c.selectors.empty()) spec["selectors"] = Selectors(c.selectors);
+  if (!c.config.empty()) {
+    json config = json::array();
+    for (const std::string& e : c.config) config.push_back(Parsed(e));
+    spec["config"] = config;
+  }
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "DeviceClass"},
+          {"metadata", {{"name", c.name}}},
+          {"spec", spec}};
+}
+
+json ResourceClaimJson(const api::ResourceClaim& c) {
+  json requests = json::array();
+  for (const api::DeviceRequest& r : c.requests) {
+    json q = {{"name", r.name}};
+    if (r.first_available) {
+      json alts = json::array();
+      for (const api::DeviceChoice& ch : r.choices)
+        alts.push_back(ChoiceJson(ch, true));
+      q["firstAvailable"] = alts;
+    } else if (!r.choices.empty()) {
+      q["exactly"] = ChoiceJson(r.choices[0], false);
+    }
+    requests.push_back(std::move(q));
+  }
+  json devices = {{"requests", requests}};
+  if (!c.constraints.empty()) {
+    json constraints = json::array();
+    for (const api::DeviceConstraint& k : c.constraints) {
+      json e = {{"matchAttribute", k.match_attribute}};
+      if (!k.requests.empty()) e["requests"] = k.requests;
+      constraints.push_back(std::move(e));
+    }
+    devices["constraints"] = constraints;
+  }
+  if (!c.config.empty()) {
+    json config = json::array();
+    for (const std::string& e : c.config) config.push_back(Parsed(e));
+    devices["config"] = config;
+  }
+  json meta = {{"name", c.name}, {"namespace", c.ns}};
+  if (!c.uid.empty()) meta["uid"] = c.uid;
+  if (!c.resource_version.empty()) meta["resourceVersion"] = c.resource_version;
+  // When it was asked to go is not kept, only that it was.
+  if (c.deleting) meta["deletionTimestamp"] = "1970-01-01T00:00:00Z";
+  if (!c.owner_uid.empty()) {
+    meta["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                            {"kind", "Pod"},
+                                            {"name", ""},
+                                            {"uid", c.owner_uid},
+                                            {"controller", true}}});
+  }
+  json status = json::object();
+  if (c.allocation.has_value())
+    status["allocation"] = AllocationJson(*c.allocation);
+  if (!c.reserved_for.empty()) {
+    json reserved = json::array();
+    for (const api::ClaimConsumer& r : c.reserved_for)
+      reserved.push_back(ConsumerJson(r));
+    status["reservedFor"] = reserved;
+  }
+  json out = {{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "ResourceClaim"},
+              {"metadata", meta},
+              {"spec", {{"devices", devices}}}};
+  if (!status.empty()) out["status"] = status;
+  return out;
+}
+
+std::string ClaimStatusPatch(const api::ClaimWrite& w) {
+  json ops = json::array();
+  if (!w.resource_version.empty()) {
+    ops.push_back({{"op", "test"},
+                   {"path", "/metadata/resourceVersion"},
+                   {"value", w.resource_version}});
+  }
+  json reserved = json::array();
+  for (const api::ClaimConsumer& c : w.reserved_for)
+    reserved.push_back(ConsumerJson(c));
+  if (w.newly_allocated) {
+    ops.push_back({{"op", "add"},
+                   {"path", "/status"},
+                   {"value",
+                    {{"allocation", AllocationJson(w.allocation)},
+                     {"reservedFor", reserved}}}});
+  } else {
+    ops.push_back(
+        {{"op", "add"}, {"path", "/status/reservedFor"}, {"value", reserved}});
+  }
+  return ops.dump();
+}
+
+}  // namespace shoal::kube
