@@ -59,6 +59,28 @@ void EnsureDefaultQueue(kube::HttpClient& client) {
   }
 }
 
+// The newest resource.k8s.io version the API server serves of those
+// Shoal reads (v1 from Kubernetes 1.34, v1beta2 in 1.33, v1beta1 from
+// 1.32), or "" when it serves none. Asked once at start: a cluster
+// upgraded underneath a running scheduler restarts it anyway.
+std::string PreferredDraVersion(kube::HttpClient& client) {
+  auto r = client.Request("GET", "/apis/resource.k8s.io");
+  if (!r.ok() || r->status != 200) return "";
+  nlohmann::json group =
+      nlohmann::json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  if (!group.is_object() || !group.contains("versions") ||
+      !group["versions"].is_array()) {
+    return "";
+  }
+  for (const char* wanted : {"v1", "v1beta2", "v1beta1"}) {
+    for (const auto& v : group["versions"]) {
+      if (v.is_object() && v.value("version", "") == wanted)
+        return std::string("resource.k8s.io/") + wanted;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::Status RunLive(const kube::ConnectionConfig& connection,
@@ -89,7 +111,20 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
       [&events](const kube::ObjectRef& object, const std::string& message) {
         events.Record(object, "Warning", kube::WarningLog::kReason, message);
       });
-  std::vector<kube::WatchedKind> kinds = LiveKinds(cache, status, warnings);
+  std::string dra_version;
+  {
+    kube::HttpClient discovery(connection);
+    dra_version = PreferredDraVersion(discovery);
+  }
+  LOG(INFO) << "dynamic resource allocation: "
+            << (dra_version.empty()
+                    ? std::string("resource.k8s.io is not served; pods with "
+                                  "resourceClaims wait for their claims")
+                    : "watching ResourceSlices, DeviceClasses and "
+                      "ResourceClaims in " +
+                          dra_version);
+  std::vector<kube::WatchedKind> kinds =
+      LiveKinds(cache, status, warnings, dra_version);
   std::vector<std::string> required;
   for (const auto& kind : kinds) {
     if (!kind.optional) required.push_back(kind.name);
