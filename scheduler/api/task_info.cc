@@ -67,7 +67,7 @@ bool HostPort::ConflictsWith(const HostPort& o) const {
 
 bool TaskInfo::PlacedAlike(const TaskInfo& other) const {
   return topology_class == other.topology_class &&
-         request() == other.request() &&
+         claims_class == other.claims_class && request() == other.request() &&
          pod->host_ports == other.pod->host_ports &&
          pod->csi_volumes == other.pod->csi_volumes &&
          (pod->placement == other.pod->placement ||

@@ -135,6 +135,11 @@ struct TaskInfo {
   // namespace, rules and labels that any selector in the cluster reads
   // (set by the session; 0 while no pod in the cluster has such rules).
   int32_t topology_class = 0;
+  // Tasks with equal classes ask for devices alike (DRA): 0 for none;
+  // claims with the same requests, not allocated and not shared, share a
+  // class; a task whose claims are allocated or shared has one of its own
+  // (set by the session).
+  int32_t claims_class = 0;
   // Its sub-group in its job (JobInfo::sub_groups), or kNone.
   int32_t sub_group = kNone;
 

@@ -97,7 +97,10 @@ std::vector<const api::ResourceClaim*> Ledger::ClaimsOf(
     const api::PodInfo& pod) const {
   std::vector<const api::ResourceClaim*> out;
   for (const api::PodClaim& pc : pod.resource_claims) {
-    auto it = inv_.world().claims.find(absl::StrCat(pod.ns, "/", pc.claim));
+    claim_key_.assign(pod.ns);
+    claim_key_.push_back('/');
+    claim_key_.append(pc.claim);
+    auto it = inv_.world().claims.find(claim_key_);
     const api::ResourceClaim* c =
         it == inv_.world().claims.end() || pc.claim.empty() ? nullptr
                                                             : &it->second;
@@ -243,7 +246,8 @@ std::string Ledger::SelectorError(
 const api::DeviceAllocation* Ledger::AllocationOf(
     const api::ResourceClaim& c) const {
   if (c.allocation.has_value()) return &*c.allocation;
-  auto it = tentative_.find(c.Key());
+  if (tentative_.empty()) return nullptr;
+  auto it = tentative_.find(&c);
   return it == tentative_.end() ? nullptr : &it->second.allocation;
 }
 
@@ -279,7 +283,7 @@ bool Ledger::Fits(const api::PodInfo& pod, const api::NodeInfo& n,
   if (!Split(pod, n, &to_allocate, why)) return false;
   if (to_allocate.empty()) return true;
   std::vector<api::DeviceAllocation> out;
-  return Allocator(inv_, taken_).Allocate(to_allocate, n, &out, why);
+  return Allocator(inv_, taken_, &scratch_).Allocate(to_allocate, n, &out, why);
 }
 
 void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
@@ -287,10 +291,10 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
   std::string why;
   if (Split(pod, n, &to_allocate, &why)) {
     std::vector<api::DeviceAllocation> out;
-    if (to_allocate.empty() ||
-        Allocator(inv_, taken_).Allocate(to_allocate, n, &out, &why)) {
+    if (to_allocate.empty() || Allocator(inv_, taken_, &scratch_)
+                                   .Allocate(to_allocate, n, &out, &why)) {
       for (size_t i = 0; i < to_allocate.size(); ++i) {
-        Tentative& t = tentative_[to_allocate[i]->Key()];
+        Tentative& t = tentative_[to_allocate[i]];
         t.allocation = std::move(out[i]);
         t.allocation.config =
             ConfigOf(inv_.world(), *to_allocate[i], t.allocation);
@@ -306,7 +310,7 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
   // Every claim of the pod made this session counts the pod once.
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
-    auto it = tentative_.find(c->Key());
+    auto it = tentative_.find(c);
     if (it != tentative_.end()) ++it->second.users;
   }
 }
@@ -314,11 +318,41 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
 void Ledger::Unplace(const api::PodInfo& pod) {
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
-    auto it = tentative_.find(c->Key());
+    auto it = tentative_.find(c);
     if (it == tentative_.end() || --it->second.users > 0) continue;
     for (DeviceId d : it->second.devices) taken_[d] = 0;
     tentative_.erase(it);
   }
+}
+
+std::string Ledger::Signature(
+    const api::PodInfo& pod,
+    const absl::flat_hash_set<std::string>& shared) const {
+  std::string out;
+  for (const api::PodClaim& pc : pod.resource_claims) {
+    auto it = inv_.world().claims.find(absl::StrCat(pod.ns, "/", pc.claim));
+    if (pc.claim.empty() || it == inv_.world().claims.end() ||
+        it->second.allocation.has_value() || shared.contains(it->first)) {
+      absl::StrAppend(&out, "claim ", pod.ns, "/", pc.claim, "|", pc.name, ";");
+      continue;
+    }
+    const api::ResourceClaim& c = it->second;
+    for (const api::DeviceRequest& r : c.requests) {
+      absl::StrAppend(&out, "r", r.name, r.first_available ? "*" : "", ":");
+      for (const api::DeviceChoice& ch : r.choices) {
+        absl::StrAppend(&out, ch.name, ",", ch.device_class, ",",
+                        static_cast<int>(ch.mode), ",", ch.count, ",");
+        for (const std::string& s : ch.selectors)
+          absl::StrAppend(&out, s.size(), ":", s);
+      }
+    }
+    for (const api::DeviceConstraint& k : c.constraints) {
+      absl::StrAppend(&out, "k", k.match_attribute, ":");
+      for (const std::string& r : k.requests) absl::StrAppend(&out, r, ",");
+    }
+    absl::StrAppend(&out, ";");
+  }
+  return out;
 }
 
 std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {

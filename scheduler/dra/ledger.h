@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "scheduler/api/devices.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/api/task_info.h"
+#include "scheduler/dra/allocator.h"
 #include "scheduler/dra/inventory.h"
 
 namespace shoal::dra {
@@ -44,6 +46,12 @@ class Ledger {
   // Its placement is undone: claims it alone allocated give their
   // devices back.
   void Unplace(const api::PodInfo& pod);
+  // Equal for two pods whose claims ask for devices alike: the claims'
+  // requests and constraints, in order, none allocated or shared (a
+  // claim's name is in it otherwise, so the pod is alike to none else).
+  // `shared`: claims (by key) that more than one pod names.
+  std::string Signature(const api::PodInfo& pod,
+                        const absl::flat_hash_set<std::string>& shared) const;
   // What binding the placed pod writes to its claims first.
   std::vector<api::ClaimWrite> WritesFor(const api::PodInfo& pod) const;
 
@@ -80,7 +88,11 @@ class Ledger {
   mutable Inventory inv_;
   mutable absl::flat_hash_map<std::string, std::string> selector_errors_;
   std::vector<uint8_t> taken_;
-  absl::flat_hash_map<std::string, Tentative> tentative_;
+  // By the claim in world().claims (one entry per claim key).
+  absl::flat_hash_map<const api::ResourceClaim*, Tentative> tentative_;
+  AllocatorScratch scratch_;
+  // "ns/name" of the claim being looked up, kept to spare an allocation.
+  mutable std::string claim_key_;
 };
 
 }  // namespace shoal::dra

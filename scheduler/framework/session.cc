@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/api/queue_tree.h"
@@ -25,6 +26,7 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
           api::NetworkTopology::FromLabelTiers(keys, cluster_.nodes));
     }
   }
+  ClassifyClaims();
   queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
@@ -332,6 +334,26 @@ std::string FormatUnavailable(
       absl::StrCat(available, "/", total, " nodes are available");
   if (!parts.empty()) absl::StrAppend(&text, ": ", absl::StrJoin(parts, ", "));
   return text + ".";
+}
+
+void Session::ClassifyClaims() {
+  absl::flat_hash_map<std::string, int> users;
+  for (const api::TaskInfo& t : cluster_.tasks) {
+    for (const api::PodClaim& pc : t.pod->resource_claims)
+      ++users[absl::StrCat(t.pod->ns, "/", pc.claim)];
+  }
+  absl::flat_hash_set<std::string> shared;
+  for (const auto& [key, n] : users) {
+    if (n > 1) shared.insert(key);
+  }
+  absl::flat_hash_map<std::string, int32_t> classes;
+  for (api::TaskInfo& t : cluster_.tasks) {
+    if (t.pod->resource_claims.empty()) continue;
+    auto [it, fresh] =
+        classes.try_emplace(devices_->Signature(*t.pod, shared),
+                            static_cast<int32_t>(classes.size()) + 1);
+    t.claims_class = it->second;
+  }
 }
 
 void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,

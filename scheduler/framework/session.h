@@ -237,6 +237,8 @@ class Session {
   // counts, pod topology and the plugins' event handlers current.
   void MoveTask(api::TaskIndex t, api::TaskStatus status, api::NodeIndex node);
   void CountDiscard() { ++discards_; }
+  // Sets each task's claims_class (PlacedAlike).
+  void ClassifyClaims();
   // FitsExplained but for the Fit callbacks.
   bool FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
                         const api::Resource& available, Reasons* why) const;
