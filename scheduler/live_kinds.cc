@@ -28,14 +28,17 @@ kube::ObjectRef RefOf(const json& o, const char* api_version,
           kube::StringMember(meta, "name"), kube::StringMember(meta, "uid")};
 }
 
-// Dynamic Resource Allocation, in the version the API server serves:
-// optional, as a cluster before 1.32 (or without the API) has none.
+// Dynamic Resource Allocation, in the version the API server serves
+// (discovery: a cluster before 1.32, or without the API, gets none of
+// these). Required once served: a cycle before every claim is listed
+// could give a device some claim on a later page already holds.
 void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
                     const std::string& v,
                     std::vector<kube::WatchedKind>& kinds) {
   const std::string base = absl::StrCat("/apis/", v);
   kinds.push_back(
-      {absl::StrCat("resourceslices (", v, ")"), base + "/resourceslices", true,
+      {absl::StrCat("resourceslices (", v, ")"), base + "/resourceslices",
+       false,
        [&cache, &warnings, v](const json& o) {
          kube::DecodeWarnings said;
          auto s = kube::DecodeResourceSlice(
@@ -47,7 +50,7 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
        },
        [&cache](const std::string& key) { cache.DeleteResourceSlice(key); }});
   kinds.push_back(
-      {absl::StrCat("deviceclasses (", v, ")"), base + "/deviceclasses", true,
+      {absl::StrCat("deviceclasses (", v, ")"), base + "/deviceclasses", false,
        [&cache, &warnings, v](const json& o) {
          kube::DecodeWarnings said;
          auto c =
@@ -59,7 +62,8 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
        },
        [&cache](const std::string& key) { cache.DeleteDeviceClass(key); }});
   kinds.push_back(
-      {absl::StrCat("resourceclaims (", v, ")"), base + "/resourceclaims", true,
+      {absl::StrCat("resourceclaims (", v, ")"), base + "/resourceclaims",
+       false,
        [&cache, &warnings, v](const json& o) {
          kube::DecodeWarnings said;
          auto c = kube::DecodeResourceClaim(

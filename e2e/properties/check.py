@@ -94,6 +94,24 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     and idle-fitting-gang looks for a hard gang's missing minimum only
     inside the allowed domains holding its placed pods (none has room:
     NETWORK_HARD_NO_DOMAIN; a faulty description: not judged).
+  * devices (resource.k8s.io; device_rules.py reads the ResourceSlices,
+    DeviceClasses and ResourceClaims itself and evaluates the generator's
+    selectors by their stated meaning, generate.DEVICE_SELECTORS), over
+    all cycles: device-double-allocation (no device held by two claims,
+    snapshot's included; no claim allocated twice), device-claim-rewritten
+    (a claim two pods bound together share listed as newly allocated for
+    each), device-selector (class and request selectors hold),
+    device-reach (every device on a slice the pod's node reaches; a claim
+    already allocated confines its pods), device-count (ExactCount),
+    device-unbound-claim (a claim allocated in a cycle belongs to a pod
+    bound in it that names it), device-unallocated-claim (no pod bound
+    with a claim holding no devices), device-partial-gang (a gang that got
+    claims in a cycle is whole after it, or was before it); and
+    idle-fitting-gang counts a gang whose minimum names claims as fitting
+    only where device_rules.first_fit serves its claims from free devices
+    (else DEVICES_NO_FIT; with inter-pod constraints too, not decided).
+    reclaim-liveness and network-soft-one-domain leave gangs with claims
+    out (devices are not modelled there).
 Determinism (the same file twice gives identical output) is checked by
 `run_case`, which runs the binary.
 
@@ -129,6 +147,10 @@ UNDECIDED_INTERPOD = ("inter-pod affinity / anti-affinity / DoNotSchedule spread
 # description it is not judged.
 NETWORK_HARD_NO_DOMAIN = ("network (hard): no domain within the gang's limit holds its "
                           "minimum with the pods it already has (oracle)")
+# A gang whose missing minimum names ResourceClaims fits only where its
+# claims are served too (device_rules.first_fit; the oracle's reading of the
+# slices, classes and selectors decides, not the message).
+from device_rules import DEVICES_NO_FIT  # noqa: E402
 SUB_GROUPS_UNJUDGED = ("network: jobs with sub-groups left waiting (sub-groups' domains are "
                        "not modelled; liveness not judged)")
 NETWORK_UNJUDGED = ("network (hard): faulty network description or a limit the oracle cannot "
@@ -163,16 +185,21 @@ ACCEPTED_RULES = [
     (UNDECIDED_INTERPOD, None),
     (NETWORK_HARD_NO_DOMAIN, None),
     (NETWORK_UNJUDGED, None),
+    (DEVICES_NO_FIT, None),
 ]
 TREE_RULES = {label for label, _ in ACCEPTED_RULES if label.startswith("queue tree:")}
 FULL_RULE = ACCEPTED_RULES[0][0]
 
 RECLAIM_LIVENESS = "reclaim-liveness"  # its oracle: reclaim_liveness.py
+# A count in the excuses Counter (not an excuse): claims the run allocated.
+CLAIMS_ALLOCATED = "DRA claims allocated (count)"
 KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-eviction",
          "partial-gang", "selector", "taint", "cordoned", "pod-affinity", "pod-anti-affinity",
          "topology-spread", "queue-capability", "queue-tree", "reclaim-guarantee",
          "reclaim-deserved", "reclaim-liveness", "network-hard", "network-soft-one-domain",
-         "network-sub-group-hard", "sub-group-minimum", "idle-fitting-gang"]
+         "network-sub-group-hard", "sub-group-minimum", "device-double-allocation",
+         "device-claim-rewritten", "device-selector", "device-reach", "device-count", "device-unbound-claim",
+         "device-unallocated-claim", "device-partial-gang", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -767,7 +794,9 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
     asked, under capacity's shares if it lists both); `reservation`: it
     lists the reservation plugin (network-soft-one-domain is not asked)."""
     import network_rules  # it imports this file
+    import device_rules  # it imports this file
     model = Model(snapshot, scheduler)
+    dev = device_rules.Devices(snapshot["items"])
     out = []
     excuses = collections.Counter()
     where = model.initial_placement()
@@ -850,6 +879,13 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
                 out.append(Violation("partial-gang", g, "after cycle %d: %d pods bound, "
                                      "minMember is %d" % (c, bound, info["min"])))
 
+    # Devices (resource.k8s.io): over the whole run (device_rules.py).
+    claims_held = {}
+    if dev.on:
+        v, claims_held = device_rules.check_devices(model, dev, cycles)
+        out += v
+        excuses[CLAIMS_ALLOCATED] += sum(len(c.get("claims", [])) for c in cycles)
+
     # Liveness at the end.
     final = {pg["name"]: pg for pg in (cycles[-1].get("podGroups", []) if cycles else [])}
     used = model.used(where, last_evicted)
@@ -866,10 +902,18 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
         minimum = sorted(pending, key=lambda k: (_cheap(model.req[k]), k))[:need]
         big_first = sorted(minimum, key=lambda k: (_cheap(model.req[k]), k), reverse=True)
 
+        claims = any(dev.pod_claims(k) for k in minimum)
+
         def fit_in(room):
             if any(has_interpod(model.pods[k]) for k in minimum):
-                return one_per_domain_fit(model, minimum, room, present)
+                # With claims too: not decided (False).
+                return False if claims else one_per_domain_fit(model, minimum, room, present)
             blocked = _blocked_by_anti_affinity(model, present)
+            if claims:
+                return (device_rules.first_fit(model, dev, big_first, room, _by_name, blocked,
+                                               claims_held) or
+                        device_rules.first_fit(model, dev, big_first, room, _tightest, blocked,
+                                               claims_held))
             return (first_fit(model, big_first, room, _by_name, blocked) or
                     first_fit(model, big_first, room, _tightest, blocked))
         fit = fit_in(free)
@@ -877,7 +921,14 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
             excuses[UNDECIDED_INTERPOD] += 1
             continue
         if fit is None:
+            if claims and first_fit(model, big_first, free, _by_name,
+                                    _blocked_by_anti_affinity(model, present)):
+                # Room for the pods, not for their claims.
+                excuses[DEVICES_NO_FIT] += 1
             continue
+        if claims:
+            excuses["DRA: gangs with claims whose minimum fits idle room and devices "
+                    "(liveness judged)"] += 1
         # A gang under a hard network constraint must fit one domain within
         # its limit that holds the pods it already has (room elsewhere is
         # none of its).
@@ -1010,7 +1061,7 @@ if __name__ == "__main__":
     for v in vs:
         print(v)
     for rule, n in ex.most_common():
-        if rule.startswith(("reclaim-liveness: ", "network: ")):
+        if rule.startswith(("reclaim-liveness: ", "network: ", "DRA")):
             print("%s: %d" % (rule, n))
         else:
             print("excused %dx by rule: %s" % (n, rule))

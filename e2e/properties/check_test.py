@@ -8,6 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402
+import device_rules  # noqa: E402
 import network_rules  # noqa: E402
 import generate  # noqa: E402
 import proportion_share  # noqa: E402
@@ -1160,8 +1161,9 @@ class GeneratedTreesTest(unittest.TestCase):
         # after everything else (_hog).
         changed = 0
         for seed in range(60):
-            a = generate.generate(seed, queue_trees=False)["items"]
-            b = generate.generate(seed)["items"]
+            # (Without DRA, added after the hogs: GeneratedDevicesTest.)
+            a = generate.generate(seed, queue_trees=False, dra=False)["items"]
+            b = generate.generate(seed, dra=False)["items"]
             qa = [o for o in a if o["kind"] != "Queue"]
             qb = [o for o in b if o["kind"] != "Queue"]
             self.assertEqual(len(qb[:len(qa)]), len(qa), seed)
@@ -1599,6 +1601,311 @@ class GeneratedNetworkTest(unittest.TestCase):
         self.assertGreater(changed, 5)
         self.assertGreater(grouped, 3)
         self.assertGreater(spare, 3)
+
+
+# --- Dynamic Resource Allocation (device_rules.py) ---
+
+H100 = "device.attributes['gpu.example.com'].model == 'h100'"
+
+
+def gpu(name, model="a100", index=0, memory="40Gi"):
+    return {"name": name, "attributes": {"model": {"string": model}, "index": {"int": index}},
+            "capacity": {"memory": {"value": memory}}}
+
+
+def dra_cluster(extra=()):
+    """n1 (gpu, one h100 and one a100), n2 (cpu, one a100 80Gi), a fabric
+    slice for node-type=gpu (one h100); the driver's class; gang g of two
+    pods (minMember 2), each with its own claim of one device, a's asking
+    for an h100."""
+    items = [node("n1", labels={"node-type": "gpu"}), node("n2", labels={"node-type": "cpu"}),
+             generate._dra_slice("n1-gpu", "n1", [gpu("gpu-0", "h100", 0, "80Gi"),
+                                                  gpu("gpu-1", "a100", 1)], nodeName="n1"),
+             generate._dra_slice("n2-gpu", "n2", [gpu("gpu-0", "a100", 0, "80Gi")],
+                                 nodeName="n2"),
+             generate._dra_slice("fabric", "fabric", [gpu("fgpu-0", "h100", 0, "80Gi")],
+                                 nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [
+                                     {"key": "node-type", "operator": "In",
+                                      "values": ["gpu"]}]}]}),
+             {"kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+              "spec": {"selectors": [{"cel": {"expression":
+                                              "device.driver == 'gpu.example.com'"}}]}},
+             podgroup("g", 2)]
+    for name, sels in (("a", [H100]), ("b", [])):
+        items.append(generate._dra_claim(name + "-gpu", "ns", "gpu.example.com", 1, sels))
+        p = pod(name, group="g")
+        generate._dra_use(p, "gpu", name + "-gpu")
+        items.append(p)
+    return snap(*(items + list(extra)))
+
+
+def allocation(claim, pod_key, *devices):
+    return {"claim": claim, "pod": pod_key, "node": "",
+            "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": pool,
+                         "device": d} for pool, d in devices]}
+
+
+def dra_report(*cycles):
+    """Cycles of (binds, claims)."""
+    rep = report(*[{"binds": b} for b, _ in cycles])
+    for c, (_, claims) in zip(rep["cycles"], cycles):
+        c["claims"] = list(claims)
+    return rep
+
+
+def device_violations(s, rep):
+    v, _ = check.check(s, rep)
+    return [x for x in v if x.kind.startswith("device-") or x.kind == "partial-gang"]
+
+
+WHOLE = [("ns/a", "n1"), ("ns/b", "n2")]
+
+
+class DeviceRulesTest(unittest.TestCase):
+    def test_whole_gang_with_fitting_devices_passes(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        self.assertEqual(device_violations(dra_cluster(), rep), [])
+
+    def test_fabric_device_reached_by_label_passes(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("fabric", "fgpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        self.assertEqual(device_violations(dra_cluster(), rep), [])
+
+    def test_a_device_given_twice(self):
+        rep = dra_report(([("ns/a", "n1"), ("ns/b", "n1")],
+                          [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                           allocation("ns/b-gpu", "ns/b", ("n1", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-double-allocation: device/gpu.example.com/n1/gpu-0: cycle 1: allocated to "
+            "ns/b-gpu (pod ns/b), but held by ns/a-gpu since cycle 1"])
+
+    def test_a_device_a_snapshot_claim_holds(self):
+        held = generate._dra_claim("held", "ns", "gpu.example.com", 1, [])
+        other = pod("other", node_name="n2", scheduler="default-scheduler")
+        other["metadata"]["uid"] = "pod-other"
+        generate._dra_allocate(held, "n2", ["gpu-0"], "gpu", [other])
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        v = device_violations(dra_cluster([held, other]), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-double-allocation: device/gpu.example.com/n2/gpu-0: cycle 1: allocated to "
+            "ns/b-gpu (pod ns/b), but held by ns/held since the snapshot"])
+
+    def test_a_selector_violated(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-1")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-selector: ns/a-gpu: cycle 1: device gpu.example.com/n1/gpu-1 for request "
+            "gpu fails request selector `%s`" % H100])
+
+    def test_a_class_selector_violated(self):
+        s = dra_cluster()
+        for o in s["items"]:
+            if o["kind"] == "DeviceClass":
+                o["spec"]["selectors"].append({"cel": {"expression": "device.attributes["
+                                                       "'gpu.example.com'].index >= 2"}})
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        self.assertEqual(kinds(device_violations(s, rep)), ["device-selector"])
+
+    def test_a_device_the_node_does_not_reach(self):
+        # n2 is no gpu node: the fabric slice does not select it.
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("fabric", "fgpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-reach: ns/b-gpu: cycle 1: device gpu.example.com/fabric/fgpu-0 is on a "
+            "slice node n2 (where pod ns/b is bound) does not reach",
+            "device-reach: ns/b: cycle 1: bound to n2, which does not reach device(s) "
+            "gpu.example.com/fabric/fgpu-0 of its claim ns/b-gpu (allocated in cycle 1)"])
+
+    def test_a_snapshot_allocation_confines_its_pod(self):
+        s = dra_cluster()
+        for o in s["items"]:
+            if o["kind"] == "ResourceClaim" and o["metadata"]["name"] == "b-gpu":
+                generate._dra_allocate(o, "n1", ["gpu-1"], "gpu", [])
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"))]))
+        v = device_violations(s, rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-reach: ns/b: cycle 1: bound to n2, which does not reach device(s) "
+            "gpu.example.com/n1/gpu-1 of its claim ns/b-gpu (allocated in the snapshot)"])
+
+    def test_the_wrong_number_of_devices(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"),
+                                             ("fabric", "fgpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-count: ns/a-gpu: cycle 1: request gpu got 2 device(s), asks for exactly 1"])
+
+    def test_a_claim_allocated_for_a_pod_not_bound(self):
+        rep = dra_report((WHOLE[:1], [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                      allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertIn("device-unbound-claim: ns/b-gpu: cycle 1: allocated for pod ns/b, which "
+                      "was not bound in this cycle", [str(x) for x in v])
+
+    def test_a_claim_allocated_for_a_pod_that_does_not_name_it(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/b", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertIn("device-unbound-claim: ns/a-gpu: cycle 1: allocated for pod ns/b, which "
+                      "does not name it (it names ['ns/b-gpu'])", [str(x) for x in v])
+
+    def test_a_half_gang_with_claims(self):
+        rep = dra_report((WHOLE[:1], [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "partial-gang: ns/g: after cycle 1: 1 pods bound, minMember is 2",
+            "device-partial-gang: ns/g: cycle 1: claims allocated, but 1 pod(s) placed after "
+            "it, minMember 2"])
+
+    def test_a_gang_already_whole_may_grow_with_claims(self):
+        s = dra_cluster([pod("c", group="g", node_name="n2"), pod("d", group="g", node_name="n2")])
+        rep = dra_report((WHOLE[:1], [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"))]))
+        self.assertEqual(device_violations(s, rep), [])
+
+    def test_a_pod_bound_without_its_claim(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"))]))
+        v = device_violations(dra_cluster(), rep)
+        self.assertEqual([str(x) for x in v], [
+            "device-unallocated-claim: ns/b: cycle 1: bound to n2, but its claim ns/b-gpu "
+            "holds no devices (not allocated in the snapshot, earlier, or in this cycle)"])
+
+    def test_a_claim_allocated_twice(self):
+        rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                  allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]),
+                         ([], [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0"))]))
+        self.assertIn("device-double-allocation", kinds(device_violations(dra_cluster(), rep)))
+
+    def test_a_shared_claim_listed_for_each_pod(self):
+        s = dra_cluster([generate._dra_claim("shared", "ns", "gpu.example.com", 1, [])])
+        for o in s["items"]:
+            if o["kind"] == "Pod":
+                generate._dra_use(o, "shared", "shared")
+        both = ("n1", "gpu-1")
+        rep = dra_report(([("ns/a", "n1"), ("ns/b", "n1")],
+                          [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                           allocation("ns/shared", "ns/a", both),
+                           allocation("ns/b-gpu", "ns/b", ("fabric", "fgpu-0")),
+                           allocation("ns/shared", "ns/b", both)]))
+        v = device_violations(s, rep)
+        self.assertEqual(kinds(v), ["device-claim-rewritten"])
+        # Listed once, it passes.
+        rep["cycles"][0]["claims"].pop()
+        self.assertEqual(device_violations(s, rep), [])
+
+
+class DeviceLivenessTest(unittest.TestCase):
+    def test_a_gang_whose_claims_cannot_be_served_may_wait(self):
+        # b's claim asks for two h100: n1 has one, the fabric one more, but
+        # a's h100 leaves too few.
+        s = dra_cluster()
+        for o in s["items"]:
+            if o["kind"] == "ResourceClaim" and o["metadata"]["name"] == "b-gpu":
+                o["spec"]["devices"]["requests"][0]["exactly"].update(
+                    count=2, selectors=[{"cel": {"expression": H100}}])
+        v, ex = check.check(s, dra_report(([], [])))
+        self.assertEqual(v, [])
+        self.assertEqual(ex[check.DEVICES_NO_FIT], 1)
+
+    def test_a_gang_whose_claims_are_served_must_not_wait(self):
+        v, _ = check.check(dra_cluster(), dra_report(([], [])))
+        self.assertEqual(kinds(v), ["idle-fitting-gang"])
+        # a on n1 takes its h100 (the fabric one would do too), b goes anywhere.
+        self.assertIn("ns/a->n1", str(v[0]))
+
+    def test_a_confined_pod_fits_only_where_its_claim_is(self):
+        # b's claim already holds n1's a100: b fits n1 only, and n1 has room.
+        s = dra_cluster()
+        for o in s["items"]:
+            if o["kind"] == "ResourceClaim" and o["metadata"]["name"] == "b-gpu":
+                generate._dra_allocate(o, "n1", ["gpu-1"], "gpu", [])
+        v, _ = check.check(s, dra_report(([], [])))
+        self.assertIn("ns/b->n1", str(v[0]))
+
+
+class DeviceReadingTest(unittest.TestCase):
+    def test_selector_meanings(self):
+        dev = device_rules.Devices(dra_cluster()["items"])
+        h100, a100 = "gpu.example.com/n1/gpu-0", "gpu.example.com/n1/gpu-1"
+        big = "device.capacity['gpu.example.com'].memory.compareTo(quantity('80Gi')) >= 0"
+        low = "device.attributes['gpu.example.com'].index < 4"
+        self.assertTrue(dev.selector(H100, h100))
+        self.assertFalse(dev.selector(H100, a100))
+        self.assertTrue(dev.selector(big, h100))
+        self.assertFalse(dev.selector(big, a100))
+        self.assertTrue(dev.selector(low, a100))
+        self.assertIsNone(dev.selector("device.attributes['x'].y == 1", h100))
+        self.assertTrue(dev.reaches("gpu.example.com/fabric/fgpu-0", "n1"))
+        self.assertFalse(dev.reaches("gpu.example.com/fabric/fgpu-0", "n2"))
+        self.assertFalse(dev.reaches(h100, "n2"))
+
+    def test_node_selector_terms(self):
+        n = node("n1", labels={"zone": "a"})
+        m = device_rules.node_selector_matches
+        self.assertTrue(m({"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}, n))
+        self.assertFalse(m({"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "zone", "operator": "NotIn", "values": ["a"]}]}]}, n))
+        self.assertTrue(m({"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]},
+            {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}]}, n))
+        self.assertFalse(m({"nodeSelectorTerms": [{}]}, n))
+
+
+class GeneratedDevicesTest(unittest.TestCase):
+    def test_three_seeds_in_ten_have_devices_judged_by_meaning(self):
+        seeds = claims = shared = held = confined = fabric = running = 0
+        for seed in range(300):
+            s = generate.generate(seed)
+            dev = device_rules.Devices(s["items"])
+            if not dev.on:
+                continue
+            seeds += 1
+            claims += len(dev.claims)
+            fabric += any(not o["spec"].get("nodeName") for o in dev.slices)
+            users = collections.Counter(c for cs in dev.pod_claims_of.values() for c in cs)
+            shared += sum(1 for n in users.values() if n > 1)
+            held += len(dev.initial)
+            # Every selector has a stated meaning; no device is held twice
+            # in the snapshot, and each is on the node of its claim's pods.
+            for exprs in list(dev.classes.values()) + [
+                    r[2] for c in dev.claims for r in dev.requests(c).values()]:
+                for e in exprs:
+                    self.assertIn(e, generate.DEVICE_SELECTORS)
+            taken = [d for res in dev.initial.values() for _, d in res]
+            self.assertEqual(len(taken), len(set(taken)), seed)
+            pods = {check.key(o): o for o in s["items"] if o["kind"] == "Pod"}
+            for k, cks in dev.pod_claims_of.items():
+                n = pods[k]["spec"].get("nodeName")
+                for ck in cks:
+                    if ck in dev.initial:
+                        confined += not n
+                        if n:
+                            running += 1
+                            self.assertTrue(all(dev.reaches(d, n) for _, d in dev.initial[ck]))
+                            self.assertTrue(all(dev.serves(ck, r, d) for r, d in dev.initial[ck]))
+        self.assertTrue(60 <= seeds <= 120, seeds)
+        self.assertGreater(claims, 300)
+        self.assertGreater(shared, 10)
+        self.assertGreater(held, 20)
+        self.assertGreater(fabric, 10)
+        self.assertGreater(confined, 3)
+        self.assertGreater(running, 10)
+
+    def test_dra_seeds_keep_the_rest_of_the_seed(self):
+        for seed in range(60):
+            a = generate.generate(seed, dra=False)["items"]
+            b = generate.generate(seed)["items"]
+            b = [o for o in b if not o.get("apiVersion", "").startswith("resource.k8s.io/")]
+            for o in b:
+                if o["kind"] == "Pod":
+                    o["spec"].pop("resourceClaims", None)
+            self.assertEqual(a, b, seed)
 
 
 if __name__ == "__main__":

@@ -357,8 +357,11 @@ def _owed_gangs(model, rules=None):
         if need <= 0 or len(pending) < need or not rules.eligible(q, pending):
             continue
         cheapest, minimum = _minimums(model, pending, need)
+        # Resource claims (DRA): devices are not what reclaim gives back
+        # (victims' claims stay allocated in the replay). Not judged.
         if any(has_interpod(model.pods[k]) or model.pods[k]["spec"].get("preemptionPolicy") ==
                "Never" or any(r.startswith("hostport/") for r in model.req[k])
+               or model.pods[k]["spec"].get("resourceClaims")
                for k in set(cheapest) | set(minimum)):
             continue
         amount = _gang_amount(model, g, minimum, pending, rules.res)
@@ -396,7 +399,8 @@ def check_reclaim_liveness(model, where, replayed, deleted, final, excuses, plug
         m > 0 pods of its minMember with m pending; its m largest pending
         pods ("the minimum": _minimums) and its m cheapest carry no
         inter-pod constraint (undecided, as UNDECIDED_INTERPOD), no host
-        port (reclaim never frees a port) and no preemptionPolicy Never;
+        port (reclaim never frees a port), no preemptionPolicy Never and
+        no resource claim (devices are not what reclaim frees);
       - under capacity, Q states spec.deserved and every pending pod of G
         asks for a resource it names (capacity reclaims for a task only
         while its queue, with it, stays within deserved in some resource

@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check  # noqa: E402
 import network_rules  # noqa: E402
+import device_rules  # noqa: E402
 import generate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -62,6 +63,21 @@ def network_counts(snapshot):
     return out
 
 
+def dra_counts(snapshot):
+    """What a seed holds of DRA: a Counter of `seeds` (1 when it has
+    ResourceSlices, DeviceClasses or claims), `claims`, those allocated in
+    the snapshot (`preallocated`) and claims two pods share (`shared`)."""
+    out = collections.Counter()
+    dev = device_rules.Devices(snapshot["items"])
+    if dev.on:
+        out["seeds"] += 1
+        out["claims"] += len(dev.claims)
+        out["preallocated"] += len(dev.initial)
+        users = collections.Counter(ck for cks in dev.pod_claims_of.values() for ck in cks)
+        out["shared"] += sum(1 for n in users.values() if n > 1)
+    return out
+
+
 def run_seed(job):
     seed, chosen, binary, cycles, determinism = job
     snapshot = generate.generate(seed)
@@ -80,7 +96,8 @@ def run_seed(job):
         saved = os.path.join(_outdir(), "shoal-properties-seed-%d.json" % seed)
         with open(saved, "w") as f:
             f.write(text)
-    return seed, text.count('"kind":'), results, saved, network_counts(snapshot)
+    return (seed, text.count('"kind":'), results, saved, network_counts(snapshot),
+            dra_counts(snapshot))
 
 
 def main(argv=None):
@@ -118,15 +135,19 @@ def main(argv=None):
     excuses = collections.Counter()
     by_policy = collections.defaultdict(collections.Counter)   # reclaim-liveness counts
     network = collections.Counter()          # network seeds and constrained gangs
+    dra = collections.Counter()              # DRA seeds and their claims
+    allocated = 0                            # claims the runs allocated
     failing_runs = 0
     detailed = 0
     jobs = [(s, chosen, binary, a.cycles, a.determinism) for s in seeds]
     pool = multiprocessing.Pool(a.jobs) if a.jobs > 1 else None
     it = pool.imap(run_seed, jobs) if pool else map(run_seed, jobs)
     log = open(a.log, "w") if a.log else None
-    for done, (seed, items, results, saved, net) in enumerate(it, 1):
+    for done, (seed, items, results, saved, net, drac) in enumerate(it, 1):
         network.update(net)
+        dra.update(drac)
         for name, violations, ex in results:
+            allocated += ex.pop(check.CLAIMS_ALLOCATED, 0)
             excuses.update(ex)
             by_policy[name].update({k: n for k, n in ex.items()
                                     if k.startswith(check.RECLAIM_LIVENESS + ":")})
@@ -197,6 +218,13 @@ def main(argv=None):
                                           network["soft"]))
     for label in sorted(k for k in excuses if k.startswith("network: ")):
         print("  %5d  %s" % (excuses[label], label[len("network: "):]))
+    # How often the device properties had something to judge.
+    print("DRA: %d seeds with devices (%d claims, %d allocated in the snapshot, %d shared); "
+          "%d claims allocated over all runs" % (dra["seeds"], dra["claims"], dra["preallocated"],
+                                                 dra["shared"], allocated))
+    for label in sorted(k for k in excuses if k.startswith("DRA: ")
+                        and k not in dict(check.ACCEPTED_RULES)):
+        print("  %5d  %s" % (excuses[label], label[len("DRA: "):]))
     # How often the liveness property had something to judge, and why a
     # gang owed room at the start did not need it at the end.
     owed = sorted(k for k in excuses if k.startswith(check.RECLAIM_LIVENESS + ":"))

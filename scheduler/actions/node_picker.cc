@@ -175,7 +175,10 @@ const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task,
   while (!heap.empty()) {
     const Candidate top = heap.front();
     const api::NodeInfo& node = s_.node(top.node);
-    if (node.generation() == top.generation) return &heap.front();
+    // Devices (DRA) can be taken without the node changing: by a claim a
+    // pod shares with one placed elsewhere, or on a network-attached pool.
+    if (node.generation() == top.generation && s_.DevicesFit(task, node))
+      return &heap.front();
     // The node changed since it was scored: re-check and re-score it.
     std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
     heap.pop_back();

@@ -192,8 +192,13 @@ struct ClaimWrite {
   DeviceAllocation allocation;
   bool newly_allocated = false;
   ClaimConsumer consumer;
-  // status.reservedFor as written: those there already, then `consumer`.
+  // status.reservedFor as written: those there already, then `consumer`
+  // (and other pods of this cycle that share the claim).
   std::vector<ClaimConsumer> reserved_for;
+  // The claim is written this cycle for another pod first (the first of
+  // those that share it): this write waits for that one's allocation to
+  // be there, then sets reservedFor to `reserved_for`.
+  bool follows = false;
   std::string Key() const { return ns + "/" + name; }
 };
 

@@ -53,7 +53,11 @@ void DeviceObjects::Assume(const std::vector<api::ClaimWrite>& writes) {
   for (const api::ClaimWrite& w : writes) {
     Assumed& a = assumed_[w.Key()];
     if (w.newly_allocated) a.allocation = w.allocation;
-    a.consumers.push_back(w.consumer);
+    for (const api::ClaimConsumer& c : w.reserved_for) {
+      if (std::find(a.consumers.begin(), a.consumers.end(), c) ==
+          a.consumers.end())
+        a.consumers.push_back(c);
+    }
   }
   if (!writes.empty()) Changed();
 }
@@ -63,7 +67,8 @@ void DeviceObjects::Forget(const std::vector<api::ClaimWrite>& writes) {
     auto a = assumed_.find(w.Key());
     if (a == assumed_.end()) continue;
     auto& cs = a->second.consumers;
-    cs.erase(std::remove(cs.begin(), cs.end(), w.consumer), cs.end());
+    for (const api::ClaimConsumer& c : w.reserved_for)
+      cs.erase(std::remove(cs.begin(), cs.end(), c), cs.end());
     if (w.newly_allocated) a->second.allocation.reset();
     if (cs.empty() && !a->second.allocation.has_value()) assumed_.erase(a);
   }

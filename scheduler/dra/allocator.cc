@@ -79,23 +79,40 @@ struct Allocator::Slot {
   }
 };
 
-bool Allocator::Candidates(Slot& slot, const api::NodeInfo& node,
-                           std::string* why) {
+Allocator::Allocator(Inventory& inventory, const std::vector<uint8_t>& taken)
+    : inv_(inventory), taken_(taken) {}
+
+Allocator::~Allocator() = default;
+
+const Allocator::Resolved& Allocator::Resolve(const api::DeviceChoice& c) {
+  auto [it, fresh] = resolved_.try_emplace(&c);
+  if (fresh) {
+    auto cls = inv_.world().classes.find(c.device_class);
+    if (cls != inv_.world().classes.end()) {
+      it->second.cls = &cls->second;
+      for (const std::string& s : cls->second.selectors)
+        it->second.selectors.push_back(&inv_.SelectorFor(s));
+      for (const std::string& s : c.selectors)
+        it->second.selectors.push_back(&inv_.SelectorFor(s));
+    }
+  }
+  return it->second;
+}
+
+bool Allocator::Candidates(Slot& slot, std::string* why) {
   const api::DeviceChoice& c = slot.request->choices[slot.choice];
   slot.candidates.clear();
   slot.chosen.clear();
-  auto cls = inv_.world().classes.find(c.device_class);
-  if (cls == inv_.world().classes.end()) {
-    *why = absl::StrCat("device class ", c.device_class, " does not exist");
+  const Resolved& resolved = Resolve(c);
+  if (resolved.cls == nullptr) {
+    if (!quiet_)
+      *why = absl::StrCat("device class ", c.device_class, " does not exist");
     return false;
   }
-  std::vector<const Selector*> selectors;
-  for (const std::string& s : cls->second.selectors)
-    selectors.push_back(&inv_.SelectorFor(s));
-  for (const std::string& s : c.selectors)
-    selectors.push_back(&inv_.SelectorFor(s));
+  const std::vector<const Selector*>& selectors = resolved.selectors;
+  const size_t class_selectors = resolved.cls->selectors.size();
   int of_class = 0, matching = 0, taken = 0, unusable = 0;
-  for (const Reach& reach : inv_.Reachable(node.index())) {
+  for (const Reach& reach : inv_.Reachable(node_->index())) {
     const DeviceId d = reach.id;
     bool ok = true;
     for (size_t i = 0; i < selectors.size() && ok; ++i) {
@@ -105,12 +122,13 @@ bool Allocator::Candidates(Slot& slot, const api::NodeInfo& node,
                             "` for device ", inv_.devices()[d].Key(), ": ",
                             m.status().message());
         failure_ = *why;
+        cel_error_ = true;
         return false;
       }
       ok = *m;
-      if (ok && i + 1 == cls->second.selectors.size()) ++of_class;
+      if (ok && i + 1 == class_selectors) ++of_class;
     }
-    if (cls->second.selectors.empty()) ++of_class;
+    if (class_selectors == 0) ++of_class;
     if (!ok) continue;
     if (!reach.usable) {
       ++unusable;
@@ -125,6 +143,7 @@ bool Allocator::Candidates(Slot& slot, const api::NodeInfo& node,
   }
   if ((c.mode == api::AllocationMode::kAll ? matching : c.count) >
       kMaxDevicesPerClaim) {
+    if (quiet_) return false;
     *why = absl::StrCat(
         "request ", slot.ResultName(), " asks for ",
         c.mode == api::AllocationMode::kAll ? matching : c.count,
@@ -133,18 +152,21 @@ bool Allocator::Candidates(Slot& slot, const api::NodeInfo& node,
   }
   if (c.mode == api::AllocationMode::kAll) {
     if (unusable > 0) {
+      if (quiet_) return false;
       *why = absl::StrCat("request ", slot.ResultName(),
                           " asks for all devices of class ", c.device_class,
                           ", but a pool of them is being updated");
       return false;
     }
     if (matching == 0) {
+      if (quiet_) return false;
       *why = of_class == 0 ? absl::StrCat("no device of class ", c.device_class)
                            : absl::StrCat("no device of class ", c.device_class,
                                           " matches ", Quoted(c.selectors));
       return false;
     }
     if (taken > 0) {
+      if (quiet_) return false;
       *why = absl::StrCat("request ", slot.ResultName(), " asks for all ",
                           matching, " matching devices of class ",
                           c.device_class, ", ", taken, " of them allocated");
@@ -153,6 +175,7 @@ bool Allocator::Candidates(Slot& slot, const api::NodeInfo& node,
     return true;
   }
   if (static_cast<int64_t>(slot.candidates.size()) >= c.count) return true;
+  if (quiet_) return false;
   if (of_class == 0) {
     *why = absl::StrCat("no device of class ", c.device_class);
   } else if (matching == 0) {
@@ -175,7 +198,8 @@ bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
     const api::DeviceAttribute* mine =
         AttributeOf(*inv_.devices()[d].device, k.match_attribute);
     if (mine == nullptr) return false;
-    for (const Slot& other : *slots_) {
+    for (size_t s = 0; s < slot_count_; ++s) {
+      const Slot& other = slots_[s];
       if (other.claim != slot.claim || other.chosen.empty() ||
           !other.Covers(k)) {
         continue;
@@ -190,31 +214,48 @@ bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
   return true;
 }
 
+void Allocator::ClearPicked() {
+  for (DeviceId d : touched_) picked_[d] = 0;
+  touched_.clear();
+}
+
 bool Allocator::Allocate(const std::vector<const api::ResourceClaim*>& claims,
                          const api::NodeInfo& node,
                          std::vector<api::DeviceAllocation>* out,
                          std::string* why) {
-  std::string ignored;
-  if (why == nullptr) why = &ignored;
-  picked_.assign(inv_.devices().size(), 0);
+  quiet_ = why == nullptr;
+  ClearPicked();
+  if (picked_.size() != inv_.devices().size()) {
+    picked_.assign(inv_.devices().size(), 0);
+  }
   steps_ = 0;
   node_ = &node;
   failure_.clear();
-  std::vector<Slot> slots;
-  slots_ = &slots;
+  slot_count_ = 0;
   for (const api::ResourceClaim* c : claims) {
     for (const api::DeviceRequest& r : c->requests) {
-      slots.push_back(Slot{c, &r});
+      if (slot_count_ == slots_.size()) slots_.emplace_back();
+      Slot& s = slots_[slot_count_++];
+      s.claim = c;
+      s.request = &r;
+      s.choice = 0;
+      s.candidates.clear();
+      s.chosen.clear();
     }
   }
-  if (!Search(slots, 0, 0)) {
-    *why = failure_.empty() ? "cannot allocate all claims" : failure_;
+  const bool found = Search(0);
+  ClearPicked();
+  if (!found) {
+    if (!quiet_)
+      *why = failure_.empty() ? "cannot allocate all claims" : failure_;
     return false;
   }
+  if (out == nullptr) return true;
   out->clear();
   for (const api::ResourceClaim* c : claims) {
     api::DeviceAllocation a;
-    for (const Slot& s : slots) {
+    for (size_t i = 0; i < slot_count_; ++i) {
+      const Slot& s = slots_[i];
       if (s.claim != c) continue;
       for (DeviceId d : s.chosen) {
         const DeviceEntry& e = inv_.devices()[d];
@@ -233,24 +274,25 @@ bool Allocator::Allocate(const std::vector<const api::ResourceClaim*>& claims,
   return true;
 }
 
-bool Allocator::Search(std::vector<Slot>& slots, size_t at, int) {
-  if (at == slots.size()) return true;
-  Slot& slot = slots[at];
+bool Allocator::Search(size_t at) {
+  if (at == slot_count_) return true;
+  Slot& slot = slots_[at];
   for (slot.choice = 0; slot.choice < slot.request->choices.size();
        ++slot.choice) {
     std::string why;
     over_limit_ = false;
-    if (!Candidates(slot, *node_, &why)) {
-      if (!failure_.empty() && failure_ == why) return false;  // CEL error
+    cel_error_ = false;
+    if (!Candidates(slot, &why)) {
+      if (cel_error_) return false;
       // The last alternative's reason stands for the request.
-      if (slot.choice + 1 == slot.request->choices.size()) {
+      if (!quiet_ && slot.choice + 1 == slot.request->choices.size()) {
         if (failure_.empty())
           failure_ = absl::StrCat("claim ", slot.claim->name, ", request ",
                                   slot.request->name, ": ", why);
       }
       continue;
     }
-    if (Pick(slots, at, 0)) return true;
+    if (Pick(at, 0)) return true;
     if (steps_ > kMaxSearchSteps) {
       failure_ = absl::StrCat("claim ", slot.claim->name,
                               ": too many combinations of devices to try");
@@ -262,16 +304,16 @@ bool Allocator::Search(std::vector<Slot>& slots, size_t at, int) {
 
 // Chooses the slot's devices one at a time from candidates[from...],
 // then moves on to the next slot; undoes its picks when that fails.
-bool Allocator::Pick(std::vector<Slot>& slots, size_t at, size_t from) {
-  Slot& slot = slots[at];
+bool Allocator::Pick(size_t at, size_t from) {
+  Slot& slot = slots_[at];
   const api::DeviceChoice& c = slot.request->choices[slot.choice];
   const size_t want = c.mode == api::AllocationMode::kAll
                           ? slot.candidates.size()
                           : static_cast<size_t>(c.count);
   if (slot.chosen.size() == want) {
     size_t held = 0;
-    for (const Slot& s : slots)
-      held += s.claim == slot.claim ? s.chosen.size() : 0;
+    for (size_t i = 0; i < slot_count_; ++i)
+      held += slots_[i].claim == slot.claim ? slots_[i].chosen.size() : 0;
     if (held > static_cast<size_t>(kMaxDevicesPerClaim)) {
       over_limit_ = true;
       failure_ = absl::StrCat("claim ", slot.claim->name, ": ", held,
@@ -279,11 +321,8 @@ bool Allocator::Pick(std::vector<Slot>& slots, size_t at, size_t from) {
                               kMaxDevicesPerClaim);
       return false;
     }
-    std::vector<DeviceId> mine = slot.chosen;
-    if (Search(slots, at + 1, 0)) return true;
-    // Search of later slots recomputed their candidates; ours stand.
-    slot.chosen = std::move(mine);
-    return false;
+    // Later slots' search leaves this slot's choice as it is.
+    return Search(at + 1);
   }
   for (size_t i = from; i < slot.candidates.size(); ++i) {
     if (++steps_ > kMaxSearchSteps) return false;
@@ -295,8 +334,9 @@ bool Allocator::Pick(std::vector<Slot>& slots, size_t at, size_t from) {
       continue;
     }
     picked_[d] = 1;
+    touched_.push_back(d);
     slot.chosen.push_back(d);
-    if (Pick(slots, at, i + 1)) return true;
+    if (Pick(at, i + 1)) return true;
     slot.chosen.pop_back();
     picked_[d] = 0;
     // Which devices were chosen cannot bring the count under the limit:

@@ -66,25 +66,41 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       devices_.push_back(e);
     }
   }
+  // The slices a node may reach, in the order of `firsts`: those local
+  // to it (by name, not tried against every node), then the
+  // network-attached ones (sorted after every node-local one).
+  absl::flat_hash_map<std::string, std::vector<size_t>> local;
+  std::vector<size_t> attached;
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    if (firsts[i].first->node_name.empty()) {
+      attached.push_back(i);
+    } else {
+      local[firsts[i].first->node_name].push_back(i);
+    }
+  }
   // What a node can use of a pool is the newest generation among the
   // slices it reaches (a pool moving between nodes is complete on each
   // side as its slices say), usable when that generation is complete and
   // valid, as kube-scheduler's allocator gathers pools per node.
   reachable_.resize(nodes.size());
+  std::vector<size_t> reached;
   for (const api::NodeInfo& n : nodes) {
+    reached.clear();
+    if (auto it = local.find(n.name()); it != local.end()) reached = it->second;
+    for (size_t i : attached) {
+      if (SliceReaches(*firsts[i].first, n)) reached.push_back(i);
+    }
     std::map<std::pair<std::string, std::string>, int64_t> newest;
-    for (const auto& [s, first] : firsts) {
-      if (!SliceReaches(*s, n)) continue;
+    for (size_t i : reached) {
+      const api::ResourceSlice* s = firsts[i].first;
       auto [it, fresh] =
           newest.try_emplace({s->driver, s->pool}, s->generation);
       if (!fresh && s->generation > it->second) it->second = s->generation;
     }
     std::vector<Reach>& mine = reachable_[n.index()];
-    for (const auto& [s, first] : firsts) {
-      if (!SliceReaches(*s, n) ||
-          newest[{s->driver, s->pool}] != s->generation) {
-        continue;
-      }
+    for (size_t i : reached) {
+      const auto& [s, first] = firsts[i];
+      if (newest[{s->driver, s->pool}] != s->generation) continue;
       const PoolState& p = generations[{s->driver, s->pool, s->generation}];
       const bool whole = p.slices_seen >= p.slice_count && !p.invalid;
       for (DeviceId d = first;
@@ -110,6 +126,8 @@ const Selector& Inventory::SelectorFor(const std::string& expression) {
   if (it != selectors_.end()) return *it->second;
   auto s = std::make_unique<Selector>();
   s->source = expression;
+  s->id = verdicts_.size();
+  verdicts_.emplace_back();
   // DRA's selectors see one variable; any other name is refused up
   // front, as Kubernetes' type checker does.
   cel::CompileOptions options;
@@ -123,11 +141,11 @@ const Selector& Inventory::SelectorFor(const std::string& expression) {
   return *selectors_.emplace(expression, std::move(s)).first->second;
 }
 
-absl::StatusOr<bool> Inventory::Matches(const Selector& s, DeviceId device) {
+absl::StatusOr<bool> Inventory::Evaluate(const Selector& s, DeviceId device) {
   if (!s.program.has_value()) {
     return absl::InvalidArgumentError(s.error);
   }
-  std::vector<uint8_t>& memo = verdicts_[&s];
+  std::vector<uint8_t>& memo = verdicts_[s.id];
   if (memo.empty()) memo.assign(devices_.size(), 0);
   uint8_t& v = memo[device];
   if (v == 0) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct Selector {
   std::string source;
   std::optional<cel::Program> program;
   std::string error;  // compile error, with the expression
+  // Its row in the inventory's memo of verdicts.
+  size_t id = 0;
 };
 
 // A device a node can reach, and whether it may be allocated: its pool's
@@ -70,9 +73,19 @@ class Inventory {
   const Selector& SelectorFor(const std::string& expression);
   // Whether `device` satisfies the selector: true/false, or an error (a
   // CEL runtime error, "no such key", naming the expression). Memoized.
-  absl::StatusOr<bool> Matches(const Selector& s, DeviceId device);
+  absl::StatusOr<bool> Matches(const Selector& s, DeviceId device) {
+    // A verdict known already (only a compiled selector has any).
+    if (s.id < verdicts_.size() && !verdicts_[s.id].empty()) {
+      const uint8_t v = verdicts_[s.id][device];
+      if (v == 1 || v == 2) return v == 2;
+    }
+    return Evaluate(s, device);
+  }
 
  private:
+  // Matches when the verdict is not known yet (or is an error).
+  absl::StatusOr<bool> Evaluate(const Selector& s, DeviceId device);
+
   std::shared_ptr<const api::DeviceWorld> world_;
   std::vector<DeviceEntry> devices_;
   absl::flat_hash_map<std::string, std::vector<DeviceId>> same_;
@@ -80,8 +93,9 @@ class Inventory {
   std::vector<Reach> unreachable_;
   std::vector<DeviceId> none_;
   absl::flat_hash_map<std::string, std::unique_ptr<Selector>> selectors_;
-  // Per selector (by address), per device: 0 unknown, 1 no, 2 yes, 3 error.
-  absl::flat_hash_map<const Selector*, std::vector<uint8_t>> verdicts_;
+  // Per selector (by Selector::id), per device: 0 unknown, 1 no, 2 yes,
+  // 3 error.
+  std::vector<std::vector<uint8_t>> verdicts_;
   absl::flat_hash_map<const Selector*,
                       absl::flat_hash_map<DeviceId, std::string>>
       errors_;

@@ -84,7 +84,9 @@ std::vector<std::string> ConfigOf(const api::DeviceWorld& world,
 
 Ledger::Ledger(std::shared_ptr<const api::DeviceWorld> world,
                const std::vector<api::NodeInfo>& nodes)
-    : inv_(std::move(world), nodes), taken_(inv_.devices().size(), 0) {
+    : inv_(std::move(world), nodes),
+      taken_(inv_.devices().size(), 0),
+      allocator_(inv_, taken_) {
   for (const auto& [key, c] : inv_.world().claims) {
     if (!c.allocation.has_value()) continue;
     for (const api::DeviceResult& r : c.allocation->results) {
@@ -251,10 +253,22 @@ const api::DeviceAllocation* Ledger::AllocationOf(
   return it == tentative_.end() ? nullptr : &it->second.allocation;
 }
 
+const std::vector<const api::ResourceClaim*>& Ledger::LastClaimsOf(
+    const api::PodInfo& pod) const {
+  if (!last_known_ || pod.ns != last_ns_ ||
+      pod.resource_claims != last_pod_claims_) {
+    last_claims_ = ClaimsOf(pod);
+    last_ns_ = pod.ns;
+    last_pod_claims_ = pod.resource_claims;
+    last_known_ = true;
+  }
+  return last_claims_;
+}
+
 bool Ledger::Split(const api::PodInfo& pod, const api::NodeInfo& n,
                    std::vector<const api::ResourceClaim*>* to_allocate,
                    std::string* why) const {
-  for (const api::ResourceClaim* c : ClaimsOf(pod)) {
+  for (const api::ResourceClaim* c : LastClaimsOf(pod)) {
     if (c == nullptr) {
       *why = "a resource claim is missing";
       return false;
@@ -278,12 +292,14 @@ bool Ledger::Split(const api::PodInfo& pod, const api::NodeInfo& n,
 bool Ledger::Fits(const api::PodInfo& pod, const api::NodeInfo& n,
                   std::string* why) {
   std::string ignored;
-  if (why == nullptr) why = &ignored;
-  std::vector<const api::ResourceClaim*> to_allocate;
-  if (!Split(pod, n, &to_allocate, why)) return false;
-  if (to_allocate.empty()) return true;
-  std::vector<api::DeviceAllocation> out;
-  return Allocator(inv_, taken_, &scratch_).Allocate(to_allocate, n, &out, why);
+  to_allocate_.clear();
+  if (!Split(pod, n, &to_allocate_, why != nullptr ? why : &ignored)) {
+    return false;
+  }
+  if (to_allocate_.empty()) return true;
+  // Whether, not which: the allocations are not written out, nor (when
+  // `why` is null) the reasons.
+  return allocator_.Allocate(to_allocate_, n, nullptr, why);
 }
 
 void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
@@ -291,8 +307,8 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
   std::string why;
   if (Split(pod, n, &to_allocate, &why)) {
     std::vector<api::DeviceAllocation> out;
-    if (to_allocate.empty() || Allocator(inv_, taken_, &scratch_)
-                                   .Allocate(to_allocate, n, &out, &why)) {
+    if (to_allocate.empty() ||
+        allocator_.Allocate(to_allocate, n, &out, nullptr)) {
       for (size_t i = 0; i < to_allocate.size(); ++i) {
         Tentative& t = tentative_[to_allocate[i]];
         t.allocation = std::move(out[i]);
@@ -307,17 +323,23 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
       }
     }
   }
-  // Every claim of the pod made this session counts the pod once.
+  // Every claim of the pod made this session counts the pod once, and
+  // every claim it uses lists it among this session's consumers.
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
     auto it = tentative_.find(c);
     if (it != tentative_.end()) ++it->second.users;
+    consumers_[c].push_back({"pods", pod.name, pod.uid});
   }
 }
 
 void Ledger::Unplace(const api::PodInfo& pod) {
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
+    std::vector<api::ClaimConsumer>& users = consumers_[c];
+    auto mine = std::find(users.begin(), users.end(),
+                          api::ClaimConsumer{"pods", pod.name, pod.uid});
+    if (mine != users.end()) users.erase(mine);
     auto it = tentative_.find(c);
     if (it == tentative_.end() || --it->second.users > 0) continue;
     for (DeviceId d : it->second.devices) taken_[d] = 0;
@@ -368,13 +390,37 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
     w.resource_version = c->resource_version;
     w.api_version = c->api_version;
     w.allocation = *a;
-    w.newly_allocated = !c->allocation.has_value();
     w.consumer = {"pods", pod.name, pod.uid};
-    w.reserved_for = c->reserved_for;
-    if (std::find(w.reserved_for.begin(), w.reserved_for.end(), w.consumer) ==
-        w.reserved_for.end()) {
-      w.reserved_for.push_back(w.consumer);
+    auto written = written_.find(c);
+    if (written != written_.end()) {
+      // A claim several pods of this session share: the first pod's
+      // write allocates it with every one of them in reservedFor; each
+      // other pod's follows it (two writes guarded by the resourceVersion
+      // the snapshot saw would have the second refused), and binds only
+      // once the allocation is there.
+      w.follows = true;
+      if (std::find(written->second.begin(), written->second.end(),
+                    w.consumer) == written->second.end()) {
+        written->second.push_back(w.consumer);  // another job's pod
+      }
+      w.reserved_for = written->second;
+      out.push_back(std::move(w));
+      continue;
     }
+    w.newly_allocated = !c->allocation.has_value();
+    w.reserved_for = c->reserved_for;
+    auto users = consumers_.find(c);
+    std::vector<api::ClaimConsumer> all = {w.consumer};
+    if (users != consumers_.end()) {
+      all.insert(all.end(), users->second.begin(), users->second.end());
+    }
+    for (const api::ClaimConsumer& u : all) {
+      if (std::find(w.reserved_for.begin(), w.reserved_for.end(), u) ==
+          w.reserved_for.end()) {
+        w.reserved_for.push_back(u);
+      }
+    }
+    written_[c] = w.reserved_for;
     out.push_back(std::move(w));
   }
   return out;

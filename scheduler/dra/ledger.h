@@ -25,6 +25,9 @@ class Ledger {
  public:
   Ledger(std::shared_ptr<const api::DeviceWorld> world,
          const std::vector<api::NodeInfo>& nodes);
+  // Its allocator refers to its inventory and devices taken.
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
 
   // Why the pod's claims keep it from being placed on any node (a claim
   // missing, not made from its template yet, being deleted, using a field
@@ -52,7 +55,9 @@ class Ledger {
   // `shared`: claims (by key) that more than one pod names.
   std::string Signature(const api::PodInfo& pod,
                         const absl::flat_hash_set<std::string>& shared) const;
-  // What binding the placed pod writes to its claims first.
+  // What binding the placed pod writes to its claims first. Called once
+  // per committed pod, in commit order: a claim several pods share is
+  // written by the first with all of them (see ledger.cc).
   std::vector<api::ClaimWrite> WritesFor(const api::PodInfo& pod) const;
 
   // Devices held right now (in the snapshot or by this session's
@@ -71,6 +76,11 @@ class Ledger {
       const api::PodInfo& pod) const;
   // The claim's allocation, in the snapshot or made this session.
   const api::DeviceAllocation* AllocationOf(const api::ResourceClaim& c) const;
+  // ClaimsOf, remembered for the last pod asked about (by what the answer
+  // depends on: its namespace and claims), as Fits is asked of one pod on
+  // node after node.
+  const std::vector<const api::ResourceClaim*>& LastClaimsOf(
+      const api::PodInfo& pod) const;
   // Splits the pod's claims into those to allocate on `n` and checks the
   // allocated ones may be used from `n`.
   bool Split(const api::PodInfo& pod, const api::NodeInfo& n,
@@ -90,9 +100,25 @@ class Ledger {
   std::vector<uint8_t> taken_;
   // By the claim in world().claims (one entry per claim key).
   absl::flat_hash_map<const api::ResourceClaim*, Tentative> tentative_;
-  AllocatorScratch scratch_;
+  // The pods placed this session that use each claim, in placement order.
+  absl::flat_hash_map<const api::ResourceClaim*,
+                      std::vector<api::ClaimConsumer>>
+      consumers_;
+  // The reservedFor each claim's write this session carried (WritesFor).
+  mutable absl::flat_hash_map<const api::ResourceClaim*,
+                              std::vector<api::ClaimConsumer>>
+      written_;
+  // Kept between calls, with the room of its vectors.
+  Allocator allocator_;
+  // Fits' claims to allocate, kept to spare an allocation per call.
+  std::vector<const api::ResourceClaim*> to_allocate_;
   // "ns/name" of the claim being looked up, kept to spare an allocation.
   mutable std::string claim_key_;
+  // LastClaimsOf's pod and answer.
+  mutable bool last_known_ = false;
+  mutable std::string last_ns_;
+  mutable std::vector<api::PodClaim> last_pod_claims_;
+  mutable std::vector<const api::ResourceClaim*> last_claims_;
 };
 
 }  // namespace shoal::dra

@@ -173,6 +173,11 @@ class Session {
             topology_->Refusal(t, n, scope) == nullptr) &&
            Call<Fit>(t, n, available, nullptr);
   }
+  // Whether the task's claims can have their devices on the node now
+  // (DRA); true for a task without claims.
+  bool DevicesFit(const api::TaskInfo& t, const api::NodeInfo& n) const {
+    return t.pod->resource_claims.empty() || devices_->Fits(*t.pod, n);
+  }
   // Like Fits, naming every reason it fails in kube-scheduler's words
   // ("Insufficient cpu", "Too many pods", "node(s) didn't have free ports
   // for the requested pod ports", "node(s) exceed max volume count",

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "scheduler/kube/api_binder.h"
 
 namespace shoal::kube {
@@ -25,6 +26,13 @@ void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
     absl::Status s;
     for (const api::ClaimWrite& w : claims) {
       s = ApiBinder(client).WriteClaim(w);
+      // A claim shared with another pod of this cycle: its first write
+      // may still be on its way (binds go out concurrently).
+      for (int retry = 0; w.follows && absl::IsAborted(s) && retry < 20;
+           ++retry) {
+        absl::SleepFor(absl::Milliseconds(25));
+        s = ApiBinder(client).WriteClaim(w);
+      }
       if (!s.ok()) break;
     }
     if (s.ok()) s = ApiBinder(client).Bind(*pod, node);

@@ -197,14 +197,26 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
 
 std::string ClaimStatusPatch(const api::ClaimWrite& w) {
   json ops = json::array();
+  json reserved = json::array();
+  for (const api::ClaimConsumer& c : w.reserved_for)
+    reserved.push_back(ConsumerJson(c));
+  if (w.follows) {
+    // The first pod's write made the allocation (the resourceVersion the
+    // snapshot saw is stale by then): this one holds only if that
+    // allocation is there, and writes the same reservedFor or more.
+    ops.push_back(
+        {{"op", "test"},
+         {"path", "/status/allocation/devices/results"},
+         {"value", AllocationJson(w.allocation)["devices"]["results"]}});
+    ops.push_back(
+        {{"op", "add"}, {"path", "/status/reservedFor"}, {"value", reserved}});
+    return ops.dump();
+  }
   if (!w.resource_version.empty()) {
     ops.push_back({{"op", "test"},
                    {"path", "/metadata/resourceVersion"},
                    {"value", w.resource_version}});
   }
-  json reserved = json::array();
-  for (const api::ClaimConsumer& c : w.reserved_for)
-    reserved.push_back(ConsumerJson(c));
   if (w.newly_allocated) {
     ops.push_back({{"op", "add"},
                    {"path", "/status"},

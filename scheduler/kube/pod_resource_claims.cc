@@ -42,10 +42,11 @@ absl::StatusOr<std::vector<api::PodClaim>> DecodePodResourceClaims(
     pc.template_name = templ;
     if (!templ.empty() && made != nullptr && made->is_array()) {
       for (const json& m : *made) {
-        if (m.is_object() && m.value("name", "") == name &&
-            m.contains("resourceClaimName") &&
-            m["resourceClaimName"].is_string()) {
-          pc.claim = m["resourceClaimName"].get<std::string>();
+        const json* made_for = Reader::Get(m, "name");
+        const json* made_claim = Reader::Get(m, "resourceClaimName");
+        if (made_for != nullptr && *made_for == name && made_claim != nullptr &&
+            made_claim->is_string()) {
+          pc.claim = made_claim->get<std::string>();
         }
       }
     }

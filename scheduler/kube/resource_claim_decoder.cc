@@ -180,17 +180,24 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
   out.name = NameOf(obj);
   Reader r(absl::StrCat("resourceclaim ", out.Key()));
   const json& meta = Metadata(obj);
-  out.uid = meta.value("uid", "");
-  out.resource_version = meta.value("resourceVersion", "");
+  SHOAL_ASSIGN_OR_RETURN(uid, r.String(meta, "uid", "metadata.uid"));
+  out.uid = uid;
+  SHOAL_ASSIGN_OR_RETURN(
+      version, r.String(meta, "resourceVersion", "metadata.resourceVersion"));
+  out.resource_version = version;
   if (obj.contains("apiVersion") && obj["apiVersion"].is_string())
     out.api_version = obj["apiVersion"].get<std::string>();
   out.deleting = Reader::Get(meta, "deletionTimestamp") != nullptr;
   if (const json* owners = Reader::Get(meta, "ownerReferences")) {
     if (owners->is_array()) {
       for (const json& o : *owners) {
-        if (o.is_object() && o.value("controller", false) &&
-            o.value("kind", "") == "Pod") {
-          out.owner_uid = o.value("uid", "");
+        const json* controller = Reader::Get(o, "controller");
+        const json* kind = Reader::Get(o, "kind");
+        const json* uid = Reader::Get(o, "uid");
+        if (controller != nullptr && controller->is_boolean() &&
+            controller->get<bool>() && kind != nullptr && *kind == "Pod" &&
+            uid != nullptr && uid->is_string()) {
+          out.owner_uid = uid->get<std::string>();
         }
       }
     }
@@ -257,10 +264,14 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
     if (!reserved->is_array()) {
       return r.Error("status.reservedFor", "must be a list");
     }
-    for (const json& c : *reserved) {
-      if (!c.is_object()) continue;
-      out.reserved_for.push_back(
-          {c.value("resource", ""), c.value("name", ""), c.value("uid", "")});
+    for (size_t i = 0; i < reserved->size(); ++i) {
+      const json& c = (*reserved)[i];
+      const std::string at = absl::StrCat("status.reservedFor[", i, "]");
+      SHOAL_ASSIGN_OR_RETURN(resource,
+                             r.String(c, "resource", at + ".resource"));
+      SHOAL_ASSIGN_OR_RETURN(name, r.String(c, "name", at + ".name"));
+      SHOAL_ASSIGN_OR_RETURN(uid, r.String(c, "uid", at + ".uid"));
+      out.reserved_for.push_back({resource, name, uid});
     }
   }
   r.TakeWarnings(warnings);

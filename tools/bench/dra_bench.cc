@@ -5,9 +5,10 @@
 // gangs of 8, each pod with its own claim of one device of the class,
 // half of them also asking for an a100 by a request selector
 // (BM_DraCycle: everything fits). BM_DraCycleFull is the same cluster
-// with 7,000 of its devices already allocated to the claims of running
-// pods: at most 125 gangs find room, the others are discarded and give
-// their devices back (the failure path, with its explanations).
+// with 6,996 of its devices already allocated to the claims of running
+// pods, leaving 1,004 a100s: 125 gangs fit, each of the other 125 places
+// 4 pods, is discarded and gives their devices back (the failure path,
+// with its explanations).
 //
 //   bazel run -c opt //tools/bench:dra_bench -- --benchmark_repetitions=5
 #include <cstdlib>
@@ -35,9 +36,10 @@ constexpr int kNodes = 1000;
 constexpr int kDevicesPerNode = 8;
 constexpr int kGangs = 250;
 constexpr int kPodsPerGang = 8;
-// In BM_DraCycleFull, nodes below this keep devices 0, 1 (a100) and 4, 5
-// (h100) free; every other device is held.
-constexpr int kNodesWithRoom = 250;
+// In BM_DraCycleFull, nodes below this keep their a100s free (1,004
+// devices: room for 125 gangs and half of a 126th); every other device
+// is held.
+constexpr int kNodesWithRoom = 251;
 
 api::Resource R(std::vector<std::pair<std::string, std::string>> list) {
   return *api::Resource::FromList(list, "dra_bench");
@@ -112,9 +114,9 @@ std::shared_ptr<api::PodInfo> Pod(const std::string& ns,
   return pod;
 }
 
-// The cluster; with `full`, 7,000 devices are held by the claims of
-// running pods (one per node, of 8 devices, or of 4 on the nodes with
-// room).
+// The cluster; with `full`, 6,996 devices are held by the claims of
+// running pods (one per node, of 8 devices, or of its 4 h100s on the
+// nodes with room).
 void BuildDraCluster(bool full, cache::Cache& cache) {
   AddPlainNodes(kNodes, cache);
   api::QueueInfo queue;
@@ -132,7 +134,7 @@ void BuildDraCluster(bool full, cache::Cache& cache) {
       api::DeviceAllocation a;
       a.node = NodeName(n);
       for (int d = 0; d < kDevicesPerNode; ++d) {
-        if (n < kNodesWithRoom && d % 4 < 2) continue;
+        if (n < kNodesWithRoom && IsA100(d)) continue;
         a.results.push_back(
             {"gpu", kDriver, NodeName(n), absl::StrCat("gpu-", d)});
       }
@@ -201,7 +203,7 @@ void CheckOutcome(const framework::CycleOutcome& out, bool full) {
     const int d = std::stoi(r.device.substr(4));
     if (full) {
       const int n = std::stoi(node.substr(5));
-      Check(n < kNodesWithRoom && d % 4 < 2,
+      Check(n < kNodesWithRoom && IsA100(d),
             pod.Key() + " got a device a running pod holds");
     }
     const int p = std::stoi(pod.name.substr(pod.name.rfind('-') + 1));
@@ -214,9 +216,8 @@ void CheckOutcome(const framework::CycleOutcome& out, bool full) {
     Check(pods == kPodsPerGang, job + " bound partly");
   }
   if (full) {
-    // 500 free a100s, 4 per gang.
-    Check(!out.binds.empty() && out.binds.size() <= 1000,
-          absl::StrCat(out.binds.size(), " binds on the full cluster"));
+    Check(out.binds.size() == 125 * kPodsPerGang,
+          absl::StrCat(out.binds.size(), " binds, not 1000"));
   } else {
     Check(out.binds.size() == kGangs * kPodsPerGang,
           absl::StrCat(out.binds.size(), " binds, not 2000"));
