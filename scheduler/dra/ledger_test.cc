@@ -168,6 +168,30 @@ TEST(Ledger, ASharedClaimIsAllocatedOnceByTheFirstPodAndFreedByTheLast) {
   EXPECT_EQ(l.TakenCount(), 0);
 }
 
+TEST(Ledger, ASharedClaimIsWrittenOnceWithEveryPodAndFollowedByTheOthers) {
+  World w;
+  w.AddNode("n1", {Gpu("gpu-0")});
+  w.AddClaim(Claim("shared"));
+  Ledger l = w.Make();
+  api::PodInfo a = Pod("a", {"shared"}), b = Pod("b", {"shared"});
+  l.Place(a, w.nodes[0]);
+  l.Place(b, w.nodes[0]);
+  auto first = l.WritesFor(a);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first[0].newly_allocated);
+  EXPECT_FALSE(first[0].follows);
+  // Both pods are reserved by the one write that allocates the claim.
+  ASSERT_EQ(first[0].reserved_for.size(), 2u);
+  EXPECT_EQ(first[0].reserved_for[0].name, "a");
+  EXPECT_EQ(first[0].reserved_for[1].name, "b");
+  auto second = l.WritesFor(b);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_FALSE(second[0].newly_allocated);
+  EXPECT_TRUE(second[0].follows);
+  EXPECT_EQ(second[0].allocation, first[0].allocation);
+  EXPECT_EQ(second[0].reserved_for.size(), 2u);
+}
+
 TEST(Ledger, SelectorsAndMatchAttributeChooseTheDevices) {
   World w;
   w.AddNode("n1", {Gpu("gpu-0", "a100", 0), Gpu("gpu-1", "h100", 0),
