@@ -38,7 +38,10 @@ void DeviceObjects::UpsertClaim(api::ResourceClaim claim) {
                std::find(claim.reserved_for.begin(), claim.reserved_for.end(),
                          c) != claim.reserved_for.end();
     }
-    if (landed || claim.uid != claims_[key].uid) assumed_.erase(a);
+    auto held = claims_.find(key);
+    const bool recreated =
+        claim.uid != (held == claims_.end() ? "" : held->second.uid);
+    if (landed || recreated) assumed_.erase(a);
   }
   claims_[key] = std::move(claim);
   Changed();

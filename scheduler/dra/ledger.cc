@@ -180,14 +180,12 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
           return absl::StrCat(who, "resourceclaim ", c.Key(), ": ",
                               *kube_words);
         }
-        for (const std::vector<std::string>* selectors :
-             {static_cast<const std::vector<std::string>*>(nullptr),
-              &ch.selectors}) {
-          std::string error = SelectorError(
-              cls->second,
-              selectors == nullptr ? std::vector<std::string>{} : *selectors,
-              c.Key());
-          if (error.empty()) continue;
+        // The class's selectors first, then the request's on the
+        // devices the class admits.
+        std::string error = SelectorError(cls->second, {}, c.Key());
+        if (error.empty() && !ch.selectors.empty())
+          error = SelectorError(cls->second, ch.selectors, c.Key());
+        if (!error.empty()) {
           *kube_words = error;
           return absl::StrCat(who, error);
         }
