@@ -55,6 +55,20 @@ absl::StatusOr<std::vector<std::string>> DeviceConfig(const Reader& r,
   return out;
 }
 
+std::string FirstUnsupported(const json& section, const std::string& path,
+                             const SchedulingFields& fields) {
+  if (!section.is_object()) return "";
+  for (const auto& [k, v] : section.items()) {
+    const FieldRule* rule = fields.Find(k);
+    if (rule == nullptr || rule->use != FieldUse::kNotImplemented) continue;
+    const bool asks = v.is_boolean()                  ? v.get<bool>()
+                      : v.is_array() || v.is_object() ? !v.empty()
+                                                      : !v.is_null();
+    if (asks) return absl::StrCat(path, ".", k);
+  }
+  return "";
+}
+
 absl::StatusOr<api::DeviceClass> DecodeDeviceClass(const json& obj,
                                                    DecodeWarnings* warnings) {
   if (auto s = RequireName(obj, "deviceclass"); !s.ok()) return s;

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/kube/reader.h"
+#include "scheduler/kube/scheduling_fields.h"
 
 namespace shoal::kube {
 
@@ -18,6 +19,13 @@ absl::StatusOr<std::vector<std::string>> DeviceSelectors(
 // A `config` list: each entry as JSON text, checked to be opaque.
 absl::StatusOr<std::vector<std::string>> DeviceConfig(
     const Reader& r, const nlohmann::json* list, const std::string& path);
+
+// The first field of `section` that `fields` marks not implemented and
+// that asks for something (a false flag or an empty list asks for
+// nothing), as "<path>.<name>"; "" when there is none.
+std::string FirstUnsupported(const nlohmann::json& section,
+                             const std::string& path,
+                             const SchedulingFields& fields);
 
 }  // namespace shoal::kube
 

@@ -36,22 +36,6 @@ const SchedulingFields kDevicesFields = {
         {"config", FieldUse::kHonoured},
     }};
 
-// Not-implemented fields that ask for something: adminAccess: false and
-// an empty list ask for nothing.
-std::string FirstUnsupported(const json& section, const std::string& path,
-                             const SchedulingFields& fields) {
-  if (!section.is_object()) return "";
-  for (const auto& [k, v] : section.items()) {
-    const FieldRule* rule = fields.Find(k);
-    if (rule == nullptr || rule->use != FieldUse::kNotImplemented) continue;
-    const bool asks = v.is_boolean()                  ? v.get<bool>()
-                      : v.is_array() || v.is_object() ? !v.empty()
-                                                      : !v.is_null();
-    if (asks) return absl::StrCat(path, ".", k);
-  }
-  return "";
-}
-
 absl::StatusOr<api::DeviceChoice> Choice(const Reader& r, const json& c,
                                          const std::string& path,
                                          std::string* unsupported) {

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/quantity.h"
+#include "scheduler/kube/device_fields.h"
 #include "scheduler/kube/fields.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/reader.h"
@@ -43,13 +44,6 @@ const SchedulingFields kDeviceFields = {
         {"bindingFailureConditions", FieldUse::kNotImplemented},
         {"allowMultipleAllocations", FieldUse::kNotImplemented},
     }};
-
-// A false/empty value of a not-implemented field asks for nothing.
-bool Asks(const json& v) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_array() || v.is_object()) return !v.empty();
-  return !v.is_null();
-}
 
 std::string Qualified(const std::string& driver, const std::string& name) {
   return absl::StrContains(name, "/") ? name : absl::StrCat(driver, "/", name);
@@ -98,13 +92,8 @@ absl::StatusOr<api::Device> DecodeDevice(const Reader& r, const json& d,
   // something (a false allowMultipleAllocations asks for nothing) keep
   // the slice's devices out of reach.
   r.CheckFields(*body, path, kDeviceFields);
-  for (const auto& [k, v] : body->items()) {
-    const FieldRule* rule = kDeviceFields.Find(k);
-    if (rule != nullptr && rule->use == FieldUse::kNotImplemented && Asks(v) &&
-        unsupported->empty()) {
-      *unsupported = absl::StrCat(path, ".", k);
-    }
-  }
+  if (unsupported->empty())
+    *unsupported = FirstUnsupported(*body, path, kDeviceFields);
   if (const json* attrs = Reader::Get(*body, "attributes")) {
     if (!attrs->is_object())
       return r.Error(path + ".attributes", "must be a map");
@@ -179,13 +168,7 @@ absl::StatusOr<api::ResourceSlice> DecodeResourceSlice(
     out.node_selector = std::move(parsed);
   }
   r.CheckFields(spec, "spec", kSliceFields);
-  for (const auto& [k, v] : spec.items()) {
-    const FieldRule* rule = kSliceFields.Find(k);
-    if (rule != nullptr && rule->use == FieldUse::kNotImplemented && Asks(v) &&
-        out.unsupported_field.empty()) {
-      out.unsupported_field = absl::StrCat("spec.", k);
-    }
-  }
+  out.unsupported_field = FirstUnsupported(spec, "spec", kSliceFields);
   if (const json* devices = Reader::Get(spec, "devices")) {
     if (!devices->is_array()) return r.Error("spec.devices", "must be a list");
     for (size_t i = 0; i < devices->size(); ++i) {
