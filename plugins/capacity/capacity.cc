@@ -80,10 +80,10 @@ class CapacitySession : public framework::PluginSession {
         [this](const api::QueueInfo& q, const api::TaskInfo& t) {
           const QueueLimits& l = limits_[q.index];
           if (l.best_effort) return false;
-          api::Resource after = ledger_[q.index].allocated + t.request();
-          for (size_t id = 0; id < t.request().size(); ++id) {
+          api::Resource after = ledger_[q.index].allocated + t.counted();
+          for (size_t id = 0; id < t.counted().size(); ++id) {
             auto rid = static_cast<api::ResourceId>(id);
-            if (rid == api::kPods || t.request().Get(rid) <= 0 ||
+            if (rid == api::kPods || t.counted().Get(rid) <= 0 ||
                 !Named(l.deserved, rid) || l.deserved.Get(rid) <= 0) {
               continue;
             }
@@ -101,8 +101,8 @@ class CapacitySession : public framework::PluginSession {
           api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
             const QueueLimits& l = limits_[at.index];
             const api::Resource& limit = borrows ? l.real_capability : l.fence;
-            fits = fits && (ledger_[at.index].allocated + t.request())
-                               .LessEqualWhere(limit, t.request());
+            fits = fits && (ledger_[at.index].allocated + t.counted())
+                               .LessEqualWhere(limit, t.counted());
           });
           return fits;
         });
@@ -163,8 +163,8 @@ class CapacitySession : public framework::PluginSession {
             const api::TaskInfo& task = c.tasks[t];
             int32_t q = c.jobs[task.job].queue_index;
             if (q == api::kNone || !c.queues[q].reclaimable) continue;
-            const api::Resource& held = task.request();
-            if (!Intersects(held, reclaimer.request())) continue;
+            const api::Resource& held = task.counted();
+            if (!Intersects(held, reclaimer.counted())) continue;
             if (!seen[q]) {
               left[q] = ledger_[q].allocated;
               seen[q] = true;
@@ -246,7 +246,7 @@ class CapacitySession : public framework::PluginSession {
   void Account(const Session& s, const api::TaskInfo& t, int sign) {
     int32_t q = s.cluster().jobs[t.job].queue_index;
     if (q == api::kNone) return;
-    ledger_.Move(q, t.request(), sign);
+    ledger_.Move(q, t.counted(), sign);
     api::ForEachOnPathToRoot(s.cluster(), q, [&](const api::QueueInfo& at) {
       UpdateShare(at.index);
     });

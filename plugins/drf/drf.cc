@@ -39,12 +39,12 @@ class DrfSession : public framework::PluginSession {
       const Session& s, const api::TaskInfo& preemptor,
       const std::vector<api::TaskIndex>& candidates) const {
     double mine =
-        (allocated_[preemptor.job] + preemptor.request()).DominantShare(total_);
+        (allocated_[preemptor.job] + preemptor.counted()).DominantShare(total_);
     std::vector<api::TaskIndex> victims;
     for (api::TaskIndex t : candidates) {
       const api::TaskInfo& v = s.cluster().tasks[t];
       if (v.job == preemptor.job) continue;  // shares are between jobs
-      double theirs = (allocated_[v.job] - v.request()).DominantShare(total_);
+      double theirs = (allocated_[v.job] - v.counted()).DominantShare(total_);
       if (mine < theirs + kShareEpsilon) victims.push_back(t);
     }
     return framework::Victims(std::move(victims));
@@ -52,9 +52,9 @@ class DrfSession : public framework::PluginSession {
 
   void Account(const api::TaskInfo& t, int sign) {
     if (sign > 0) {
-      allocated_[t.job] += t.request();
+      allocated_[t.job] += t.counted();
     } else {
-      allocated_[t.job] -= t.request();
+      allocated_[t.job] -= t.counted();
     }
     share_[t.job] = allocated_[t.job].DominantShare(total_);
   }

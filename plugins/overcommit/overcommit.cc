@@ -24,6 +24,13 @@ class OvercommitSession : public framework::PluginSession {
       if (n.spec().ready) used += n.used();
     }
     room_ = c.total_allocatable.Scaled(factor_) - used;
+    // Devices are not stretched by a factor, and what a claim takes is
+    // known only once the allocator picks (a firstAvailable alternative,
+    // an allocated claim's devices): admission leaves them to it, and to
+    // the queues' quotas.
+    for (api::ResourceId id : c.device_resources) {
+      room_.Set(id, api::kUnlimited);
+    }
     for (const api::JobInfo& job : c.jobs) {
       if (job.phase != api::PodGroupPhase::kInqueue) continue;
       room_ -= c.UnheldMinimum(job);

@@ -70,8 +70,8 @@ class ProportionSession : public framework::PluginSession {
     // still takes its share back from its siblings.
     s.Register<framework::Preemptive>(
         [this](const api::QueueInfo& q, const api::TaskInfo& t) {
-          return (ledger_[q.index].allocated + t.request())
-              .LessEqualWhere(shares_[q.index].deserved, t.request());
+          return (ledger_[q.index].allocated + t.counted())
+              .LessEqualWhere(shares_[q.index].deserved, t.counted());
         });
     // Within its deserved share (and each ancestor's); while borrowing,
     // within its capability (and each ancestor's).
@@ -82,9 +82,9 @@ class ProportionSession : public framework::PluginSession {
       api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
         const QueueShare& qs = shares_[at.index];
         fits = fits &&
-               (ledger_[at.index].allocated + t.request())
+               (ledger_[at.index].allocated + t.counted())
                    .LessEqualWhere(borrows ? qs.real_capability : qs.deserved,
-                                   t.request());
+                                   t.counted());
       });
       return fits;
     });
@@ -105,7 +105,7 @@ class ProportionSession : public framework::PluginSession {
               seen[q] = true;
             }
             if (left[q].AllLessEqual(shares_[q].deserved)) continue;
-            left[q] -= task.request();
+            left[q] -= task.counted();
             victims.push_back(t);
           }
           return framework::Victims(std::move(victims));
@@ -200,7 +200,7 @@ class ProportionSession : public framework::PluginSession {
   void Account(const Session& s, const api::TaskInfo& t, int sign) {
     int32_t q = s.cluster().jobs[t.job].queue_index;
     if (q == api::kNone) return;
-    ledger_.Move(q, t.request(), sign);
+    ledger_.Move(q, t.counted(), sign);
     api::ForEachOnPathToRoot(s.cluster(), q, [&](const api::QueueInfo& at) {
       UpdateShare(at.index);
     });

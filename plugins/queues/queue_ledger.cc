@@ -28,10 +28,10 @@ QueueLedger::QueueLedger(const api::ClusterInfo& c)
     api::Resource held, wants;
     for (api::TaskIndex t : job.tasks) {
       const api::TaskInfo& task = c.tasks[t];
-      if (api::HoldsShare(task.status)) held += task.request();
+      if (api::HoldsShare(task.status)) held += task.counted();
       if (api::HoldsShare(task.status) ||
           task.status == api::TaskStatus::kPending) {
-        wants += task.request();
+        wants += task.counted();
       }
     }
     // A PodGroup whose pods are not all created yet still wants its

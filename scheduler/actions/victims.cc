@@ -145,7 +145,7 @@ class GuaranteeFloor {
   bool Allows(const api::TaskInfo& victim) const {
     const api::ClusterInfo& c = s_.cluster();
     const int32_t q = c.jobs[victim.job].queue_index;
-    const api::Resource& request = victim.request();
+    const api::Resource& request = victim.counted();
     for (int32_t at = q; at != api::kNone; at = c.queues[at].parent_index) {
       const api::Resource& guarantee = c.queues[at].guarantee;
       if (guarantee.IsZero() || api::InSubtree(c, taker_queue_, at)) continue;
@@ -166,7 +166,7 @@ class GuaranteeFloor {
     const api::ClusterInfo& c = s_.cluster();
     for (int32_t at = c.jobs[victim.job].queue_index; at != api::kNone;
          at = c.queues[at].parent_index) {
-      taken_[at] += victim.request();
+      taken_[at] += victim.counted();
     }
   }
 

@@ -37,8 +37,11 @@ struct ClusterInfo {
   absl::flat_hash_map<std::string, NodeIndex> node_by_name;
   // When the snapshot was taken (the simulated clock in the simulator).
   absl::Time now = absl::UnixEpoch();
-  // Sum of allocatable over Ready nodes: what shares are shares of.
+  // Sum of allocatable over Ready nodes: what shares are shares of. When
+  // a session opens it gains the devices of each class claims name
+  // (dra/device_quota.h), under the names in `device_resources`.
   Resource total_allocatable;
+  std::vector<ResourceId> device_resources;
   absl::flat_hash_map<std::string, int32_t> queue_by_name;
   // The network's domains, built from HyperNodes when the nodes or the
   // HyperNodes change (null when there are none); a policy naming label

@@ -65,6 +65,10 @@ struct DeviceClass {
   std::vector<std::string> selectors;  // CEL expressions, all must hold
   // spec.config, as JSON text per entry: copied into allocations.
   std::vector<std::string> config;
+  // spec.extendedResourceName: the extended resource ("nvidia.com/gpu")
+  // the class's devices also serve. Queues count the class's devices
+  // under this name too, so one quota holds GPUs counted either way.
+  std::string extended_resource_name;
   std::string unsupported_field;
 };
 

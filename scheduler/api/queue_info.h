@@ -26,6 +26,19 @@ struct QueueInfo {
   Resource guarantee;  // never shrunk below this
   // spec.deserved, when given; resources it does not name are kUnlimited.
   std::optional<Resource> deserved;
+  // When the Queue was decoded, "unlimited" was spelled out for the
+  // resource names known then; a name first seen later (the first GPU
+  // node listed after the Queue, a device class counted when a session
+  // opens) is one it cannot have named, so it is unlimited too, not 0.
+  void UnlimitNamesSeenSince() {
+    for (std::optional<Resource>* limit : {&capability, &deserved}) {
+      if (!limit->has_value()) continue;
+      for (auto id = static_cast<ResourceId>((*limit)->size());
+           id < ResourceNameCount(); ++id) {
+        (*limit)->Set(id, kUnlimited);
+      }
+    }
+  }
   bool reclaimable = true;
   bool open = true;  // status.state/spec.state Open; Closed admits nothing
   // True for the implicit `default` queue when no Queue object exists

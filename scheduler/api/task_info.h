@@ -143,7 +143,15 @@ struct TaskInfo {
   // Its sub-group in its job (JobInfo::sub_groups), or kNone.
   int32_t sub_group = kNone;
 
+  // What it counts against its queue and in fair shares: its request
+  // plus the devices its claims take, by class (dra/device_quota.h);
+  // null when it claims none (then its request alone).
+  std::shared_ptr<const Resource> with_devices;
+
   const Resource& request() const { return pod->request; }
+  const Resource& counted() const {
+    return with_devices != nullptr ? *with_devices : pod->request;
+  }
   const PlacementConstraints& placement() const { return *pod->placement; }
   // Asks for nothing but a pod slot (BestEffort QoS).
   bool best_effort() const;

@@ -13,20 +13,9 @@
 namespace shoal::cache {
 namespace {
 
-// A Queue's capability and deserved leave every resource they do not name
-// unlimited. When the Queue was decoded that was spelled out for the
-// resource names known then; a name first seen later (the first GPU node
-// listed after the Queue) is one it cannot have named, so it is unlimited
-// too, not 0.
 api::QueueInfo WithNamesSeenSince(const api::QueueInfo& queue) {
   api::QueueInfo q = queue;
-  for (std::optional<api::Resource>* limit : {&q.capability, &q.deserved}) {
-    if (!limit->has_value()) continue;
-    for (auto id = static_cast<api::ResourceId>((*limit)->size());
-         id < api::ResourceNameCount(); ++id) {
-      (*limit)->Set(id, api::kUnlimited);
-    }
-  }
+  q.UnlimitNamesSeenSince();
   return q;
 }
 

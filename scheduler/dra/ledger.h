@@ -64,6 +64,9 @@ class Ledger {
   // placements), for tests and the properties' oracle.
   int TakenCount() const;
   const Inventory& inventory() const { return inv_; }
+  // For counting devices by class (device_quota.h), which fills the
+  // selectors' memo the allocation reads afterwards.
+  Inventory& mutable_inventory() { return inv_; }
 
  private:
   struct Tentative {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/api/queue_tree.h"
+#include "scheduler/dra/device_quota.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
@@ -27,6 +28,12 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
     }
   }
   ClassifyClaims();
+  // Devices count in queues and shares as resources of their class; done
+  // before anything sums what queues hold.
+  dra::CountDevices(devices_->mutable_inventory(), cluster_.nodes,
+                    dra::QuotaNames(cluster_.queues), cluster_.tasks,
+                    cluster_.total_allocatable, cluster_.device_resources);
+  for (api::QueueInfo& q : cluster_.queues) q.UnlimitNamesSeenSince();
   queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {
     if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
@@ -415,9 +422,9 @@ void Session::HoldInQueues(const api::TaskInfo& t, int sign) {
   for (int32_t at = q; at != api::kNone;
        at = cluster_.queues[at].parent_index) {
     if (sign > 0) {
-      queue_held_[at] += t.request();
+      queue_held_[at] += t.counted();
     } else {
-      queue_held_[at] -= t.request();
+      queue_held_[at] -= t.counted();
     }
   }
 }

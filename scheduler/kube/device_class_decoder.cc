@@ -1,6 +1,7 @@
 // DeviceClasses (resource.k8s.io): the CEL selectors a device must pass
 // to be of the class, and configuration copied into allocations.
 #include "absl/strings/str_cat.h"
+#include "scheduler/api/resource_name.h"
 #include "scheduler/kube/device_fields.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/reader.h"
@@ -13,8 +14,11 @@ const SchedulingFields kDeviceClassFields = {
     {
         {"selectors", FieldUse::kHonoured},
         {"config", FieldUse::kHonoured},
-        // A class that also serves an extended resource (alpha, 1.34).
-        {"extendedResourceName", FieldUse::kNotImplemented},
+        // The extended resource the class's devices also serve (alpha,
+        // 1.34): queues count the class's devices under that name too.
+        // Shoal does not turn a container's request for it into a claim:
+        // such pods go only to nodes that publish it (README, "Devices").
+        {"extendedResourceName", FieldUse::kHonoured},
     }};
 
 }  // namespace
@@ -83,6 +87,16 @@ absl::StatusOr<api::DeviceClass> DecodeDeviceClass(const json& obj,
   SHOAL_ASSIGN_OR_RETURN(
       config, DeviceConfig(r, Reader::Get(*spec, "config"), "spec.config"));
   out.config = std::move(config);
+  SHOAL_ASSIGN_OR_RETURN(extended, r.String(*spec, "extendedResourceName",
+                                            "spec.extendedResourceName", ""));
+  if (!extended.empty() && (extended.find('/') == std::string::npos ||
+                            !api::IsNodeResourceName(extended))) {
+    return r.Error("spec.extendedResourceName",
+                   absl::StrCat("must be an extended resource name such as "
+                                "example.com/gpu, got \"",
+                                extended, "\""));
+  }
+  out.extended_resource_name = extended;
   out.unsupported_field = r.CheckFields(*spec, "spec", kDeviceClassFields);
   r.TakeWarnings(warnings);
   return out;

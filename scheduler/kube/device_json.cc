@@ -131,6 +131,9 @@ json DeviceClassJson(const api::DeviceClass& c) {
     for (const std::string& e : c.config) config.push_back(Parsed(e));
     spec["config"] = config;
   }
+  if (!c.extended_resource_name.empty()) {
+    spec["extendedResourceName"] = c.extended_resource_name;
+  }
   return {{"apiVersion", "resource.k8s.io/v1"},
           {"kind", "DeviceClass"},
           {"metadata", {{"name", c.name}}},

@@ -31,17 +31,42 @@ const SchedulingFields kQueueFields = {
         {"type", FieldUse::kNoEffect},
     }};
 
+// Volcano's quota of a consumable capacity of a class's devices,
+// "<dim>.deviceclass/<class>" (cores of shared GPUs): Shoal counts whole
+// devices ("deviceclass/<class>") only, so it says it does not bound by
+// these rather than leave them unenforced without a word.
+bool IsDeviceCapacityName(absl::string_view name) {
+  const size_t at = name.find(".deviceclass/");
+  return at != absl::string_view::npos && at > 0 && name.find('/') == at + 12;
+}
+
+void WarnDeviceCapacity(const Reader& r, const json* list,
+                        absl::string_view path) {
+  if (list == nullptr || !list->is_object()) return;
+  for (const auto& item : list->items()) {
+    if (!IsDeviceCapacityName(item.key())) continue;
+    r.Warn(absl::StrCat(path, "[\"", item.key(),
+                        "\"]: quotas of a device capacity are not implemented "
+                        "(Shoal counts whole devices, deviceclass/<class>); "
+                        "the queue is not bounded by it"));
+  }
+}
+
 // A queue's capability or deserved: it bounds only the resources it names;
 // every other resource is kUnlimited.
 absl::StatusOr<api::Resource> Limit(const Reader& r, const json& list,
                                     absl::string_view path) {
+  WarnDeviceCapacity(r, &list, path);
   SHOAL_ASSIGN_OR_RETURN(named, r.WorkloadResources(&list, path));
   api::Resource limit;
   for (int id = 0; id < api::ResourceNameCount(); ++id) {
     limit.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
   }
   for (const auto& item : list.items()) {
-    if (!api::IsNodeResourceName(item.key())) continue;  // warned about
+    if (!api::IsNodeResourceName(item.key()) ||
+        IsDeviceCapacityName(item.key())) {
+      continue;  // warned about
+    }
     api::ResourceId id = *api::InternResourceName(item.key());
     limit.Set(id, named.Get(id));
   }
@@ -76,6 +101,8 @@ absl::StatusOr<api::QueueInfo> DecodeQueue(const json& obj,
     q.deserved = std::move(limit);
   }
   if (const json* guarantee = Reader::Get(spec, "guarantee")) {
+    WarnDeviceCapacity(r, Reader::Get(*guarantee, "resource"),
+                       "spec.guarantee.resource");
     SHOAL_ASSIGN_OR_RETURN(
         res, r.WorkloadResources(Reader::Get(*guarantee, "resource"),
                                  "spec.guarantee.resource"));

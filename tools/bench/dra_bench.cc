@@ -8,7 +8,9 @@
 // with 6,996 of its devices already allocated to the claims of running
 // pods, leaving 1,004 a100s: 125 gangs fit, each of the other 125 places
 // 4 pods, is discarded and gives their devices back (the failure path,
-// with its explanations).
+// with its explanations). BM_DraCycleQuota is BM_DraCycle with the queue's
+// capability naming the class (deviceclass/gpu.example.com: 2000, exactly
+// what the pods claim), so devices are counted against it.
 //
 //   bazel run -c opt //tools/bench:dra_bench -- --benchmark_repetitions=5
 #include <cstdlib>
@@ -23,6 +25,7 @@
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
+#include "scheduler/api/resource_name.h"
 #include "scheduler/framework/cycle.h"
 #include "tools/bench/peak_rss.h"
 #include "tools/bench/synthetic_cluster.h"
@@ -117,10 +120,19 @@ std::shared_ptr<api::PodInfo> Pod(const std::string& ns,
 // The cluster; with `full`, 6,996 devices are held by the claims of
 // running pods (one per node, of 8 devices, or of its 4 h100s on the
 // nodes with room).
-void BuildDraCluster(bool full, cache::Cache& cache) {
+void BuildDraCluster(bool full, bool quota, cache::Cache& cache) {
   AddPlainNodes(kNodes, cache);
   api::QueueInfo queue;
   queue.name = "default";
+  if (quota) {
+    api::Resource cap;
+    for (int id = 0; id < api::ResourceNameCount(); ++id) {
+      cap.Set(static_cast<api::ResourceId>(id), api::kUnlimited);
+    }
+    cap.Set(*api::InternResourceName(absl::StrCat("deviceclass/", kDriver)),
+            kGangs * kPodsPerGang);
+    queue.capability = cap;
+  }
   cache.UpsertQueue(queue);
   api::DeviceClass cls;
   cls.name = kDriver;
@@ -224,9 +236,9 @@ void CheckOutcome(const framework::CycleOutcome& out, bool full) {
   }
 }
 
-void RunCycles(benchmark::State& state, bool full) {
+void RunCycles(benchmark::State& state, bool full, bool quota = false) {
   cache::Cache cache("shoal");
-  BuildDraCluster(full, cache);
+  BuildDraCluster(full, quota, cache);
   auto config =
       framework::ParseSchedulerConfig(policies::kDefaultPolicy, "default.yaml");
   auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
@@ -250,6 +262,11 @@ BENCHMARK(BM_DraCycle)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_DraCycleFull(benchmark::State& state) { RunCycles(state, true); }
 BENCHMARK(BM_DraCycleFull)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_DraCycleQuota(benchmark::State& state) {
+  RunCycles(state, false, /*quota=*/true);
+}
+BENCHMARK(BM_DraCycleQuota)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace shoal::bench
