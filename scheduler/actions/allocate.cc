@@ -259,12 +259,13 @@ class Allocate : public framework::Action {
     return Attempt::kFailed;
   }
 
-  // Whether the cursor's tasks from `first` on differ in request.
+  // Whether the cursor's tasks from `first` on differ in request or in
+  // the devices their claims take.
   static bool Unequal(const Session& s, const JobCursor& cursor, size_t first) {
     const api::ClusterInfo& c = s.cluster();
     for (size_t i = first + 1; i < cursor.tasks.size(); ++i) {
-      if (c.tasks[cursor.tasks[i]].request() !=
-          c.tasks[cursor.tasks[first]].request()) {
+      if (c.tasks[cursor.tasks[i]].counted() !=
+          c.tasks[cursor.tasks[first]].counted()) {
         return true;
       }
     }
@@ -277,10 +278,13 @@ class Allocate : public framework::Action {
   static void PackingOrder(const Session& s, const api::JobInfo& job,
                            JobCursor& cursor, size_t first) {
     const api::ClusterInfo& c = s.cluster();
-    // Size: the dominant share of the cluster the pod asks for, then, among
-    // equals (eight pods of one GPU each), the sum of its shares.
+    // Size: the dominant share of the cluster the pod asks for, devices
+    // of its claims included (a pod that also holds a claim it shares
+    // goes before its gang's others, and pins them where its devices are),
+    // then, among equals (eight pods of one GPU each), the sum of its
+    // shares.
     auto size = [&c](api::TaskIndex t) {
-      const api::Resource& r = c.tasks[t].request();
+      const api::Resource& r = c.tasks[t].counted();
       double sum = 0;
       for (size_t id = 0; id < r.size(); ++id) {
         auto rid = static_cast<api::ResourceId>(id);
@@ -302,6 +306,35 @@ class Allocate : public framework::Action {
     std::stable_sort(
         begin, begin + need,
         [&](api::TaskIndex a, api::TaskIndex b) { return size(a) > size(b); });
+    KeepSharersTogether(c, cursor, first);
+  }
+
+  // Moves the pods that share a claim with an earlier one right after it:
+  // the first places the claim's devices, and the others, pinned to that
+  // node, go there before other pods of the gang take its room.
+  static void KeepSharersTogether(const api::ClusterInfo& c, JobCursor& cursor,
+                                  size_t first) {
+    auto shares = [&c](api::TaskIndex a, api::TaskIndex b) {
+      const api::PodInfo& x = *c.tasks[a].pod;
+      const api::PodInfo& y = *c.tasks[b].pod;
+      if (x.ns != y.ns) return false;
+      for (const api::PodClaim& p : x.resource_claims) {
+        for (const api::PodClaim& q : y.resource_claims) {
+          if (!p.claim.empty() && p.claim == q.claim) return true;
+        }
+      }
+      return false;
+    };
+    std::vector<api::TaskIndex>& t = cursor.tasks;
+    for (size_t i = first; i < t.size(); ++i) {
+      if (c.tasks[t[i]].pod->resource_claims.empty()) continue;
+      size_t next = i + 1;
+      for (size_t j = i + 1; j < t.size(); ++j) {
+        if (!shares(t[i], t[j])) continue;
+        std::rotate(t.begin() + next, t.begin() + j, t.begin() + j + 1);
+        ++next;
+      }
+    }
   }
 
   // Whether the job's placed tasks plus those the cursor has not tried yet
