@@ -170,9 +170,9 @@ def gpu_cluster(objects, devices):
     return nodes
 
 
-def gang_with_claims(objects, devices, name, size, selectors=()):
+def gang_with_claims(objects, devices, name, size, selectors=(), queue=None):
     """A PodGroup of `size` pods NAME-i, each with its own claim NAME-i-gpu."""
-    objects.pod_group(name, size)
+    objects.pod_group(name, size, queue=queue)
     for i in range(size):
         claim = devices.claim(f"{name}-{i}-gpu", selectors)
         objects.pod(f"{name}-{i}", group=name,
@@ -271,6 +271,31 @@ def test_gang_of_five_on_four_devices_binds_and_allocates_nothing(objects, devic
     allocated = {c["metadata"]["name"]: c["status"] for c in devices.claims()
                  if c.get("status", {}).get("allocation")}
     assert allocated == {}
+
+
+def test_a_queues_device_quota_admits_one_gang_of_two_not_two(objects, devices, kubelet,
+                                                              schedulers):
+    gpu_cluster(objects, devices)
+    gpus = objects.queue("gpus", capability={f"deviceclass/{CLASS}": "2"})
+    gang_with_claims(objects, devices, "first", 2, queue=gpus)
+    schedulers()
+    wait_for("gang `first` bound", lambda: len(objects.bound("first-")) == 2)
+    gang_with_claims(objects, devices, "second", 2, queue=gpus)
+
+    def unschedulable():
+        return [c["message"] for c in
+                objects.get_pod_group("second").get("status", {}).get("conditions", [])
+                if c["type"] == "Unschedulable" and c["status"] == "True"]
+
+    wait_for_message("second's Unschedulable condition", unschedulable,
+                     f"queue {gpus} is full (deviceclass/{CLASS} would reach 4 of 2")
+    time.sleep(CYCLES_S)
+    assert objects.bound("second-") == []
+    # Two devices of the cluster's four are still free: the quota, not the
+    # cluster, holds the second gang.
+    allocated = [c["metadata"]["name"] for c in devices.claims()
+                 if c.get("status", {}).get("allocation")]
+    assert sorted(allocated) == ["first-0-gpu", "first-1-gpu"], allocated
 
 
 def test_selector_shoal_cannot_compile_leaves_its_pod_waiting_naming_it(objects, devices,

@@ -199,7 +199,8 @@ KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-evicti
          "reclaim-deserved", "reclaim-liveness", "network-hard", "network-soft-one-domain",
          "network-sub-group-hard", "sub-group-minimum", "device-double-allocation",
          "device-claim-rewritten", "device-selector", "device-reach", "device-count", "device-unbound-claim",
-         "device-unallocated-claim", "device-partial-gang", "idle-fitting-gang"]
+         "device-unallocated-claim", "device-partial-gang", "device-queue-quota",
+         "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -882,7 +883,7 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
     # Devices (resource.k8s.io): over the whole run (device_rules.py).
     claims_held = {}
     if dev.on:
-        v, claims_held = device_rules.check_devices(model, dev, cycles)
+        v, claims_held = device_rules.check_devices(model, dev, cycles, queue_plugin)
         out += v
         excuses[CLAIMS_ALLOCATED] += sum(len(c.get("claims", [])) for c in cycles)
 

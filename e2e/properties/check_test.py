@@ -1662,6 +1662,18 @@ WHOLE = [("ns/a", "n1"), ("ns/b", "n2")]
 
 
 class DeviceRulesTest(unittest.TestCase):
+    def test_a_queue_device_quota_passed_by_the_cycles_binds(self):
+        whole = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
+                                    allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
+        capped = dra_cluster([queue("q", capability={"deviceclass/gpu.example.com": "1"})])
+        v = device_violations(capped, whole)
+        self.assertEqual([str(x) for x in v], [
+            "device-queue-quota: queue/q: after cycle 1: pods of queues q hold 2 device(s) of "
+            "deviceclass/gpu.example.com, past its capability 1 (bound this cycle: ['ns/a', "
+            "'ns/b'])"])
+        room = dra_cluster([queue("q", capability={"deviceclass/gpu.example.com": "2"})])
+        self.assertEqual(device_violations(room, whole), [])
+
     def test_whole_gang_with_fitting_devices_passes(self):
         rep = dra_report((WHOLE, [allocation("ns/a-gpu", "ns/a", ("n1", "gpu-0")),
                                   allocation("ns/b-gpu", "ns/b", ("n2", "gpu-0"))]))
@@ -1905,7 +1917,24 @@ class GeneratedDevicesTest(unittest.TestCase):
             for o in b:
                 if o["kind"] == "Pod":
                     o["spec"].pop("resourceClaims", None)
+                # A device quota is the DRA seed's too.
+                cap = o.get("spec", {}).get("capability") if o["kind"] == "Queue" else None
+                if cap is not None:
+                    for r in [r for r in cap if r.startswith("deviceclass/")]:
+                        del cap[r]
+                    if not cap:
+                        del o["spec"]["capability"]
             self.assertEqual(a, b, seed)
+
+    def test_some_dra_seeds_cap_a_claiming_queue_in_devices(self):
+        capped = 0
+        for seed in range(200):
+            for o in generate.generate(seed)["items"]:
+                if o["kind"] == "Queue" and any(
+                        r.startswith("deviceclass/")
+                        for r in (o["spec"].get("capability") or {})):
+                    capped += 1
+        self.assertGreater(capped, 5)
 
 
 if __name__ == "__main__":

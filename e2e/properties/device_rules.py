@@ -39,7 +39,12 @@ lists in `claims` the claims it allocated, each with its pod and devices):
   - device-partial-gang: a gang that had claims allocated in a cycle has
     at least minMember pods placed after it (its victims gone), unless it
     already had them before the cycle: a gang's claims are allocated with
-    its pods or not at all.
+    its pods or not at all;
+  - device-queue-quota (asked only of policies listing proportion or
+    capacity): after a cycle that binds a pod holding devices of class C
+    in a queue whose subtree a capability `deviceclass/C` bounds, the
+    devices of class C the subtree's placed pods hold (each claim once,
+    on its first placed pod of Shoal's by name) are within it.
 Liveness (idle-fitting-gang in check.py): a gang whose missing minimum
 names claims counts as fitting the idle room only when `first_fit` finds
 each pod a node with room where its claims are served too: claims already
@@ -61,7 +66,9 @@ from generate import DEVICE_SELECTORS, fits, placement_problem, quantity  # noqa
 DEVICES_NO_FIT = ("DRA: no free devices for the gang's claims on nodes with room for its "
                   "minimum (oracle)")
 KINDS = ["device-double-allocation", "device-claim-rewritten", "device-selector", "device-reach", "device-count",
-         "device-unbound-claim", "device-unallocated-claim", "device-partial-gang"]
+         "device-unbound-claim", "device-unallocated-claim", "device-partial-gang",
+         "device-queue-quota"]
+CLASS_PREFIX = "deviceclass/"
 
 
 def _v(kind, obj, detail):
@@ -248,10 +255,64 @@ class Devices:
                    for e in self.classes[req[0]] + req[2])
 
 
-def check_devices(model, dev, cycles):
+def queue_devices(model, dev, where, allocated):
+    """queue -> Counter of "deviceclass/<class>" -> devices the claims of
+    its placed pods hold (`allocated`: claim -> [(request, device key)]),
+    each claim counted once, on its first placed pod of Shoal's by name."""
+    users = collections.defaultdict(list)
+    for k in sorted(where):
+        if k in model.ours and model.queue_of.get(k) is not None:
+            for ck in dev.pod_claims(k):
+                users[ck].append(k)
+    usage = collections.defaultdict(collections.Counter)
+    for ck, results in allocated.items():
+        if not users.get(ck):
+            continue
+        q = model.queue_of[users[ck][0]]
+        reqs = dev.requests(ck)
+        for request, _ in results:
+            r = reqs.get(request.split("/")[0])
+            if r is not None:
+                usage[q][CLASS_PREFIX + r[0]] += 1
+    return usage
+
+
+def check_queue_devices(model, dev, c, binds, where, allocated):
+    """device-queue-quota after cycle `c` (see the module's docstring)."""
+    out = []
+    tree = model.tree
+    usage = queue_devices(model, dev, where, allocated)
+    bound_holding = collections.defaultdict(set)  # queue -> classes
+    for k, _ in binds:
+        q = model.queue_of.get(k)
+        for ck in dev.pod_claims(k):
+            for request, _ in allocated.get(ck, []):
+                r = dev.requests(ck).get(request.split("/")[0])
+                if q is not None and r is not None:
+                    bound_holding[q].add(CLASS_PREFIX + r[0])
+    for top in sorted(tree.spec):
+        cap = {r: v for r, v in tree.capability(top).items() if r.startswith(CLASS_PREFIX)}
+        if not cap:
+            continue
+        sub = tree.subtree(top)
+        for r, v in sorted(cap.items()):
+            if not any(r in bound_holding[q] for q in sub):
+                continue
+            total = sum(usage[q][r] for q in sub)
+            if total > v:
+                out.append(_v("device-queue-quota", "queue/" + top,
+                              "after cycle %d: pods of queues %s hold %d device(s) of %s, past "
+                              "its capability %d (bound this cycle: %s)"
+                              % (c, ", ".join(sorted(sub)), total, r, v,
+                                 sorted(k for k, _ in binds if model.queue_of.get(k) in sub))))
+    return out
+
+
+def check_devices(model, dev, cycles, queue_plugin=True):
     """The properties of the module's docstring over the report's
-    `cycles`; returns (violations, claim -> [(request, device key)] held
-    after the last cycle)."""
+    `cycles` (device-queue-quota only with `queue_plugin`: the policy
+    lists proportion or capacity); returns (violations, claim ->
+    [(request, device key)] held after the last cycle)."""
     out = []
     seen = set()
 
@@ -358,6 +419,8 @@ def check_devices(model, dev, cycles):
                     flag("device-reach", k, "cycle %d: bound to %s, which does not reach "
                          "device(s) %s of its claim %s (allocated in %s)"
                          % (c, n, ", ".join(far), ck, when[ck]))
+        if queue_plugin:
+            out += check_queue_devices(model, dev, c, binds, where, allocated)
         for e in cycle.get("evictions", []):
             if e["pod"] in where:
                 where.pop(e["pod"])

@@ -1259,7 +1259,9 @@ def _dra(drng, items, nodes):
     Now and then a claim allocated in the snapshot to free devices of one
     node, reserved for a running pod of another scheduler there, and at
     times named by a pending pod of a claiming gang too (which it then
-    confines to that node). Nothing else of the seed changes."""
+    confines to that node); in two claiming seeds in five the Queue of a
+    claiming gang caps the devices of a class (deviceclass/<class>: 1-6).
+    Nothing else of the seed changes."""
     slices, free = [], {}
     for n in nodes:
         name = n["metadata"]["name"]
@@ -1367,6 +1369,19 @@ def _dra(drng, items, nodes):
                  for x in pods if not x["spec"].get("nodeName")]
         if mates and drng.random() < 0.7:
             _dra_use(drng.choice(mates), "held", c["metadata"]["name"])
+    # A device quota: in two claiming seeds in five, the Queue of a
+    # claiming gang caps the devices of a class (deviceclass/<class>, as
+    # Volcano's capacity names them) at 1-6.
+    if claiming and drng.random() < 0.4:
+        ns, g, _ = drng.choice(claiming)
+        pg = next((o for o in items if o["kind"] == "PodGroup"
+                   and o["metadata"]["name"] == g and o["metadata"]["namespace"] == ns), None)
+        name = (pg or {}).get("spec", {}).get("queue")
+        queue = next((o for o in items if o["kind"] == "Queue"
+                      and o["metadata"]["name"] == name), None)
+        if queue is not None:
+            cap = queue["spec"].setdefault("capability", {})
+            cap["deviceclass/" + drng.choice(classes)[0]] = str(drng.randint(1, 6))
     items += out
 
 

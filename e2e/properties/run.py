@@ -66,7 +66,8 @@ def network_counts(snapshot):
 def dra_counts(snapshot):
     """What a seed holds of DRA: a Counter of `seeds` (1 when it has
     ResourceSlices, DeviceClasses or claims), `claims`, those allocated in
-    the snapshot (`preallocated`) and claims two pods share (`shared`)."""
+    the snapshot (`preallocated`), claims two pods share (`shared`) and
+    Queues with a device quota (`quotas`, deviceclass/<class>)."""
     out = collections.Counter()
     dev = device_rules.Devices(snapshot["items"])
     if dev.on:
@@ -75,6 +76,9 @@ def dra_counts(snapshot):
         out["preallocated"] += len(dev.initial)
         users = collections.Counter(ck for cks in dev.pod_claims_of.values() for ck in cks)
         out["shared"] += sum(1 for n in users.values() if n > 1)
+        out["quotas"] += sum(1 for o in snapshot["items"] if o["kind"] == "Queue" and any(
+            r.startswith(device_rules.CLASS_PREFIX)
+            for r in (o.get("spec") or {}).get("capability") or {}))
     return out
 
 
@@ -219,9 +223,10 @@ def main(argv=None):
     for label in sorted(k for k in excuses if k.startswith("network: ")):
         print("  %5d  %s" % (excuses[label], label[len("network: "):]))
     # How often the device properties had something to judge.
-    print("DRA: %d seeds with devices (%d claims, %d allocated in the snapshot, %d shared); "
-          "%d claims allocated over all runs" % (dra["seeds"], dra["claims"], dra["preallocated"],
-                                                 dra["shared"], allocated))
+    print("DRA: %d seeds with devices (%d claims, %d allocated in the snapshot, %d shared; "
+          "%d queues with a device quota); %d claims allocated over all runs"
+          % (dra["seeds"], dra["claims"], dra["preallocated"], dra["shared"], dra["quotas"],
+             allocated))
     for label in sorted(k for k in excuses if k.startswith("DRA: ")
                         and k not in dict(check.ACCEPTED_RULES)):
         print("  %5d  %s" % (excuses[label], label[len("DRA: "):]))

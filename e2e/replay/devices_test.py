@@ -174,6 +174,20 @@ class DeviceQuotaTest(unittest.TestCase):
         self.assertRegex(message(report, "default/three"),
                          r"queue gpus is full \(example.com/gpu would reach [46] of 3")
 
+    def test_pods_that_ask_only_for_devices_are_held_by_the_quota_without_admission(self):
+        # No enqueue: allocate asks the queue for each pod. Pods requesting
+        # no cpu or memory are not best-effort once their devices count.
+        policy = ("actions: allocate, backfill\ntiers:\n- plugins:\n  - name: gang\n"
+                  "- plugins:\n  - name: drf\n  - name: proportion\n")
+        objs = self.cluster() + [queue("gpus", capability={"deviceclass/" + DRIVER: "1"})]
+        objs.append(podgroup("solo", 1, queue_name="gpus"))
+        for i in range(3):
+            objs.append(claim("solo-%d-gpu" % i))
+            objs.append(with_claim(pod("solo-%d" % i, {}, group="solo"), "solo-%d-gpu" % i))
+        report, _ = replay(objs, cycles=2, policy=policy)
+        self.assertEqual(len(binds(report)), 1)
+        self.assertEqual(len(claims(report)), 1)
+
     def test_a_claim_two_pods_share_counts_once(self):
         shared = claim("shared")
         objs = self.cluster() + [queue("gpus", capability={"deviceclass/" + DRIVER: "1"}),

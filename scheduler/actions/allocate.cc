@@ -260,12 +260,15 @@ class Allocate : public framework::Action {
   }
 
   // Whether the cursor's tasks from `first` on differ in request or in
-  // the devices their claims take.
+  // the devices their claims ask for.
   static bool Unequal(const Session& s, const JobCursor& cursor, size_t first) {
+    if (first >= cursor.tasks.size()) return false;
     const api::ClusterInfo& c = s.cluster();
+    const api::TaskInfo& head = c.tasks[cursor.tasks[first]];
     for (size_t i = first + 1; i < cursor.tasks.size(); ++i) {
-      if (c.tasks[cursor.tasks[i]].counted() !=
-          c.tasks[cursor.tasks[first]].counted()) {
+      const api::TaskInfo& t = c.tasks[cursor.tasks[i]];
+      if (t.counted() != head.counted() ||
+          t.claims_class != head.claims_class) {
         return true;
       }
     }
@@ -278,11 +281,9 @@ class Allocate : public framework::Action {
   static void PackingOrder(const Session& s, const api::JobInfo& job,
                            JobCursor& cursor, size_t first) {
     const api::ClusterInfo& c = s.cluster();
-    // Size: the dominant share of the cluster the pod asks for, devices
-    // of its claims included (a pod that also holds a claim it shares
-    // goes before its gang's others, and pins them where its devices are),
-    // then, among equals (eight pods of one GPU each), the sum of its
-    // shares.
+    // Size: the dominant share of the cluster the pod asks for (devices
+    // its claims count in queues included), then, among equals (eight
+    // pods of one GPU each), the sum of its shares.
     auto size = [&c](api::TaskIndex t) {
       const api::Resource& r = c.tasks[t].counted();
       double sum = 0;

@@ -75,7 +75,9 @@ bool TaskInfo::PlacedAlike(const TaskInfo& other) const {
 }
 
 bool TaskInfo::best_effort() const {
-  const Resource& r = request();
+  // Devices a queue counts are something asked for: such a pod goes
+  // through allocate, which asks the queue, not backfill.
+  const Resource& r = counted();
   for (size_t id = 0; id < r.size(); ++id) {
     if (id != kPods && r.Get(static_cast<ResourceId>(id)) != 0) return false;
   }

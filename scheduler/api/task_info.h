@@ -153,7 +153,8 @@ struct TaskInfo {
     return with_devices != nullptr ? *with_devices : pod->request;
   }
   const PlacementConstraints& placement() const { return *pod->placement; }
-  // Asks for nothing but a pod slot (BestEffort QoS).
+  // Asks for nothing but a pod slot (BestEffort QoS), and its claims take
+  // no devices a queue counts.
   bool best_effort() const;
   // Same request, host ports, placement constraints and topology class:
   // any node that takes one takes the other, so per-node answers can be
