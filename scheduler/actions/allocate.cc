@@ -259,17 +259,33 @@ class Allocate : public framework::Action {
     return Attempt::kFailed;
   }
 
-  // Whether the cursor's tasks from `first` on differ in request or in
-  // the devices their claims ask for.
+  // Whether the cursor's tasks from `first` on differ in request (devices
+  // a queue counts included), or some of them share a claim: an order
+  // that places the sharers together may fit where the first did not.
   static bool Unequal(const Session& s, const JobCursor& cursor, size_t first) {
     if (first >= cursor.tasks.size()) return false;
     const api::ClusterInfo& c = s.cluster();
     const api::TaskInfo& head = c.tasks[cursor.tasks[first]];
     for (size_t i = first + 1; i < cursor.tasks.size(); ++i) {
-      const api::TaskInfo& t = c.tasks[cursor.tasks[i]];
-      if (t.counted() != head.counted() ||
-          t.claims_class != head.claims_class) {
-        return true;
+      if (c.tasks[cursor.tasks[i]].counted() != head.counted()) return true;
+    }
+    for (size_t i = first; i < cursor.tasks.size(); ++i) {
+      if (c.tasks[cursor.tasks[i]].pod->resource_claims.empty()) continue;
+      for (size_t j = i + 1; j < cursor.tasks.size(); ++j) {
+        if (ShareAClaim(c, cursor.tasks[i], cursor.tasks[j])) return true;
+      }
+    }
+    return false;
+  }
+
+  static bool ShareAClaim(const api::ClusterInfo& c, api::TaskIndex a,
+                          api::TaskIndex b) {
+    const api::PodInfo& x = *c.tasks[a].pod;
+    const api::PodInfo& y = *c.tasks[b].pod;
+    if (x.ns != y.ns) return false;
+    for (const api::PodClaim& p : x.resource_claims) {
+      for (const api::PodClaim& q : y.resource_claims) {
+        if (!p.claim.empty() && p.claim == q.claim) return true;
       }
     }
     return false;
@@ -315,23 +331,12 @@ class Allocate : public framework::Action {
   // node, go there before other pods of the gang take its room.
   static void KeepSharersTogether(const api::ClusterInfo& c, JobCursor& cursor,
                                   size_t first) {
-    auto shares = [&c](api::TaskIndex a, api::TaskIndex b) {
-      const api::PodInfo& x = *c.tasks[a].pod;
-      const api::PodInfo& y = *c.tasks[b].pod;
-      if (x.ns != y.ns) return false;
-      for (const api::PodClaim& p : x.resource_claims) {
-        for (const api::PodClaim& q : y.resource_claims) {
-          if (!p.claim.empty() && p.claim == q.claim) return true;
-        }
-      }
-      return false;
-    };
     std::vector<api::TaskIndex>& t = cursor.tasks;
     for (size_t i = first; i < t.size(); ++i) {
       if (c.tasks[t[i]].pod->resource_claims.empty()) continue;
       size_t next = i + 1;
       for (size_t j = i + 1; j < t.size(); ++j) {
-        if (!shares(t[i], t[j])) continue;
+        if (!ShareAClaim(c, t[i], t[j])) continue;
         std::rotate(t.begin() + next, t.begin() + j, t.begin() + j + 1);
         ++next;
       }
