@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/resource_name.h"
 
@@ -22,12 +23,13 @@ class Counter {
       : inv_(inv), nodes_(nodes), quota_names_(quota_names) {}
 
   const ClassIds& IdsOf(const std::string& name) {
-    auto [it, fresh] = ids_.try_emplace(name);
-    if (!fresh) return it->second;
-    auto add = [&](absl::string_view resource) {
+    auto found = ids_.find(name);
+    if (found != ids_.end()) return found->second;
+    ClassIds& mine = ids_[name];
+    auto add = [this, &mine](absl::string_view resource) {
       auto id = api::InternResourceName(resource);
       if (id.ok() && *id < quota_names_.size() && quota_names_[*id]) {
-        it->second.ids.push_back(*id);
+        mine.ids.push_back(*id);
       }
     };
     add(DeviceClassResource(name));
@@ -36,7 +38,7 @@ class Counter {
         !cls->second.extended_resource_name.empty()) {
       add(cls->second.extended_resource_name);
     }
-    return it->second;
+    return mine;
   }
 
   // Whether device `d` passes the class's selectors and `extra`.
@@ -205,19 +207,22 @@ void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
     }
     if (classes.empty()) continue;
     auto counted = std::make_shared<api::Resource>(task.request());
+    bool any = false;
     for (const auto& [cls, n] : classes) {
       for (api::ResourceId id : counter.IdsOf(cls).ids) {
         counted->Set(id, counted->Get(id) + n);
+        any = true;
       }
     }
-    task.with_devices = std::move(counted);
+    // Devices no quota names leave the pod as it was (not counted).
+    if (any) task.with_devices = std::move(counted);
   }
   // The devices of every class a claim names.
-  absl::flat_hash_map<std::string, bool> seen;
+  absl::flat_hash_set<std::string> seen;
   for (const auto& [claim_key, claim] : world.claims) {
     for (const api::DeviceRequest& r : claim.requests) {
       for (const api::DeviceChoice& c : r.choices) {
-        if (!seen.try_emplace(c.device_class, true).second) continue;
+        if (!seen.insert(c.device_class).second) continue;
         auto cls = world.classes.find(c.device_class);
         if (cls == world.classes.end() ||
             counter.IdsOf(c.device_class).ids.empty()) {
