@@ -145,7 +145,8 @@ struct TaskInfo {
 
   // What it counts against its queue and in fair shares: its request
   // plus the devices its claims take, by class (dra/device_quota.h);
-  // null when it claims none (then its request alone).
+  // null when they count nothing (no claims, or no queue states a quota
+  // in their devices): then its request alone.
   std::shared_ptr<const Resource> with_devices;
 
   const Resource& request() const { return pod->request; }
