@@ -209,6 +209,13 @@ def pod_scheduled(objects, name):
     return []
 
 
+def unschedulable(objects, pod_group):
+    """The messages of the PodGroup's Unschedulable=True conditions."""
+    return [c["message"] for c in
+            objects.get_pod_group(pod_group).get("status", {}).get("conditions", [])
+            if c["type"] == "Unschedulable" and c["status"] == "True"]
+
+
 def wait_for_message(what, messages, expected, timeout=30):
     """Waits for one of `messages()` to contain `expected`; returns it. A
     failure lists every message seen meanwhile."""
@@ -259,12 +266,7 @@ def test_gang_of_five_on_four_devices_binds_and_allocates_nothing(objects, devic
     gpu_cluster(objects, devices)
     gang_with_claims(objects, devices, "train", 5)
     schedulers()
-    def unschedulable():
-        return [c["message"] for c in
-                objects.get_pod_group("train").get("status", {}).get("conditions", [])
-                if c["type"] == "Unschedulable" and c["status"] == "True"]
-
-    wait_for_message("train's Unschedulable condition", unschedulable,
+    wait_for_message("train's Unschedulable condition", lambda: unschedulable(objects, "train"),
                      f"all matching devices of class {CLASS} allocated")
     time.sleep(CYCLES_S)
     assert objects.bound("train-") == []
@@ -281,13 +283,7 @@ def test_a_queues_device_quota_admits_one_gang_of_two_not_two(objects, devices, 
     schedulers()
     wait_for("gang `first` bound", lambda: len(objects.bound("first-")) == 2)
     gang_with_claims(objects, devices, "second", 2, queue=gpus)
-
-    def unschedulable():
-        return [c["message"] for c in
-                objects.get_pod_group("second").get("status", {}).get("conditions", [])
-                if c["type"] == "Unschedulable" and c["status"] == "True"]
-
-    wait_for_message("second's Unschedulable condition", unschedulable,
+    wait_for_message("second's Unschedulable condition", lambda: unschedulable(objects, "second"),
                      f"queue {gpus} is full (deviceclass/{CLASS} would reach 4 of 2")
     time.sleep(CYCLES_S)
     assert objects.bound("second-") == []
