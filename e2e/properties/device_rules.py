@@ -255,6 +255,14 @@ class Devices:
                    for e in self.classes[req[0]] + req[2])
 
 
+def quota_name(dev, ck, request):
+    """The quota a device claim `ck` got for `request` ("gpu", or "gpu/sub")
+    counts under, "deviceclass/<class>"; None for a request of another
+    mode or one the claim does not have."""
+    r = dev.requests(ck).get(request.split("/")[0])
+    return None if r is None else CLASS_PREFIX + r[0]
+
+
 def queue_devices(model, dev, where, allocated):
     """queue -> Counter of "deviceclass/<class>" -> devices the claims of
     its placed pods hold (`allocated`: claim -> [(request, device key)]),
@@ -269,11 +277,10 @@ def queue_devices(model, dev, where, allocated):
         if not users.get(ck):
             continue
         q = model.queue_of[users[ck][0]]
-        reqs = dev.requests(ck)
         for request, _ in results:
-            r = reqs.get(request.split("/")[0])
-            if r is not None:
-                usage[q][CLASS_PREFIX + r[0]] += 1
+            name = quota_name(dev, ck, request)
+            if name is not None:
+                usage[q][name] += 1
     return usage
 
 
@@ -287,9 +294,9 @@ def check_queue_devices(model, dev, c, binds, where, allocated):
         q = model.queue_of.get(k)
         for ck in dev.pod_claims(k):
             for request, _ in allocated.get(ck, []):
-                r = dev.requests(ck).get(request.split("/")[0])
-                if q is not None and r is not None:
-                    bound_holding[q].add(CLASS_PREFIX + r[0])
+                name = quota_name(dev, ck, request)
+                if q is not None and name is not None:
+                    bound_holding[q].add(name)
     for top in sorted(tree.spec):
         cap = {r: v for r, v in tree.capability(top).items() if r.startswith(CLASS_PREFIX)}
         if not cap:
