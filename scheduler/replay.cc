@@ -69,6 +69,26 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
           d->set_driver(r.driver);
           d->set_pool(r.pool);
           d->set_device(r.device);
+          d->set_admin_access(r.admin_access);
+          for (const api::DeviceToleration& t : r.tolerations) {
+            google::protobuf::Struct* s = d->add_tolerations();
+            auto& f = *s->mutable_fields();
+            f["operator"].set_string_value(t.op);
+            if (!t.key.empty()) f["key"].set_string_value(t.key);
+            if (!t.value.empty()) f["value"].set_string_value(t.value);
+            if (!t.effect.empty()) f["effect"].set_string_value(t.effect);
+            if (t.toleration_seconds.has_value()) {
+              f["tolerationSeconds"].set_number_value(
+                  static_cast<double>(*t.toleration_seconds));
+            }
+          }
+          for (const std::string& c : r.binding_conditions)
+            d->add_binding_conditions(c);
+          for (const std::string& c : r.binding_failure_conditions)
+            d->add_binding_failure_conditions(c);
+          d->set_share_id(r.share_id);
+          for (const auto& [name, q] : r.consumed_capacity)
+            (*d->mutable_consumed_capacity())[name] = q;
         }
         for (const std::string& text : w.allocation.config) {
           (void)google::protobuf::util::JsonStringToMessage(text,

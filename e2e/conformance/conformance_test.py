@@ -10,7 +10,10 @@ phases Shoal reports are compared with the case's `expect`.
 DRA cases (kube-scheduler/dra_*.yaml, dynamicresources.yaml) also expect the
 ResourceClaim allocations the cycle writes: `claims` {NS/CLAIM: {devices,
 node[, config]}} (exact: no other claim may be allocated) and `unallocated`
-(claims that must not be allocated).
+(claims that must not be allocated). An expected device may also carry
+adminAccess, tolerations, bindingConditions, bindingFailureConditions,
+consumedCapacity (quantities compared by value) and shareID ('any': only its
+presence is compared); a result key the expectation leaves out is not compared.
 
 A case with `explain: NS/NAME` asks instead why that pending pod fits or
 does not fit each node (`shoal-scheduler --explain=NS/NAME`): which nodes
@@ -26,6 +29,7 @@ With --check-only the cases are only loaded and validated (no binary needed).
 
 import argparse
 import collections
+import fractions
 import glob
 import json
 import os
@@ -41,6 +45,10 @@ CASE_KEYS = {"name", "source", "policy", "objects", "expect", "departure",
 EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases", "claims", "unallocated"}
 CLAIM_EXPECT_KEYS = {"devices", "node", "config"}
 DEVICE_KEYS = ("request", "driver", "pool", "device")
+# Optional keys of an expected device result (resource.k8s.io/v1
+# DeviceRequestAllocationResult field names); compared only where expected.
+OPTIONAL_DEVICE_KEYS = ("adminAccess", "tolerations", "bindingConditions",
+                        "bindingFailureConditions", "consumedCapacity", "shareID")
 EXPLAIN_EXPECT_KEYS = {"feasible", "reasons", "scores", "unavailable"}
 
 # kube-scheduler's framework.MaxNodeScore.
@@ -189,8 +197,13 @@ def check_claims(where, case):
         if not isinstance(want, dict) or set(want) - CLAIM_EXPECT_KEYS or "devices" not in want:
             raise SystemExit(f"{where}: expect.claims {name} must be {{devices, node[, config]}}")
         for d in want["devices"] or []:
-            if set(d) != set(DEVICE_KEYS):
-                raise SystemExit(f"{where}: expect.claims {name} device {d} must have {DEVICE_KEYS}")
+            if not set(DEVICE_KEYS) <= set(d) or set(d) - set(DEVICE_KEYS) - set(OPTIONAL_DEVICE_KEYS):
+                raise SystemExit(f"{where}: expect.claims {name} device {d} must have {DEVICE_KEYS}, "
+                                 f"and optionally {OPTIONAL_DEVICE_KEYS}")
+            check_device_extras(f"{where}: expect.claims {name} device {device_key(d)}", d)
+        keys = [device_key(d) for d in want["devices"] or []]
+        if len(keys) != len(set(keys)):
+            raise SystemExit(f"{where}: expect.claims {name} lists a device result twice")
         if not isinstance(want.get("node", ""), str):
             raise SystemExit(f"{where}: expect.claims {name} node must be a string")
     for name in expect.get("unallocated") or []:
@@ -198,6 +211,62 @@ def check_claims(where, case):
             raise SystemExit(f"{where}: expect.unallocated names {name}, not a ResourceClaim of the case")
         if name in (expect.get("claims") or {}):
             raise SystemExit(f"{where}: {name} is both expected allocated and unallocated")
+
+
+def check_device_extras(where, d):
+    """Type checks of the optional keys of an expected device result."""
+    if "adminAccess" in d and not isinstance(d["adminAccess"], bool):
+        raise SystemExit(f"{where}: adminAccess must be a bool")
+    if "tolerations" in d and (not isinstance(d["tolerations"], list)
+                               or not all(isinstance(t, dict) for t in d["tolerations"])):
+        raise SystemExit(f"{where}: tolerations must be a list of tolerations")
+    for key in ("bindingConditions", "bindingFailureConditions"):
+        if key in d and (not isinstance(d[key], list)
+                         or not all(isinstance(c, str) for c in d[key])):
+            raise SystemExit(f"{where}: {key} must be a list of strings")
+    if "consumedCapacity" in d:
+        cap = d["consumedCapacity"]
+        if not isinstance(cap, dict):
+            raise SystemExit(f"{where}: consumedCapacity must be a map name -> quantity")
+        for name, value in cap.items():
+            try:
+                parse_quantity(value)
+            except ValueError as e:
+                raise SystemExit(f"{where}: consumedCapacity {name}: {e}")
+    if "shareID" in d and d["shareID"] != "any":
+        raise SystemExit(f"{where}: shareID must be 'any' (the scheduler generates it)")
+
+
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9,
+                     "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+
+
+def parse_quantity(value):
+    """The exact value of a Kubernetes resource.Quantity string ("1Gi",
+    "1073741824", "500m", "1e3") as a Fraction, so that quantities written in
+    different forms compare equal. Raises ValueError for anything else."""
+    text = str(value).strip()
+    sign = 1
+    if text[:1] in "+-":
+        sign, text = (-1 if text[0] == "-" else 1), text[1:]
+    i = 0
+    while i < len(text) and (text[i].isdigit() or text[i] == "."):
+        i += 1
+    number, suffix = text[:i], text[i:]
+    if not number or number == "." or number.count(".") > 1:
+        raise ValueError(f"not a quantity: {value!r}")
+    base = fractions.Fraction(number)
+    if suffix in _BINARY_SUFFIXES:
+        return sign * base * (1024 ** _BINARY_SUFFIXES[suffix])
+    if suffix in _DECIMAL_SUFFIXES:
+        return sign * base * fractions.Fraction(10) ** _DECIMAL_SUFFIXES[suffix]
+    if suffix[:1] in ("e", "E"):
+        try:
+            return sign * base * fractions.Fraction(10) ** int(suffix[1:])
+        except ValueError:
+            pass
+    raise ValueError(f"not a quantity: {value!r}")
 
 
 def load_cases(paths):
@@ -320,6 +389,11 @@ def compare_claims(expect, cycle):
             h = sorted(device_key(d) for d in have.get("devices") or [])
             if w != h:
                 diffs.append(f"claim {name}: devices expected {w}, got {h}")
+            else:
+                got_devices = {device_key(d): d for d in have.get("devices") or []}
+                for d in want.get("devices") or []:
+                    diffs += compare_device_extras(f"claim {name} device {'/'.join(device_key(d))}",
+                                                   d, got_devices[device_key(d)])
             if want.get("node", "") != (have.get("node") or ""):
                 diffs.append(f"claim {name}: node expected {want.get('node', '')!r}, got {have.get('node')!r}")
             if "config" in want and (want["config"] or []) != (have.get("config") or []):
@@ -328,6 +402,45 @@ def compare_claims(expect, cycle):
         if name in got:
             diffs.append(f"claim {name}: expected unallocated, got "
                          f"{sorted(device_key(d) for d in got[name].get('devices') or [])}")
+    return diffs
+
+
+def _toleration(t):
+    """A toleration without empty fields; tolerationSeconds as a number."""
+    out = {k: v for k, v in (t or {}).items() if v not in (None, "")}
+    if "tolerationSeconds" in out:
+        out["tolerationSeconds"] = int(out["tolerationSeconds"])
+    return out
+
+
+def compare_device_extras(where, want, have):
+    """Differences in the optional keys an expected device result carries; keys
+    it leaves out are not compared. An absent result key counts as its empty
+    value (adminAccess false, no tolerations, conditions or consumed capacity)."""
+    diffs = []
+    if "adminAccess" in want and want["adminAccess"] != bool(have.get("adminAccess", False)):
+        diffs.append(f"{where}: adminAccess expected {want['adminAccess']}, got {have.get('adminAccess')}")
+    if "tolerations" in want:
+        w = [_toleration(t) for t in want["tolerations"] or []]
+        h = [_toleration(t) for t in have.get("tolerations") or []]
+        if w != h:
+            diffs.append(f"{where}: tolerations expected {w}, got {h}")
+    for key in ("bindingConditions", "bindingFailureConditions"):
+        if key in want and list(want[key] or []) != list(have.get(key) or []):
+            diffs.append(f"{where}: {key} expected {want[key]}, got {have.get(key)}")
+    if "consumedCapacity" in want:
+        w = want["consumedCapacity"] or {}
+        h = have.get("consumedCapacity") or {}
+        same = set(w) == set(h)
+        if same:
+            try:
+                same = all(parse_quantity(w[k]) == parse_quantity(h[k]) for k in w)
+            except ValueError:
+                same = False
+        if not same:
+            diffs.append(f"{where}: consumedCapacity expected {w}, got {h}")
+    if "shareID" in want and not have.get("shareID"):
+        diffs.append(f"{where}: expected a shareID, got none")
     return diffs
 
 

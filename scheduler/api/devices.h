@@ -32,18 +32,109 @@ struct DeviceAttribute {
   }
 };
 
+// A device's taint (resource.k8s.io DeviceTaint): a device tainted
+// NoSchedule or NoExecute goes only to requests that tolerate it; None
+// only informs.
+struct DeviceTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, NoExecute, None
+  std::string time_added;
+  bool operator==(const DeviceTaint& o) const {
+    return key == o.key && value == o.value && effect == o.effect &&
+           time_added == o.time_added;
+  }
+};
+
+// A request's toleration of device taints, as a pod's of node taints.
+struct DeviceToleration {
+  std::string key;
+  std::string op = "Equal";  // Equal or Exists
+  std::string value;
+  std::string effect;  // "" tolerates every effect
+  std::optional<int64_t> toleration_seconds;
+  bool operator==(const DeviceToleration& o) const {
+    return key == o.key && op == o.op && value == o.value &&
+           effect == o.effect && toleration_seconds == o.toleration_seconds;
+  }
+  bool Tolerates(const DeviceTaint& t) const {
+    if (!effect.empty() && effect != t.effect) return false;
+    if (key.empty()) return op == "Exists";
+    if (key != t.key) return false;
+    return op == "Exists" || value == t.value;
+  }
+};
+
+// capacity[].requestPolicy: how much of a shared device's capacity one
+// allocation takes (quantity texts, as written).
+struct CapacityPolicy {
+  std::optional<std::string> default_value;
+  std::vector<std::string> valid_values;      // ascending
+  std::optional<std::string> min, max, step;  // validRange
+};
+
+// One entry of a device's capacity. `name` is fully qualified;
+// `written` is the key as the slice wrote it (status keys follow it).
+struct DeviceCapacity {
+  std::string name;
+  std::string value;  // quantity text
+  std::string written;
+  std::optional<CapacityPolicy> policy;
+};
+
+// A named amount of a counter (sharedCounters, consumesCounters).
+struct CounterAmount {
+  std::string name;
+  std::string value;  // quantity text
+};
+
+// spec.sharedCounters[]: what partitions of one physical device share.
+struct CounterSet {
+  std::string name;
+  std::vector<CounterAmount> counters;
+};
+
+// devices[].consumesCounters[]: what a device takes from a counter set
+// of its pool while it is allocated.
+struct CounterConsumption {
+  std::string counter_set;
+  std::vector<CounterAmount> counters;
+};
+
 // One device of a slice. Attribute and capacity names are fully
 // qualified ("gpu.example.com/model"): a name written without a domain
-// belongs to the slice's driver, as the API says.
+// belongs to the driver, as the API says.
 struct Device {
   std::string name;
   std::vector<std::pair<std::string, DeviceAttribute>> attributes;
-  std::vector<std::pair<std::string, std::string>> capacity;  // quantity text
+  std::vector<DeviceCapacity> capacity;
+  // Partitionable devices: the counters this device spends.
+  std::vector<CounterConsumption> consumes_counters;
+  // Where the device is reachable from, when its slice says
+  // perDeviceNodeSelection (exactly one of the three).
+  std::string node_name;
+  std::optional<std::vector<NodeSelectorTerm>> node_selector;
+  bool all_nodes = false;
+  std::vector<DeviceTaint> taints;
+  // Consumable capacity: several claims may share the device, each
+  // taking part of its capacity.
+  bool allow_multiple_allocations = false;
+  // Binding conditions: the pod binds only once the device reports
+  // each of `binding_conditions` true in the claim's status.
+  bool binds_to_node = false;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  // The capacity entry of that fully qualified name, or null.
+  const DeviceCapacity* Capacity(const std::string& qualified) const {
+    for (const DeviceCapacity& c : capacity)
+      if (c.name == qualified) return &c;
+    return nullptr;
+  }
 };
 
 // resource.k8s.io ResourceSlice: devices of one pool of one driver, local
 // to a node (spec.nodeName), reachable from the nodes a selector picks,
-// or from every node.
+// or from every node; with perDeviceNodeSelection, each device says.
 struct ResourceSlice {
   std::string name;
   std::string driver;
@@ -52,11 +143,13 @@ struct ResourceSlice {
   int64_t slice_count = 1;  // spec.pool.resourceSliceCount
   std::string node_name;
   bool all_nodes = false;
+  bool per_device_node_selection = false;
   std::optional<std::vector<NodeSelectorTerm>> node_selector;
   std::vector<Device> devices;
-  // A field Shoal does not implement (partitionable devices, taints,
-  // consumable capacity): the slice's devices are not offered, and a
-  // claim that finds no other device says so.
+  // Counter sets of the pool (since 1.35 in a slice with no devices).
+  std::vector<CounterSet> shared_counters;
+  // A field Shoal does not implement: the slice's devices are not
+  // offered, and a claim that finds no other device says so.
   std::string unsupported_field;
 };
 
@@ -81,6 +174,12 @@ struct DeviceChoice {
   std::vector<std::string> selectors;
   AllocationMode mode = AllocationMode::kExactCount;
   int64_t count = 1;
+  // adminAccess: devices in use may be given too (monitoring); the
+  // allocation takes nothing from anyone.
+  bool admin_access = false;
+  std::vector<DeviceToleration> tolerations;
+  // capacity.requests: (name as written, quantity text).
+  std::vector<std::pair<std::string, std::string>> capacity_requests;
 };
 
 // A request: `exactly` one choice, or `firstAvailable` alternatives in
@@ -93,9 +192,11 @@ struct DeviceRequest {
 
 // spec.devices.constraints[]: the devices of `requests` (every request
 // when empty) agree on the attribute.
+// With `distinct_attribute` instead, they all differ in it.
 struct DeviceConstraint {
   std::vector<std::string> requests;
-  std::string match_attribute;  // fully qualified
+  std::string match_attribute;     // fully qualified, or ""
+  std::string distinct_attribute;  // fully qualified, or ""
 };
 
 struct DeviceResult {
@@ -103,9 +204,18 @@ struct DeviceResult {
   std::string driver;
   std::string pool;
   std::string device;
+  bool admin_access = false;
+  std::vector<DeviceToleration> tolerations;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  // A share of a device that allows multiple allocations: its id and
+  // what it consumes (capacity key as the slice wrote it, quantity).
+  std::string share_id;
+  std::vector<std::pair<std::string, std::string>> consumed_capacity;
   bool operator==(const DeviceResult& o) const {
     return request == o.request && driver == o.driver && pool == o.pool &&
-           device == o.device;
+           device == o.device && admin_access == o.admin_access &&
+           share_id == o.share_id && consumed_capacity == o.consumed_capacity;
   }
 };
 

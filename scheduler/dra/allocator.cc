@@ -1,10 +1,12 @@
 #include "scheduler/dra/allocator.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/dra/capacity.h"
 
 namespace shoal::dra {
 namespace {
@@ -47,6 +49,28 @@ void MergeSelector(const std::vector<api::NodeSelectorTerm>& terms,
   }
 }
 
+// A share's id: a UUID made from the claim, the result and the device,
+// so the same allocation gets the same id (replays are repeatable) and
+// two shares of one device never get the same.
+std::string ShareId(const api::ResourceClaim& claim, size_t result,
+                    const std::string& device) {
+  const std::string key =
+      absl::StrCat(claim.uid, "/", claim.Key(), "/", result, "/", device);
+  uint64_t a = 1469598103934665603ull, b = 1099511628211ull;
+  for (unsigned char ch : key) {
+    a = (a ^ ch) * 1099511628211ull;
+    b = (b + ch) * 6364136223846793005ull + 1442695040888963407ull;
+  }
+  char out[37];
+  std::snprintf(out, sizeof out, "%08x-%04x-4%03x-%04x-%012llx",
+                static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff),
+                static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return out;
+}
+
 }  // namespace
 
 struct Allocator::Slot {
@@ -55,6 +79,9 @@ struct Allocator::Slot {
   size_t choice = 0;
   std::vector<DeviceId> candidates;
   std::vector<DeviceId> chosen;
+  // What each chosen device consumes (shared devices), beside `chosen`.
+  std::vector<std::vector<int64_t>> amounts;
+  bool admin() const { return request->choices[choice].admin_access; }
   // Whether the constraint applies to this request: it names none (so
   // all), the request, or the alternative being tried ("gpu/big").
   bool Covers(const api::DeviceConstraint& c) const {
@@ -79,8 +106,8 @@ struct Allocator::Slot {
   }
 };
 
-Allocator::Allocator(Inventory& inventory, const std::vector<uint8_t>& taken)
-    : inv_(inventory), taken_(taken) {}
+Allocator::Allocator(Inventory& inventory, Usage& usage)
+    : inv_(inventory), usage_(usage) {}
 
 Allocator::~Allocator() = default;
 
@@ -99,10 +126,22 @@ const Allocator::Resolved& Allocator::Resolve(const api::DeviceChoice& c) {
   return it->second;
 }
 
+bool Allocator::Tolerated(const api::DeviceChoice& c, DeviceId d) const {
+  for (const api::DeviceTaint& t : inv_.devices()[d].device->taints) {
+    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+    bool tolerated = false;
+    for (const api::DeviceToleration& k : c.tolerations)
+      tolerated |= k.Tolerates(t);
+    if (!tolerated) return false;
+  }
+  return true;
+}
+
 bool Allocator::Candidates(Slot& slot, std::string* why) {
   const api::DeviceChoice& c = slot.request->choices[slot.choice];
   slot.candidates.clear();
   slot.chosen.clear();
+  slot.amounts.clear();
   const Resolved& resolved = Resolve(c);
   if (resolved.cls == nullptr) {
     if (!quiet_)
@@ -111,7 +150,10 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
   }
   const std::vector<const Selector*>& selectors = resolved.selectors;
   const size_t class_selectors = resolved.cls->selectors.size();
-  int of_class = 0, matching = 0, taken = 0, unusable = 0;
+  // Why matching devices are not candidates, for the message.
+  int of_class = 0, matching = 0, taken = 0, unusable = 0, tainted = 0,
+      too_small = 0, spent = 0, full = 0;
+  std::string taint_words;
   for (const Reach& reach : inv_.Reachable(node_->index())) {
     const DeviceId d = reach.id;
     bool ok = true;
@@ -134,9 +176,37 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
       ++unusable;
       continue;
     }
+    const DeviceEntry& e = inv_.devices()[d];
+    if (e.tainted && !Tolerated(c, d)) {
+      if (++tainted == 1 && !quiet_) {
+        for (const api::DeviceTaint& t : e.device->taints) {
+          if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+          absl::StrAppend(&taint_words, taint_words.empty() ? "" : ", ", t.key,
+                          t.value.empty() ? "" : "=", t.value, ":", t.effect);
+        }
+      }
+      continue;
+    }
+    if (!Consumption(c, *e.device, e.slice->driver, &amounts_)) {
+      ++too_small;
+      continue;
+    }
     ++matching;
-    if (taken_[d] || picked_[d]) {
-      ++taken;
+    if (c.admin_access) {
+      // Admin access sees devices in use; only this claim's own choices
+      // are out of reach.
+      if (picked_[d] == slot.claim) {
+        ++taken;
+        continue;
+      }
+    } else if (!usage_.CanTake(d, amounts_)) {
+      if (e.device->allow_multiple_allocations && !usage_.CountersSpent(d)) {
+        ++full;
+      } else if (!usage_.Held(d) && usage_.CountersSpent(d)) {
+        ++spent;
+      } else {
+        ++taken;
+      }
       continue;
     }
     slot.candidates.push_back(d);
@@ -150,6 +220,7 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
         " devices, more than the ", kMaxDevicesPerClaim, " a claim may hold");
     return false;
   }
+  const int unavailable = taken + spent + full;
   if (c.mode == api::AllocationMode::kAll) {
     if (unusable > 0) {
       if (quiet_) return false;
@@ -158,32 +229,52 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
                           ", but a pool of them is being updated");
       return false;
     }
-    if (matching == 0) {
+    if (unavailable > 0) {
       if (quiet_) return false;
-      *why = of_class == 0 ? absl::StrCat("no device of class ", c.device_class)
-                           : absl::StrCat("no device of class ", c.device_class,
-                                          " matches ", Quoted(c.selectors));
+      *why =
+          absl::StrCat("request ", slot.ResultName(), " asks for all ",
+                       matching, " matching devices of class ", c.device_class,
+                       ", ", unavailable, " of them allocated");
       return false;
     }
-    if (taken > 0) {
-      if (quiet_) return false;
-      *why = absl::StrCat("request ", slot.ResultName(), " asks for all ",
-                          matching, " matching devices of class ",
-                          c.device_class, ", ", taken, " of them allocated");
-      return false;
-    }
+    if (matching > 0) return true;
+  } else if (static_cast<int64_t>(slot.candidates.size()) >= c.count) {
     return true;
   }
-  if (static_cast<int64_t>(slot.candidates.size()) >= c.count) return true;
   if (quiet_) return false;
+  // The most specific reason first: what kept devices of the class that
+  // match the selectors away.
   if (of_class == 0) {
     *why = absl::StrCat("no device of class ", c.device_class);
+  } else if (matching == 0 && tainted > 0 && too_small == 0) {
+    *why = absl::StrCat(tainted, " matching device",
+                        tainted == 1 ? " of class " : "s of class ",
+                        c.device_class, tainted == 1 ? " has" : " have",
+                        " a taint the request does not tolerate (", taint_words,
+                        tainted > 1 ? ", ..." : "", ")");
+  } else if (matching == 0 && too_small > 0) {
+    *why = absl::StrCat("no device of class ", c.device_class,
+                        " has the capacity request ", slot.ResultName(),
+                        " asks for");
   } else if (matching == 0) {
-    *why = absl::StrCat("no device of class ", c.device_class, " matches ",
-                        Quoted(c.selectors));
+    *why = c.selectors.empty()
+               ? absl::StrCat("no usable device of class ", c.device_class)
+               : absl::StrCat("no device of class ", c.device_class,
+                              " matches ", Quoted(c.selectors));
   } else if (slot.candidates.empty()) {
-    *why = absl::StrCat("all matching devices of class ", c.device_class,
-                        " allocated");
+    std::vector<std::string> parts;
+    if (taken > 0) parts.push_back(absl::StrCat(taken, " allocated"));
+    if (spent > 0)
+      parts.push_back(absl::StrCat(
+          spent, " whose shared counters allocated partitions have spent"));
+    if (full > 0)
+      parts.push_back(
+          absl::StrCat(full, " shared with too little capacity left"));
+    *why = taken > 0 && spent == 0 && full == 0
+               ? absl::StrCat("all matching devices of class ", c.device_class,
+                              " allocated")
+               : absl::StrCat("no matching device of class ", c.device_class,
+                              " is free: ", absl::StrJoin(parts, ", "));
   } else {
     *why = absl::StrCat("request ", slot.ResultName(), " needs ", c.count,
                         " devices of class ", c.device_class, ", ",
@@ -195,8 +286,11 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
 bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
   for (const api::DeviceConstraint& k : slot.claim->constraints) {
     if (!slot.Covers(k)) continue;
+    const bool distinct = !k.distinct_attribute.empty();
+    const std::string& name =
+        distinct ? k.distinct_attribute : k.match_attribute;
     const api::DeviceAttribute* mine =
-        AttributeOf(*inv_.devices()[d].device, k.match_attribute);
+        AttributeOf(*inv_.devices()[d].device, name);
     if (mine == nullptr) return false;
     for (size_t s = 0; s < slot_count_; ++s) {
       const Slot& other = slots_[s];
@@ -206,28 +300,37 @@ bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
       }
       for (DeviceId o : other.chosen) {
         const api::DeviceAttribute* theirs =
-            AttributeOf(*inv_.devices()[o].device, k.match_attribute);
-        if (theirs == nullptr || !(*theirs == *mine)) return false;
+            AttributeOf(*inv_.devices()[o].device, name);
+        if (theirs == nullptr) return false;
+        if (distinct ? *theirs == *mine : !(*theirs == *mine)) return false;
       }
     }
   }
   return true;
 }
 
-void Allocator::ClearPicked() {
-  for (DeviceId d : touched_) picked_[d] = 0;
+void Allocator::GiveBack() {
+  for (size_t i = 0; i < slot_count_; ++i) {
+    Slot& s = slots_[i];
+    if (s.admin()) continue;
+    for (size_t k = 0; k < s.chosen.size(); ++k)
+      usage_.Give(s.chosen[k], s.amounts[k]);
+  }
+  for (auto it = touched_.rbegin(); it != touched_.rend(); ++it)
+    picked_[it->first] = it->second;
   touched_.clear();
 }
 
 bool Allocator::Allocate(const std::vector<const api::ResourceClaim*>& claims,
                          const api::NodeInfo& node,
                          std::vector<api::DeviceAllocation>* out,
-                         std::string* why) {
+                         std::string* why,
+                         std::vector<std::vector<Hold>>* holds) {
   quiet_ = why == nullptr;
-  ClearPicked();
   if (picked_.size() != inv_.devices().size()) {
-    picked_.assign(inv_.devices().size(), 0);
+    picked_.assign(inv_.devices().size(), nullptr);
   }
+  touched_.clear();
   steps_ = 0;
   node_ = &node;
   failure_.clear();
@@ -241,36 +344,66 @@ bool Allocator::Allocate(const std::vector<const api::ResourceClaim*>& claims,
       s.choice = 0;
       s.candidates.clear();
       s.chosen.clear();
+      s.amounts.clear();
     }
   }
-  const bool found = Search(0);
-  ClearPicked();
-  if (!found) {
+  // A search that fails has given back all it took on the way.
+  if (!Search(0)) {
     if (!quiet_)
       *why = failure_.empty() ? "cannot allocate all claims" : failure_;
     return false;
   }
-  if (out == nullptr) return true;
-  out->clear();
+  if (out != nullptr) out->clear();
+  if (holds != nullptr) holds->clear();
   for (const api::ResourceClaim* c : claims) {
     api::DeviceAllocation a;
+    std::vector<Hold> held;
+    bool pinned = false;
     for (size_t i = 0; i < slot_count_; ++i) {
       const Slot& s = slots_[i];
       if (s.claim != c) continue;
-      for (DeviceId d : s.chosen) {
+      const api::DeviceChoice& choice = s.request->choices[s.choice];
+      for (size_t k = 0; k < s.chosen.size(); ++k) {
+        const DeviceId d = s.chosen[k];
         const DeviceEntry& e = inv_.devices()[d];
-        a.results.push_back(
-            {s.ResultName(), e.slice->driver, e.slice->pool, e.device->name});
-        if (!e.slice->node_name.empty()) {
-          a.node = e.slice->node_name;
-        } else if (e.slice->node_selector.has_value()) {
-          MergeSelector(*e.slice->node_selector, a);
+        held.push_back({d, s.amounts[k], choice.admin_access});
+        if (out == nullptr) continue;
+        api::DeviceResult r;
+        r.request = s.ResultName();
+        r.driver = e.slice->driver;
+        r.pool = e.slice->pool;
+        r.device = e.device->name;
+        r.admin_access = choice.admin_access;
+        r.tolerations = choice.tolerations;
+        r.binding_conditions = e.device->binding_conditions;
+        r.binding_failure_conditions = e.device->binding_failure_conditions;
+        if (e.device->allow_multiple_allocations) {
+          r.share_id = ShareId(*c, a.results.size(), e.Key());
+          r.consumed_capacity = ConsumedCapacity(*e.device, s.amounts[k]);
+        }
+        a.results.push_back(std::move(r));
+        // Where the allocation may be used: the node a device is local
+        // to (or binds to), else the selectors of network-attached ones.
+        const bool per_device = e.slice->per_device_node_selection;
+        const std::string& local =
+            per_device ? e.device->node_name : e.slice->node_name;
+        const auto& selector =
+            per_device ? e.device->node_selector : e.slice->node_selector;
+        if (!local.empty() || e.device->binds_to_node) {
+          pinned = true;
+        } else if (selector.has_value()) {
+          MergeSelector(*selector, a);
         }
       }
     }
-    if (!a.node.empty()) a.node_selector.reset();
-    out->push_back(std::move(a));
+    if (pinned) {
+      a.node = node.name();
+      a.node_selector.reset();
+    }
+    if (out != nullptr) out->push_back(std::move(a));
+    if (holds != nullptr) holds->push_back(std::move(held));
   }
+  GiveBack();
   return true;
 }
 
@@ -324,21 +457,35 @@ bool Allocator::Pick(size_t at, size_t from) {
     // Later slots' search leaves this slot's choice as it is.
     return Search(at + 1);
   }
+  const bool admin = c.admin_access;
   for (size_t i = from; i < slot.candidates.size(); ++i) {
     if (++steps_ > kMaxSearchSteps) return false;
     // Not enough candidates left to reach `want`.
     if (slot.candidates.size() - i < want - slot.chosen.size()) break;
-    DeviceId d = slot.candidates[i];
-    if (picked_[d] || !AgreesWithConstraints(slot, d)) {
+    const DeviceId d = slot.candidates[i];
+    const DeviceEntry& e = inv_.devices()[d];
+    // What it would consume; whether it is still free, now that earlier
+    // choices of this search may have taken it, its counters or its
+    // capacity.
+    Consumption(c, *e.device, e.slice->driver, &amounts_);
+    const bool free =
+        admin ? picked_[d] != slot.claim : usage_.CanTake(d, amounts_);
+    if (!free || !AgreesWithConstraints(slot, d)) {
       if (c.mode == api::AllocationMode::kAll) return false;
       continue;
     }
-    picked_[d] = 1;
-    touched_.push_back(d);
+    if (!admin) usage_.Take(d, amounts_);
+    touched_.emplace_back(d, picked_[d]);
+    picked_[d] = slot.claim;
     slot.chosen.push_back(d);
+    slot.amounts.push_back(amounts_);
     if (Pick(at, i + 1)) return true;
     slot.chosen.pop_back();
-    picked_[d] = 0;
+    std::vector<int64_t> given = std::move(slot.amounts.back());
+    slot.amounts.pop_back();
+    picked_[d] = touched_.back().second;
+    touched_.pop_back();
+    if (!admin) usage_.Give(d, given);
     // Which devices were chosen cannot bring the count under the limit:
     // only another alternative can.
     if (over_limit_) return false;

@@ -1,10 +1,13 @@
 // Picks devices for a pod's claims on one node, as kube-scheduler's
 // structured allocator does: each request's devices come from those the
-// node can reach, that no claim holds, and that pass the class's and the
-// request's CEL selectors; ExactCount takes `count`, All takes every
-// matching one (and fails if any is taken); firstAvailable tries its
-// alternatives in order; matchAttribute constraints make the chosen
-// devices agree. The search backtracks, bounded, over choices.
+// node can reach, that pass the class's and the request's CEL selectors,
+// whose taints the request tolerates, and that can still be given: not
+// held by a claim (admin access excepted), their shared counters not
+// spent, a shared device's capacity not consumed. ExactCount takes
+// `count`, All takes every matching one (and fails if any is taken);
+// firstAvailable tries its alternatives in order; matchAttribute and
+// distinctAttribute constraints make the chosen devices agree or differ.
+// The search backtracks, bounded, over choices.
 #ifndef SHOAL_SCHEDULER_DRA_ALLOCATOR_H_
 #define SHOAL_SCHEDULER_DRA_ALLOCATOR_H_
 
@@ -15,6 +18,7 @@
 #include "scheduler/api/devices.h"
 #include "scheduler/api/node_info.h"
 #include "scheduler/dra/inventory.h"
+#include "scheduler/dra/usage.h"
 
 namespace shoal::dra {
 
@@ -24,14 +28,24 @@ inline constexpr int kMaxSearchSteps = 100000;
 // What one claim's status may list (the API's AllocationResultsMaxSize).
 inline constexpr int kMaxDevicesPerClaim = 32;
 
+// What one chosen device holds: the device, what it consumes of each of
+// its capacities (a shared device), and whether it is held at all (an
+// admin-access result takes nothing from anyone).
+struct Hold {
+  DeviceId device = 0;
+  std::vector<int64_t> amounts;
+  bool admin = false;
+};
+
 class Allocator {
  public:
-  // `taken[d]` is nonzero for devices some claim holds. An allocator may
-  // be kept and asked again (the ledger keeps one): it remembers each
+  // `usage` says what is held. The search takes from it as it goes and
+  // gives everything back before Allocate returns. An allocator may be
+  // kept and asked again (the ledger keeps one): it remembers each
   // request's class and selectors by the request's address, so the
   // claims it is given must stay, unchanged, as long as it does (those
   // of the inventory's world do).
-  Allocator(Inventory& inventory, const std::vector<uint8_t>& taken);
+  Allocator(Inventory& inventory, Usage& usage);
   ~Allocator();
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
@@ -40,9 +54,11 @@ class Allocator {
   // (when not null: one allocation per claim, same order) and returns
   // true, or returns false with `why` (when not null) saying which
   // request found no device and why, in words for `explain`.
+  // `holds` (when not null) gets, per claim, what its devices hold.
   bool Allocate(const std::vector<const api::ResourceClaim*>& claims,
                 const api::NodeInfo& node,
-                std::vector<api::DeviceAllocation>* out, std::string* why);
+                std::vector<api::DeviceAllocation>* out, std::string* why,
+                std::vector<std::vector<Hold>>* holds = nullptr);
 
  private:
   struct Slot;  // one request of one claim, during the search
@@ -57,15 +73,20 @@ class Allocator {
   bool Pick(size_t at, size_t from);
   bool Candidates(Slot& slot, std::string* why);
   bool AgreesWithConstraints(const Slot& slot, DeviceId d) const;
-  // Zeroes every mark of picked_ set since the last call.
-  void ClearPicked();
+  // Whether the choice tolerates every taint that keeps claims away
+  // from `d`.
+  bool Tolerated(const api::DeviceChoice& c, DeviceId d) const;
+  // Gives back what the chosen devices of every slot hold.
+  void GiveBack();
 
   Inventory& inv_;
-  const std::vector<uint8_t>& taken_;
-  // Devices chosen so far in this search, and which were marked (so that
-  // clearing costs what was marked, not the inventory's size).
-  std::vector<uint8_t> picked_;
-  std::vector<DeviceId> touched_;
+  Usage& usage_;
+  // Per device: the claim that last chose it in this search (admin
+  // access may not take a device twice for one claim), with what each
+  // mark replaced, so that backtracking restores it.
+  std::vector<const api::ResourceClaim*> picked_;
+  std::vector<std::pair<DeviceId, const api::ResourceClaim*>> touched_;
+  std::vector<int64_t> amounts_;  // scratch
   // The search's slots are the first slot_count_; the rest keep their
   // vectors' room for the next call.
   std::vector<Slot> slots_;

@@ -52,17 +52,18 @@ cel::Value DeviceVariable(const api::ResourceSlice& slice,
     auto [domain, id] = SplitQualified(name);
     attributes[domain].emplace_back(id, AttributeValue(value));
   }
-  for (const auto& [name, quantity] : device.capacity) {
-    auto [domain, id] = SplitQualified(name);
-    auto q = cel::Value::QuantityFromString(quantity);
+  for (const api::DeviceCapacity& c : device.capacity) {
+    auto [domain, id] = SplitQualified(c.name);
+    auto q = cel::Value::QuantityFromString(c.value);
     capacity[domain].emplace_back(id,
-                                  q.ok() ? *q : cel::Value::String(quantity));
+                                  q.ok() ? *q : cel::Value::String(c.value));
   }
   return cel::Value::Map({
       {"driver", cel::Value::String(slice.driver)},
       {"attributes", ByDomain(std::move(attributes))},
       {"capacity", ByDomain(std::move(capacity))},
-      {"allowMultipleAllocations", cel::Value::Bool(false)},
+      {"allowMultipleAllocations",
+       cel::Value::Bool(device.allow_multiple_allocations)},
   });
 }
 

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/api/quantity.h"
 #include "scheduler/dra/device_variable.h"
 
 namespace shoal::dra {
@@ -17,15 +18,40 @@ struct PoolState {
   bool invalid = false;
 };
 
-bool SliceReaches(const api::ResourceSlice& s, const api::NodeInfo& n) {
-  if (!s.node_name.empty()) return s.node_name == n.name();
-  if (s.all_nodes) return true;
-  if (s.node_selector.has_value()) {
-    for (const api::NodeSelectorTerm& t : *s.node_selector) {
+// Whether a node named by `node_name`, all nodes, or those `selector`
+// picks include `n`.
+bool Reaches(const std::string& node_name, bool all_nodes,
+             const std::optional<std::vector<api::NodeSelectorTerm>>& selector,
+             const api::NodeInfo& n) {
+  if (!node_name.empty()) return node_name == n.name();
+  if (all_nodes) return true;
+  if (selector.has_value()) {
+    for (const api::NodeSelectorTerm& t : *selector) {
       if (api::MatchesTerm(t, n.spec().labels, n.name())) return true;
     }
   }
   return false;
+}
+
+bool SliceReaches(const api::ResourceSlice& s, const api::NodeInfo& n) {
+  if (s.per_device_node_selection) {
+    for (const api::Device& d : s.devices) {
+      if (Reaches(d.node_name, d.all_nodes, d.node_selector, n)) return true;
+    }
+    return false;
+  }
+  return Reaches(s.node_name, s.all_nodes, s.node_selector, n);
+}
+
+bool DeviceReaches(const api::ResourceSlice& s, const api::Device& d,
+                   const api::NodeInfo& n) {
+  return !s.per_device_node_selection ||
+         Reaches(d.node_name, d.all_nodes, d.node_selector, n);
+}
+
+int64_t Milli(const std::string& quantity) {
+  auto v = api::ParseQuantity(quantity, api::QuantityScale::kMilli);
+  return v.ok() ? *v : 0;  // the decoder refused what does not parse
 }
 
 }  // namespace
@@ -48,6 +74,22 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       if (!names[g].insert(d.name).second) p.invalid = true;
     }
   }
+  // Counter slots of each generation of a pool: its counter sets may sit
+  // in any of its slices (since 1.35 in one of their own).
+  std::map<
+      std::tuple<std::string, std::string, int64_t, std::string, std::string>,
+      int32_t>
+      slots;
+  for (const api::ResourceSlice& s : world_->slices) {
+    for (const api::CounterSet& set : s.shared_counters) {
+      for (const api::CounterAmount& c : set.counters) {
+        auto [it, fresh] = slots.try_emplace(
+            {s.driver, s.pool, s.generation, set.name, c.name},
+            static_cast<int32_t>(counter_totals_.size()));
+        if (fresh) counter_totals_.push_back(Milli(c.value));
+      }
+    }
+  }
   // Slices in a stable order: node-local first, then by pool and name.
   std::vector<const api::ResourceSlice*> order;
   for (const api::ResourceSlice& s : world_->slices) order.push_back(&s);
@@ -62,6 +104,20 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
     firsts.emplace_back(s, static_cast<DeviceId>(devices_.size()));
     for (const api::Device& d : s->devices) {
       DeviceEntry e{s, &d, s->unsupported_field.empty()};
+      for (const api::DeviceTaint& t : d.taints)
+        e.tainted |= t.effect == "NoSchedule" || t.effect == "NoExecute";
+      for (const api::CounterConsumption& use : d.consumes_counters) {
+        for (const api::CounterAmount& c : use.counters) {
+          // A counter its pool does not declare spends nothing (the API
+          // server refuses such a slice; kube-scheduler skips it too).
+          auto it = slots.find(
+              {s->driver, s->pool, s->generation, use.counter_set, c.name});
+          if (it != slots.end())
+            e.counters.emplace_back(it->second, Milli(c.value));
+        }
+      }
+      for (const api::DeviceCapacity& c : d.capacity)
+        e.capacity.push_back(Milli(c.value));
       same_[e.Key()].push_back(static_cast<DeviceId>(devices_.size()));
       devices_.push_back(e);
     }
@@ -105,6 +161,7 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       const bool whole = p.slices_seen >= p.slice_count && !p.invalid;
       for (DeviceId d = first;
            d < first + static_cast<DeviceId>(s->devices.size()); ++d) {
+        if (!DeviceReaches(*s, *devices_[d].device, n)) continue;
         // Unusable ones too: "All" must know of them.
         mine.push_back({d, whole && devices_[d].usable});
       }

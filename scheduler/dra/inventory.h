@@ -1,7 +1,9 @@
 // The devices of one snapshot, flattened for the allocator: every device
 // of the newest generation of each pool gets a number, each node the
 // list of devices it can reach (its own slices' and the network-attached
-// ones whose slice selects it), and each CEL selector is compiled once.
+// ones whose slice, or with perDeviceNodeSelection the device, selects
+// it), each counter of a pool's counter sets a slot, and each CEL
+// selector is compiled once.
 // Built when a session opens; read-only afterwards except for the memo
 // of selector verdicts, which only grows.
 #ifndef SHOAL_SCHEDULER_DRA_INVENTORY_H_
@@ -29,6 +31,13 @@ struct DeviceEntry {
   // The slice offers nothing Shoal refuses (whether its pool is whole is
   // per node: Reach::usable).
   bool usable = true;
+  // The device has a taint that keeps away requests not tolerating it.
+  bool tainted = false;
+  // Partitionable devices: the counters of its pool it spends while
+  // allocated, as (counter slot, amount in milli-units).
+  std::vector<std::pair<int32_t, int64_t>> counters;
+  // Its capacities in milli-units, in device->capacity's order.
+  std::vector<int64_t> capacity;
   std::string Key() const {
     return slice->driver + "/" + slice->pool + "/" + device->name;
   }
@@ -69,6 +78,10 @@ class Inventory {
   // The entries that are the same device as `d`.
   const std::vector<DeviceId>& Same(DeviceId d) const;
 
+  // Counter slots: one per counter of a counter set of a pool's
+  // generation, holding its total in milli-units.
+  const std::vector<int64_t>& counter_totals() const { return counter_totals_; }
+
   // The selector for an expression, compiled once.
   const Selector& SelectorFor(const std::string& expression);
   // Whether `device` satisfies the selector: true/false, or an error (a
@@ -88,6 +101,7 @@ class Inventory {
 
   std::shared_ptr<const api::DeviceWorld> world_;
   std::vector<DeviceEntry> devices_;
+  std::vector<int64_t> counter_totals_;
   absl::flat_hash_map<std::string, std::vector<DeviceId>> same_;
   std::vector<std::vector<Reach>> reachable_;
   std::vector<Reach> unreachable_;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/dra/allocator.h"
+#include "scheduler/dra/capacity.h"
 
 namespace shoal::dra {
 namespace {
@@ -84,13 +85,17 @@ std::vector<std::string> ConfigOf(const api::DeviceWorld& world,
 
 Ledger::Ledger(std::shared_ptr<const api::DeviceWorld> world,
                const std::vector<api::NodeInfo>& nodes)
-    : inv_(std::move(world), nodes),
-      taken_(inv_.devices().size(), 0),
-      allocator_(inv_, taken_) {
+    : inv_(std::move(world), nodes), usage_(inv_), allocator_(inv_, usage_) {
+  // What every claim's status says is allocated is held, whoever wrote
+  // it: whole devices, shares with what they consume, and the counters
+  // of both. Admin access holds nothing.
   for (const auto& [key, c] : inv_.world().claims) {
     if (!c.allocation.has_value()) continue;
     for (const api::DeviceResult& r : c.allocation->results) {
-      for (DeviceId d : inv_.Find(r)) taken_[d] = 1;
+      if (r.admin_access) continue;
+      const std::vector<DeviceId>& ids = inv_.Find(r);
+      if (ids.empty()) continue;
+      usage_.Take(ids[0], AmountsOf(r, *inv_.devices()[ids[0]].device));
     }
   }
 }
@@ -305,18 +310,17 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
   std::string why;
   if (Split(pod, n, &to_allocate, &why)) {
     std::vector<api::DeviceAllocation> out;
+    std::vector<std::vector<Hold>> holds;
     if (to_allocate.empty() ||
-        allocator_.Allocate(to_allocate, n, &out, nullptr)) {
+        allocator_.Allocate(to_allocate, n, &out, nullptr, &holds)) {
       for (size_t i = 0; i < to_allocate.size(); ++i) {
         Tentative& t = tentative_[to_allocate[i]];
         t.allocation = std::move(out[i]);
         t.allocation.config =
             ConfigOf(inv_.world(), *to_allocate[i], t.allocation);
-        for (const api::DeviceResult& r : t.allocation.results) {
-          for (DeviceId d : inv_.Find(r)) {
-            t.devices.push_back(d);
-            taken_[d] = 1;
-          }
+        t.holds = std::move(holds[i]);
+        for (const Hold& h : t.holds) {
+          if (!h.admin) usage_.Take(h.device, h.amounts);
         }
       }
     }
@@ -340,7 +344,9 @@ void Ledger::Unplace(const api::PodInfo& pod) {
     if (mine != users.end()) users.erase(mine);
     auto it = tentative_.find(c);
     if (it == tentative_.end() || --it->second.users > 0) continue;
-    for (DeviceId d : it->second.devices) taken_[d] = 0;
+    for (const Hold& h : it->second.holds) {
+      if (!h.admin) usage_.Give(h.device, h.amounts);
+    }
     tentative_.erase(it);
   }
 }
@@ -361,13 +367,21 @@ std::string Ledger::Signature(
       absl::StrAppend(&out, "r", r.name, r.first_available ? "*" : "", ":");
       for (const api::DeviceChoice& ch : r.choices) {
         absl::StrAppend(&out, ch.name, ",", ch.device_class, ",",
-                        static_cast<int>(ch.mode), ",", ch.count, ",");
+                        static_cast<int>(ch.mode), ",", ch.count, ",",
+                        ch.admin_access ? "a," : "");
         for (const std::string& s : ch.selectors)
           absl::StrAppend(&out, s.size(), ":", s);
+        for (const api::DeviceToleration& t : ch.tolerations) {
+          absl::StrAppend(&out, "t", t.key, "=", t.op, "=", t.value, "=",
+                          t.effect, ";");
+        }
+        for (const auto& [name, q] : ch.capacity_requests)
+          absl::StrAppend(&out, "c", name, "=", q, ";");
       }
     }
     for (const api::DeviceConstraint& k : c.constraints) {
-      absl::StrAppend(&out, "k", k.match_attribute, ":");
+      absl::StrAppend(&out, "k", k.match_attribute, "!", k.distinct_attribute,
+                      ":");
       for (const std::string& r : k.requests) absl::StrAppend(&out, r, ",");
     }
     absl::StrAppend(&out, ";");
@@ -424,8 +438,6 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
   return out;
 }
 
-int Ledger::TakenCount() const {
-  return static_cast<int>(std::count(taken_.begin(), taken_.end(), 1));
-}
+int Ledger::TakenCount() const { return usage_.HeldCount(); }
 
 }  // namespace shoal::dra

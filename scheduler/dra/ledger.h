@@ -18,6 +18,7 @@
 #include "scheduler/api/task_info.h"
 #include "scheduler/dra/allocator.h"
 #include "scheduler/dra/inventory.h"
+#include "scheduler/dra/usage.h"
 
 namespace shoal::dra {
 
@@ -71,7 +72,7 @@ class Ledger {
  private:
   struct Tentative {
     api::DeviceAllocation allocation;
-    std::vector<DeviceId> devices;
+    std::vector<Hold> holds;
     int users = 0;
   };
   // The claims the pod names, each once; null for one that is missing.
@@ -100,7 +101,7 @@ class Ledger {
   // Mutable: the selectors' memo fills as Refusal and Fits look.
   mutable Inventory inv_;
   mutable absl::flat_hash_map<std::string, std::string> selector_errors_;
-  std::vector<uint8_t> taken_;
+  Usage usage_;
   // By the claim in world().claims (one entry per claim key).
   absl::flat_hash_map<const api::ResourceClaim*, Tentative> tentative_;
   // The pods placed this session that use each claim, in placement order.

@@ -29,7 +29,7 @@ inline api::Device Gpu(const std::string& name,
   n.i = numa;
   d.attributes = {{std::string(kDriver) + "/model", m},
                   {std::string(kDriver) + "/numa", n}};
-  d.capacity = {{std::string(kDriver) + "/memory", "80Gi"}};
+  d.capacity = {{std::string(kDriver) + "/memory", "80Gi", "memory", {}}};
   return d;
 }
 

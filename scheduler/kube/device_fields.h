@@ -1,5 +1,6 @@
-// Parts DeviceClasses and ResourceClaims share: CEL selector lists and
-// opaque configuration (defined in device_class_decoder.cc).
+// Parts the DRA decoders share: CEL selector lists and opaque
+// configuration (defined in device_class_decoder.cc); quantities, lists,
+// taints and tolerations (device_values.cc).
 #ifndef SHOAL_SCHEDULER_KUBE_DEVICE_FIELDS_H_
 #define SHOAL_SCHEDULER_KUBE_DEVICE_FIELDS_H_
 
@@ -8,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/api/devices.h"
 #include "scheduler/kube/reader.h"
 #include "scheduler/kube/scheduling_fields.h"
 
@@ -18,6 +20,21 @@ absl::StatusOr<std::vector<std::string>> DeviceSelectors(
     const Reader& r, const nlohmann::json* list, const std::string& path);
 // A `config` list: each entry as JSON text, checked to be opaque.
 absl::StatusOr<std::vector<std::string>> DeviceConfig(
+    const Reader& r, const nlohmann::json* list, const std::string& path);
+
+// A quantity at `path`: its text, checked to parse and not be negative.
+absl::StatusOr<std::string> QuantityText(const Reader& r,
+                                         const nlohmann::json& v,
+                                         const std::string& path);
+// A list of strings at `path` (none when absent).
+absl::StatusOr<std::vector<std::string>> StringList(const Reader& r,
+                                                    const nlohmann::json* list,
+                                                    const std::string& path);
+// devices[].taints, and requests' (and results') tolerations.
+absl::StatusOr<std::vector<api::DeviceTaint>> Taints(const Reader& r,
+                                                     const nlohmann::json* list,
+                                                     const std::string& path);
+absl::StatusOr<std::vector<api::DeviceToleration>> Tolerations(
     const Reader& r, const nlohmann::json* list, const std::string& path);
 
 // The first field of `section` that `fields` marks not implemented and

@@ -41,6 +41,51 @@ std::string Local(const std::string& driver, const std::string& name) {
   return absl::StartsWith(name, prefix) ? name.substr(prefix.size()) : name;
 }
 
+json TolerationsJson(const std::vector<api::DeviceToleration>& list) {
+  json out = json::array();
+  for (const api::DeviceToleration& t : list) {
+    json e = {{"operator", t.op}};
+    if (!t.key.empty()) e["key"] = t.key;
+    if (!t.value.empty()) e["value"] = t.value;
+    if (!t.effect.empty()) e["effect"] = t.effect;
+    if (t.toleration_seconds.has_value())
+      e["tolerationSeconds"] = *t.toleration_seconds;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+json TaintsJson(const std::vector<api::DeviceTaint>& list) {
+  json out = json::array();
+  for (const api::DeviceTaint& t : list) {
+    json e = {{"key", t.key}, {"effect", t.effect}};
+    if (!t.value.empty()) e["value"] = t.value;
+    if (!t.time_added.empty()) e["timeAdded"] = t.time_added;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+json CountersJson(const std::vector<api::CounterAmount>& counters) {
+  json out = json::object();
+  for (const api::CounterAmount& c : counters)
+    out[c.name] = {{"value", c.value}};
+  return out;
+}
+
+json PolicyJson(const api::CapacityPolicy& p) {
+  json out = json::object();
+  if (p.default_value.has_value()) out["default"] = *p.default_value;
+  if (!p.valid_values.empty()) out["validValues"] = p.valid_values;
+  if (p.min.has_value()) {
+    json range = {{"min", *p.min}};
+    if (p.max.has_value()) range["max"] = *p.max;
+    if (p.step.has_value()) range["step"] = *p.step;
+    out["validRange"] = range;
+  }
+  return out;
+}
+
 json ChoiceJson(const api::DeviceChoice& c, bool with_name) {
   json out = {{"deviceClassName", c.device_class}};
   if (with_name) out["name"] = c.name;
@@ -51,6 +96,14 @@ json ChoiceJson(const api::DeviceChoice& c, bool with_name) {
     out["allocationMode"] = "ExactCount";
     out["count"] = c.count;
   }
+  if (c.admin_access) out["adminAccess"] = true;
+  if (!c.tolerations.empty())
+    out["tolerations"] = TolerationsJson(c.tolerations);
+  if (!c.capacity_requests.empty()) {
+    json requests = json::object();
+    for (const auto& [n, q] : c.capacity_requests) requests[n] = q;
+    out["capacity"] = {{"requests", requests}};
+  }
   return out;
 }
 
@@ -59,10 +112,24 @@ json ChoiceJson(const api::DeviceChoice& c, bool with_name) {
 json AllocationJson(const api::DeviceAllocation& a) {
   json results = json::array();
   for (const api::DeviceResult& r : a.results) {
-    results.push_back({{"request", r.request},
-                       {"driver", r.driver},
-                       {"pool", r.pool},
-                       {"device", r.device}});
+    json e = {{"request", r.request},
+              {"driver", r.driver},
+              {"pool", r.pool},
+              {"device", r.device}};
+    if (r.admin_access) e["adminAccess"] = true;
+    if (!r.tolerations.empty())
+      e["tolerations"] = TolerationsJson(r.tolerations);
+    if (!r.binding_conditions.empty())
+      e["bindingConditions"] = r.binding_conditions;
+    if (!r.binding_failure_conditions.empty())
+      e["bindingFailureConditions"] = r.binding_failure_conditions;
+    if (!r.share_id.empty()) e["shareID"] = r.share_id;
+    if (!r.consumed_capacity.empty()) {
+      json used = json::object();
+      for (const auto& [n, q] : r.consumed_capacity) used[n] = q;
+      e["consumedCapacity"] = used;
+    }
+    results.push_back(std::move(e));
   }
   json devices = {{"results", results}};
   if (!a.config.empty()) {
@@ -97,6 +164,14 @@ json ResourceSliceJson(const api::ResourceSlice& s) {
                  {"resourceSliceCount", s.slice_count}}}};
   if (!s.node_name.empty()) spec["nodeName"] = s.node_name;
   if (s.all_nodes) spec["allNodes"] = true;
+  if (s.per_device_node_selection) spec["perDeviceNodeSelection"] = true;
+  if (!s.shared_counters.empty()) {
+    json sets = json::array();
+    for (const api::CounterSet& c : s.shared_counters)
+      sets.push_back(
+          {{"name", c.name}, {"counters", CountersJson(c.counters)}});
+    spec["sharedCounters"] = sets;
+  }
   if (s.node_selector.has_value())
     spec["nodeSelector"] = {{"nodeSelectorTerms", Terms(*s.node_selector)}};
   json devices = json::array();
@@ -110,10 +185,32 @@ json ResourceSliceJson(const api::ResourceSlice& s) {
     }
     if (!d.capacity.empty()) {
       json caps = json::object();
-      for (const auto& [n, q] : d.capacity)
-        caps[Local(s.driver, n)] = {{"value", q}};
+      for (const api::DeviceCapacity& c : d.capacity) {
+        json e = {{"value", c.value}};
+        if (c.policy.has_value()) e["requestPolicy"] = PolicyJson(*c.policy);
+        caps[c.written.empty() ? Local(s.driver, c.name) : c.written] = e;
+      }
       dev["capacity"] = caps;
     }
+    if (!d.consumes_counters.empty()) {
+      json uses = json::array();
+      for (const api::CounterConsumption& c : d.consumes_counters) {
+        uses.push_back({{"counterSet", c.counter_set},
+                        {"counters", CountersJson(c.counters)}});
+      }
+      dev["consumesCounters"] = uses;
+    }
+    if (!d.node_name.empty()) dev["nodeName"] = d.node_name;
+    if (d.all_nodes) dev["allNodes"] = true;
+    if (d.node_selector.has_value())
+      dev["nodeSelector"] = {{"nodeSelectorTerms", Terms(*d.node_selector)}};
+    if (!d.taints.empty()) dev["taints"] = TaintsJson(d.taints);
+    if (d.allow_multiple_allocations) dev["allowMultipleAllocations"] = true;
+    if (d.binds_to_node) dev["bindsToNode"] = true;
+    if (!d.binding_conditions.empty())
+      dev["bindingConditions"] = d.binding_conditions;
+    if (!d.binding_failure_conditions.empty())
+      dev["bindingFailureConditions"] = d.binding_failure_conditions;
     devices.push_back(std::move(dev));
   }
   spec["devices"] = devices;
@@ -158,7 +255,9 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
   if (!c.constraints.empty()) {
     json constraints = json::array();
     for (const api::DeviceConstraint& k : c.constraints) {
-      json e = {{"matchAttribute", k.match_attribute}};
+      json e = k.distinct_attribute.empty()
+                   ? json{{"matchAttribute", k.match_attribute}}
+                   : json{{"distinctAttribute", k.distinct_attribute}};
       if (!k.requests.empty()) e["requests"] = k.requests;
       constraints.push_back(std::move(e));
     }

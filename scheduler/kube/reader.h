@@ -30,6 +30,8 @@ using nlohmann::json;
 class Reader {
  public:
   explicit Reader(std::string what) : what_(std::move(what)) {}
+  // The object, as errors name it ("resourceslice gpu-node-1").
+  const std::string& object() const { return what_; }
 
   absl::Status Error(absl::string_view path, absl::string_view why) const {
     return absl::InvalidArgumentError(

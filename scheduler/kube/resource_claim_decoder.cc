@@ -23,9 +23,9 @@ const SchedulingFields kRequestFields = {
         {"selectors", FieldUse::kHonoured},
         {"allocationMode", FieldUse::kHonoured},
         {"count", FieldUse::kHonoured},
-        {"adminAccess", FieldUse::kNotImplemented},
-        {"tolerations", FieldUse::kNotImplemented},
-        {"capacity", FieldUse::kNotImplemented},
+        {"adminAccess", FieldUse::kHonoured},
+        {"tolerations", FieldUse::kHonoured},
+        {"capacity", FieldUse::kHonoured},
     }};
 
 const SchedulingFields kDevicesFields = {
@@ -68,6 +68,25 @@ absl::StatusOr<api::DeviceChoice> Choice(const Reader& r, const json& c,
     return r.Error(path + ".count", absl::StrCat("must be >= 1, got ", count));
   }
   out.count = count;
+  SHOAL_ASSIGN_OR_RETURN(
+      admin, r.Bool(c, "adminAccess", path + ".adminAccess", false));
+  out.admin_access = admin;
+  SHOAL_ASSIGN_OR_RETURN(
+      tolerations,
+      Tolerations(r, Reader::Get(c, "tolerations"), path + ".tolerations"));
+  out.tolerations = std::move(tolerations);
+  if (const json* cap = Reader::Get(c, "capacity")) {
+    const json* requests = Reader::Get(*cap, "requests");
+    if (requests != nullptr && !requests->is_object())
+      return r.Error(path + ".capacity.requests", "must be a map");
+    if (requests != nullptr) {
+      for (const auto& [name, q] : requests->items()) {
+        SHOAL_ASSIGN_OR_RETURN(
+            text, QuantityText(r, q, path + ".capacity.requests." + name));
+        out.capacity_requests.emplace_back(name, text);
+      }
+    }
+  }
   return out;
 }
 
@@ -124,7 +143,37 @@ absl::StatusOr<api::DeviceAllocation> Allocation(const Reader& r,
       SHOAL_ASSIGN_OR_RETURN(drv, r.String(e, "driver", at + ".driver"));
       SHOAL_ASSIGN_OR_RETURN(pool, r.String(e, "pool", at + ".pool"));
       SHOAL_ASSIGN_OR_RETURN(dev, r.String(e, "device", at + ".device"));
-      out.results.push_back({req, drv, pool, dev});
+      d.request = req;
+      d.driver = drv;
+      d.pool = pool;
+      d.device = dev;
+      SHOAL_ASSIGN_OR_RETURN(
+          admin, r.Bool(e, "adminAccess", at + ".adminAccess", false));
+      d.admin_access = admin;
+      SHOAL_ASSIGN_OR_RETURN(
+          tolerations,
+          Tolerations(r, Reader::Get(e, "tolerations"), at + ".tolerations"));
+      d.tolerations = std::move(tolerations);
+      SHOAL_ASSIGN_OR_RETURN(conditions,
+                             StringList(r, Reader::Get(e, "bindingConditions"),
+                                        at + ".bindingConditions"));
+      d.binding_conditions = std::move(conditions);
+      SHOAL_ASSIGN_OR_RETURN(
+          failures, StringList(r, Reader::Get(e, "bindingFailureConditions"),
+                               at + ".bindingFailureConditions"));
+      d.binding_failure_conditions = std::move(failures);
+      SHOAL_ASSIGN_OR_RETURN(share, r.String(e, "shareID", at + ".shareID"));
+      d.share_id = share;
+      if (const json* used = Reader::Get(e, "consumedCapacity")) {
+        if (!used->is_object())
+          return r.Error(at + ".consumedCapacity", "must be a map");
+        for (const auto& [name, q] : used->items()) {
+          SHOAL_ASSIGN_OR_RETURN(
+              text, QuantityText(r, q, at + ".consumedCapacity." + name));
+          d.consumed_capacity.emplace_back(name, text);
+        }
+      }
+      out.results.push_back(std::move(d));
     }
   }
   if (const json* config = Reader::Get(*devices, "config")) {
@@ -221,15 +270,19 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
       }
       SHOAL_ASSIGN_OR_RETURN(
           attr, r.String(c, "matchAttribute", at + ".matchAttribute"));
-      if (Reader::Get(c, "distinctAttribute") != nullptr &&
-          out.unsupported_field.empty()) {
-        out.unsupported_field = at + ".distinctAttribute";
-      }
-      if (attr.empty()) {
+      SHOAL_ASSIGN_OR_RETURN(distinct, r.String(c, "distinctAttribute",
+                                                at + ".distinctAttribute"));
+      k.distinct_attribute = distinct;
+      if (attr.empty() && distinct.empty()) {
         if (out.unsupported_field.empty()) {
           out.unsupported_field = at;  // a constraint kind Shoal lacks
         }
         continue;
+      }
+      if (!attr.empty() && !distinct.empty()) {
+        return r.Error(at,
+                       "must name exactly one of matchAttribute and "
+                       "distinctAttribute");
       }
       k.match_attribute = attr;
       out.constraints.push_back(std::move(k));

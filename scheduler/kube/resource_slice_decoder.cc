@@ -22,9 +22,8 @@ const SchedulingFields kSliceFields = {
         {"nodeSelector", FieldUse::kHonoured},
         {"allNodes", FieldUse::kHonoured},
         {"devices", FieldUse::kHonoured},
-        // Partitionable devices and per-device node selection (alpha).
-        {"sharedCounters", FieldUse::kNotImplemented},
-        {"perDeviceNodeSelection", FieldUse::kNotImplemented},
+        {"sharedCounters", FieldUse::kHonoured},
+        {"perDeviceNodeSelection", FieldUse::kHonoured},
     }};
 
 const SchedulingFields kDeviceFields = {
@@ -34,16 +33,110 @@ const SchedulingFields kDeviceFields = {
         {"attributes", FieldUse::kHonoured},
         {"capacity", FieldUse::kHonoured},
         {"basic", FieldUse::kHonoured},  // v1beta1's wrapper
-        {"consumesCounters", FieldUse::kNotImplemented},
-        {"nodeName", FieldUse::kNotImplemented},
-        {"nodeSelector", FieldUse::kNotImplemented},
-        {"allNodes", FieldUse::kNotImplemented},
-        {"taints", FieldUse::kNotImplemented},
-        {"bindsToNode", FieldUse::kNotImplemented},
-        {"bindingConditions", FieldUse::kNotImplemented},
-        {"bindingFailureConditions", FieldUse::kNotImplemented},
-        {"allowMultipleAllocations", FieldUse::kNotImplemented},
+        {"consumesCounters", FieldUse::kHonoured},
+        {"nodeName", FieldUse::kHonoured},
+        {"nodeSelector", FieldUse::kHonoured},
+        {"allNodes", FieldUse::kHonoured},
+        {"taints", FieldUse::kHonoured},
+        {"allowMultipleAllocations", FieldUse::kHonoured},
+        {"bindsToNode", FieldUse::kHonoured},
+        {"bindingConditions", FieldUse::kHonoured},
+        {"bindingFailureConditions", FieldUse::kHonoured},
     }};
+
+// A map of counters {name: {value: q}} at `path`.
+absl::StatusOr<std::vector<api::CounterAmount>> Counters(
+    const Reader& r, const json* counters, const std::string& path) {
+  std::vector<api::CounterAmount> out;
+  if (counters == nullptr) return out;
+  if (!counters->is_object()) return r.Error(path, "must be a map");
+  for (const auto& [name, c] : counters->items()) {
+    const json* v = c.is_object() ? Reader::Get(c, "value") : nullptr;
+    if (v == nullptr)
+      return r.Error(path + "." + name + ".value", "is required");
+    SHOAL_ASSIGN_OR_RETURN(text,
+                           QuantityText(r, *v, path + "." + name + ".value"));
+    out.push_back({name, text});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<api::CounterSet>> CounterSets(
+    const Reader& r, const json* sets, const std::string& path) {
+  std::vector<api::CounterSet> out;
+  if (sets == nullptr) return out;
+  if (!sets->is_array()) return r.Error(path, "must be a list");
+  for (size_t i = 0; i < sets->size(); ++i) {
+    const std::string at = absl::StrCat(path, "[", i, "]");
+    const json& e = (*sets)[i];
+    if (!e.is_object()) return r.Error(at, "must be an object");
+    SHOAL_ASSIGN_OR_RETURN(name, r.String(e, "name", at + ".name"));
+    if (name.empty()) return r.Error(at + ".name", "is required");
+    SHOAL_ASSIGN_OR_RETURN(
+        counters, Counters(r, Reader::Get(e, "counters"), at + ".counters"));
+    out.push_back({name, std::move(counters)});
+  }
+  return out;
+}
+
+absl::StatusOr<api::CapacityPolicy> Policy(const Reader& r, const json& p,
+                                           const std::string& path) {
+  api::CapacityPolicy out;
+  if (!p.is_object()) return r.Error(path, "must be an object");
+  if (const json* d = Reader::Get(p, "default")) {
+    SHOAL_ASSIGN_OR_RETURN(text, QuantityText(r, *d, path + ".default"));
+    out.default_value = text;
+  }
+  if (const json* values = Reader::Get(p, "validValues")) {
+    if (!values->is_array())
+      return r.Error(path + ".validValues", "must be a list");
+    for (size_t i = 0; i < values->size(); ++i) {
+      SHOAL_ASSIGN_OR_RETURN(
+          text, QuantityText(r, (*values)[i],
+                             absl::StrCat(path, ".validValues[", i, "]")));
+      out.valid_values.push_back(text);
+    }
+  }
+  if (const json* range = Reader::Get(p, "validRange")) {
+    const std::string at = path + ".validRange";
+    if (!range->is_object()) return r.Error(at, "must be an object");
+    const json* min = Reader::Get(*range, "min");
+    if (min == nullptr) return r.Error(at + ".min", "is required");
+    SHOAL_ASSIGN_OR_RETURN(min_text, QuantityText(r, *min, at + ".min"));
+    out.min = min_text;
+    if (const json* max = Reader::Get(*range, "max")) {
+      SHOAL_ASSIGN_OR_RETURN(text, QuantityText(r, *max, at + ".max"));
+      out.max = text;
+    }
+    if (const json* step = Reader::Get(*range, "step")) {
+      SHOAL_ASSIGN_OR_RETURN(text, QuantityText(r, *step, at + ".step"));
+      if (*api::ParseQuantity(text, api::QuantityScale::kMilli) == 0)
+        return r.Error(at + ".step", "must be greater than zero");
+      out.step = text;
+    }
+  }
+  return out;
+}
+
+// perDeviceNodeSelection's per-device nodeName, nodeSelector, allNodes.
+absl::Status DeviceNodes(const Reader& r, const json& d,
+                         const std::string& path, api::Device& out) {
+  SHOAL_ASSIGN_OR_RETURN(node, r.String(d, "nodeName", path + ".nodeName"));
+  out.node_name = node;
+  SHOAL_ASSIGN_OR_RETURN(all, r.Bool(d, "allNodes", path + ".allNodes", false));
+  out.all_nodes = all;
+  if (const json* sel = Reader::Get(d, "nodeSelector")) {
+    const json* terms = Reader::Get(*sel, "nodeSelectorTerms");
+    if (terms == nullptr)
+      return r.Error(path + ".nodeSelector.nodeSelectorTerms", "is required");
+    SHOAL_ASSIGN_OR_RETURN(
+        parsed,
+        fields::NodeSelectorTerms(r.object(), *terms,
+                                  path + ".nodeSelector.nodeSelectorTerms"));
+    out.node_selector = std::move(parsed);
+  }
+  return absl::OkStatus();
+}
 
 std::string Qualified(const std::string& driver, const std::string& name) {
   return absl::StrContains(name, "/") ? name : absl::StrCat(driver, "/", name);
@@ -107,21 +200,56 @@ absl::StatusOr<api::Device> DecodeDevice(const Reader& r, const json& d,
     for (const auto& [k, v] : caps->items()) {
       // v1beta2 and v1: {value: q}; the first v1beta1 releases: q itself.
       const json* q = v.is_object() ? Reader::Get(v, "value") : &v;
-      std::string text;
-      if (q != nullptr && q->is_string()) text = q->get<std::string>();
-      if (q != nullptr && q->is_number_integer())
-        text = std::to_string(q->get<int64_t>());
-      if (text.empty()) {
+      if (q == nullptr) {
         return r.Error(path + ".capacity." + k,
                        absl::StrCat("must be a quantity, got ", v.dump()));
       }
-      auto parsed = api::ParseQuantity(text, api::QuantityScale::kMilli);
-      if (!parsed.ok()) {
-        return r.Error(path + ".capacity." + k, parsed.status().message());
+      SHOAL_ASSIGN_OR_RETURN(text,
+                             QuantityText(r, *q, path + ".capacity." + k));
+      api::DeviceCapacity c{Qualified(driver, k), text, k, std::nullopt};
+      if (const json* p =
+              v.is_object() ? Reader::Get(v, "requestPolicy") : nullptr) {
+        SHOAL_ASSIGN_OR_RETURN(
+            policy, Policy(r, *p, path + ".capacity." + k + ".requestPolicy"));
+        c.policy = std::move(policy);
       }
-      out.capacity.emplace_back(Qualified(driver, k), text);
+      out.capacity.push_back(std::move(c));
     }
   }
+  if (const json* uses = Reader::Get(*body, "consumesCounters")) {
+    if (!uses->is_array())
+      return r.Error(path + ".consumesCounters", "must be a list");
+    for (size_t i = 0; i < uses->size(); ++i) {
+      const std::string at = absl::StrCat(path, ".consumesCounters[", i, "]");
+      const json& e = (*uses)[i];
+      if (!e.is_object()) return r.Error(at, "must be an object");
+      SHOAL_ASSIGN_OR_RETURN(set,
+                             r.String(e, "counterSet", at + ".counterSet"));
+      if (set.empty()) return r.Error(at + ".counterSet", "is required");
+      SHOAL_ASSIGN_OR_RETURN(
+          counters, Counters(r, Reader::Get(e, "counters"), at + ".counters"));
+      out.consumes_counters.push_back({set, std::move(counters)});
+    }
+  }
+  SHOAL_RETURN_IF_ERROR(DeviceNodes(r, *body, path, out));
+  SHOAL_ASSIGN_OR_RETURN(
+      taints, Taints(r, Reader::Get(*body, "taints"), path + ".taints"));
+  out.taints = std::move(taints);
+  SHOAL_ASSIGN_OR_RETURN(multi,
+                         r.Bool(*body, "allowMultipleAllocations",
+                                path + ".allowMultipleAllocations", false));
+  out.allow_multiple_allocations = multi;
+  SHOAL_ASSIGN_OR_RETURN(
+      binds, r.Bool(*body, "bindsToNode", path + ".bindsToNode", false));
+  out.binds_to_node = binds;
+  SHOAL_ASSIGN_OR_RETURN(conditions,
+                         StringList(r, Reader::Get(*body, "bindingConditions"),
+                                    path + ".bindingConditions"));
+  out.binding_conditions = std::move(conditions);
+  SHOAL_ASSIGN_OR_RETURN(
+      failures, StringList(r, Reader::Get(*body, "bindingFailureConditions"),
+                           path + ".bindingFailureConditions"));
+  out.binding_failure_conditions = std::move(failures);
   return out;
 }
 
@@ -167,6 +295,14 @@ absl::StatusOr<api::ResourceSlice> DecodeResourceSlice(
                                "spec.nodeSelector.nodeSelectorTerms"));
     out.node_selector = std::move(parsed);
   }
+  SHOAL_ASSIGN_OR_RETURN(per_device,
+                         r.Bool(spec, "perDeviceNodeSelection",
+                                "spec.perDeviceNodeSelection", false));
+  out.per_device_node_selection = per_device;
+  SHOAL_ASSIGN_OR_RETURN(shared,
+                         CounterSets(r, Reader::Get(spec, "sharedCounters"),
+                                     "spec.sharedCounters"));
+  out.shared_counters = std::move(shared);
   r.CheckFields(spec, "spec", kSliceFields);
   out.unsupported_field = FirstUnsupported(spec, "spec", kSliceFields);
   if (const json* devices = Reader::Get(spec, "devices")) {

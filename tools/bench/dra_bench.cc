@@ -70,7 +70,8 @@ api::ResourceSlice Slice(int node) {
     index.i = d;
     device.attributes = {{absl::StrCat(kDriver, "/model"), model},
                          {absl::StrCat(kDriver, "/index"), index}};
-    device.capacity = {{absl::StrCat(kDriver, "/memory"), "80Gi"}};
+    device.capacity = {
+        {absl::StrCat(kDriver, "/memory"), "80Gi", "memory", {}}};
     s.devices.push_back(std::move(device));
   }
   return s;
