@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "e2e/emulator/device_rules.h"
 #include "e2e/emulator/gzip.h"
 #include "e2e/emulator/patches.h"
 
@@ -430,6 +431,8 @@ Reply ApiServer::Create(const Target& t, json object) {
          {{{"type", "NamesAccepted"}, {"status", "True"}},
           {{"type", "Established"}, {"status", "True"}}}},
         {"acceptedNames", object["spec"].value("names", json::object())}};
+  } else if (auto e = CheckDeviceSelectors(*t.type, object, nullptr)) {
+    return Reply::Error(*e);
   } else if (t.type->custom) {
     // status is written through /status only, when the CRD serves it.
     if (t.type->has_status) object.erase("status");
@@ -480,6 +483,7 @@ std::optional<ApiError> ApiServer::Replace(const Target& t, json& current,
   if (t.type == pod_resources_.pods) {
     if (auto e = CheckPodUpdate(current, proposed)) return e;
   }
+  if (auto e = CheckDeviceSelectors(*t.type, proposed, &current)) return e;
   // The main resource does not write status, nor the server's metadata.
   if (t.type->has_status) proposed["status"] = current.value("status", json());
   for (const char* field :

@@ -99,6 +99,7 @@ struct Expr {
   bool test_only = false;  // kSelect inside has()
   Fn fn = Fn::kNone;       // kCall
   std::string fn_name;     // kCall, for messages
+  bool member = false;     // kCall written as a method: receiver.fn(...)
   std::vector<std::unique_ptr<Expr>> args;
   // kCall matches() with a constant pattern: compiled once.
   std::shared_ptr<const re2::RE2> regex;

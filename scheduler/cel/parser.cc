@@ -54,7 +54,8 @@ ExprPtr Call(Fn fn, absl::string_view name, int column,
 
 class Parser {
  public:
-  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  Parser(std::vector<Token> tokens, const ParseOptions& options)
+      : t_(std::move(tokens)), options_(options) {}
 
   absl::StatusOr<ExprPtr> Run() {
     absl::StatusOr<ExprPtr> e = ParseExpr();
@@ -276,6 +277,10 @@ class Parser {
     absl::StatusOr<ExprPtr> operand = ParsePrimary(negate_literal);
     while (operand.ok()) {
       int col = Cur().column;
+      if (options_.for_checker && (Accept(".?") || Accept("[?"))) {
+        operand = OptionalSelect(*std::move(operand), col);
+        continue;
+      }
       if (IsPunct("?.") || IsPunct(".?") || IsPunct("[?")) {
         return Unsupported(
             absl::StrCat("optional ", Cur().text == "[?" ? "index" : "field",
@@ -351,7 +356,7 @@ class Parser {
     if (receiver->kind == ExprKind::kIdent) ns = receiver->name;
     if (receiver->kind == ExprKind::kSelect) ns = receiver->qualified;
     std::string root = ns.substr(0, ns.find('.'));
-    if (!ns.empty() && IsRefusedNamespace(root)) {
+    if (!ns.empty() && IsRefusedNamespace(root) && !options_.for_checker) {
       return Unsupported(absl::StrCat(ns, ".", name, "()"), receiver->column);
     }
     absl::StatusOr<std::vector<ExprPtr>> args = ParseArgs(")");
@@ -384,12 +389,44 @@ class Parser {
       for (int i = 1; i < argc; ++i) e->args.push_back(std::move((*args)[i]));
       return e;
     }
-    absl::StatusOr<Fn> fn = ResolveFunction(name, true, argc, col);
+    absl::StatusOr<Fn> fn = Resolve(name, true, argc, col);
     if (!fn.ok()) return fn.status();
     std::vector<ExprPtr> all;
     all.push_back(std::move(receiver));
     for (ExprPtr& a : *args) all.push_back(std::move(a));
-    return Finish(Call(*fn, name, col, std::move(all)));
+    ExprPtr call = Call(*fn, name, col, std::move(all));
+    call->member = true;
+    return Finish(std::move(call));
+  }
+
+  // The checker types every function the API server declares, so it
+  // parses calls Shoal does not evaluate as Fn::kNone instead of refusing.
+  absl::StatusOr<Fn> Resolve(absl::string_view name, bool member, int argc,
+                             int col) {
+    absl::StatusOr<Fn> fn = ResolveFunction(name, member, argc, col);
+    if (!fn.ok() && options_.for_checker) return Fn::kNone;
+    return fn;
+  }
+
+  // a.?b and a[?b], for the checker only: the calls cel-go's parser makes.
+  absl::StatusOr<ExprPtr> OptionalSelect(ExprPtr operand, int col) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(operand));
+    if (t_[pos_ - 1].text == ".?") {
+      const Token& f = Cur();
+      if (f.kind != TokenKind::kIdent && f.kind != TokenKind::kQuotedIdent) {
+        return SyntaxError(f.column, "expected a field name after '.?'");
+      }
+      args.push_back(Node(ExprKind::kConst, f.column));
+      args.back()->value = Value::String(f.text);
+      ++pos_;
+      return Call(Fn::kNone, "_?._", col, std::move(args));
+    }
+    absl::StatusOr<ExprPtr> index = ParseExpr();
+    if (!index.ok()) return index;
+    if (absl::Status s = Expect("]"); !s.ok()) return s;
+    args.push_back(*std::move(index));
+    return Call(Fn::kNone, "_[?_]", col, std::move(args));
   }
 
   // Precompiles a constant matches() pattern.
@@ -505,13 +542,14 @@ class Parser {
     if (IsPunct("(")) {
       ++pos_;
       if (name == "has") return HasMacro(t.column);
-      if (name == "timestamp" || name == "duration") {
+      if (!options_.for_checker &&
+          (name == "timestamp" || name == "duration")) {
         return Unsupported(absl::StrCat(name, "()"), t.column);
       }
       absl::StatusOr<std::vector<ExprPtr>> args = ParseArgs(")");
       if (!args.ok()) return args.status();
-      absl::StatusOr<Fn> fn = ResolveFunction(
-          name, false, static_cast<int>(args->size()), t.column);
+      absl::StatusOr<Fn> fn =
+          Resolve(name, false, static_cast<int>(args->size()), t.column);
       if (!fn.ok()) return fn.status();
       return Finish(Call(*fn, name, t.column, *std::move(args)));
     }
@@ -532,7 +570,7 @@ class Parser {
       e->value = Value::Type(name);
       return e;
     }
-    if (name == "google" || name == "cel") {
+    if (name == "google" || (name == "cel" && !options_.for_checker)) {
       // google.protobuf.* and cel.expr.* name protobuf types and enums.
       return Unsupported(absl::StrCat("protobuf types (", name, ".*)"),
                          t.column);
@@ -554,13 +592,15 @@ class Parser {
   }
 
   std::vector<Token> t_;
+  ParseOptions options_;
   size_t pos_ = 0;
   int depth_ = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view source) {
+absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view source,
+                                            const ParseOptions& options) {
   if (source.size() > kMaxSourceLength) {
     return absl::InvalidArgumentError(
         absl::StrCat("expression is ", source.size(),
@@ -568,7 +608,7 @@ absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view source) {
   }
   absl::StatusOr<std::vector<Token>> tokens = Tokenize(source);
   if (!tokens.ok()) return tokens.status();
-  return Parser(*std::move(tokens)).Run();
+  return Parser(*std::move(tokens), options).Run();
 }
 
 }  // namespace shoal::cel

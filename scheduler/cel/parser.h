@@ -18,7 +18,16 @@ inline constexpr int kMaxNesting = 250;
 // Kubernetes caps a DRA selector at 10 KiB; Shoal accepts ten times that.
 inline constexpr size_t kMaxSourceLength = 100 * 1024;
 
-absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view source);
+struct ParseOptions {
+  // For the type checker (checker.h): calls of functions Shoal does not
+  // evaluate, extension namespaces (sets.contains, cel.bind) and optional
+  // selection (a.?b, a[?b]) parse instead of being refused. Such a tree
+  // is for checking only: the evaluator cannot run it.
+  bool for_checker = false;
+};
+
+absl::StatusOr<std::unique_ptr<Expr>> Parse(
+    absl::string_view source, const ParseOptions& options = ParseOptions());
 
 }  // namespace shoal::cel
 

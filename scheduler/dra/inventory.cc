@@ -90,6 +90,31 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       }
     }
   }
+  // A pool's generation is invalid, as kube-scheduler's allocator finds
+  // it, when two of its slices declare one counter set, or a device
+  // spends from a counter set or counter the pool does not declare.
+  std::map<std::tuple<std::string, std::string, int64_t, std::string>, int>
+      sets;
+  for (const api::ResourceSlice& s : world_->slices) {
+    for (const api::CounterSet& set : s.shared_counters) {
+      if (++sets[{s.driver, s.pool, s.generation, set.name}] > 1)
+        generations[{s.driver, s.pool, s.generation}].invalid = true;
+    }
+  }
+  for (const api::ResourceSlice& s : world_->slices) {
+    for (const api::Device& d : s.devices) {
+      for (const api::CounterConsumption& use : d.consumes_counters) {
+        bool known =
+            sets.count({s.driver, s.pool, s.generation, use.counter_set}) > 0;
+        for (const api::CounterAmount& c : use.counters) {
+          known = known && slots.count({s.driver, s.pool, s.generation,
+                                        use.counter_set, c.name}) > 0;
+        }
+        if (!known)
+          generations[{s.driver, s.pool, s.generation}].invalid = true;
+      }
+    }
+  }
   // Slices in a stable order: node-local first, then by pool and name.
   std::vector<const api::ResourceSlice*> order;
   for (const api::ResourceSlice& s : world_->slices) order.push_back(&s);
@@ -162,6 +187,7 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       for (DeviceId d = first;
            d < first + static_cast<DeviceId>(s->devices.size()); ++d) {
         if (!DeviceReaches(*s, *devices_[d].device, n)) continue;
+        devices_[d].reached = true;
         // Unusable ones too: "All" must know of them.
         mine.push_back({d, whole && devices_[d].usable});
       }

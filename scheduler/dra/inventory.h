@@ -31,6 +31,8 @@ struct DeviceEntry {
   // The slice offers nothing Shoal refuses (whether its pool is whole is
   // per node: Reach::usable).
   bool usable = true;
+  // Some node of the snapshot reaches it.
+  bool reached = false;
   // The device has a taint that keeps away requests not tolerating it.
   bool tainted = false;
   // Partitionable devices: the counters of its pool it spends while

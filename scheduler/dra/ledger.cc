@@ -95,7 +95,11 @@ Ledger::Ledger(std::shared_ptr<const api::DeviceWorld> world,
       if (r.admin_access) continue;
       const std::vector<DeviceId>& ids = inv_.Find(r);
       if (ids.empty()) continue;
-      usage_.Take(ids[0], AmountsOf(r, *inv_.devices()[ids[0]].device));
+      // A device that allows multiple allocations but was given without
+      // a share id is held whole: it is not shared until it is free.
+      const api::Device& device = *inv_.devices()[ids[0]].device;
+      usage_.Take(ids[0], AmountsOf(r, device),
+                  device.allow_multiple_allocations && r.share_id.empty());
     }
   }
 }
@@ -217,7 +221,8 @@ std::string Ledger::SelectorError(
   std::string error;
   for (DeviceId d = 0;
        d < static_cast<DeviceId>(inv_.devices().size()) && error.empty(); ++d) {
-    if (!inv_.devices()[d].usable) continue;
+    // Devices no node of the snapshot reaches are never tried.
+    if (!inv_.devices()[d].usable || !inv_.devices()[d].reached) continue;
     bool passes = true;
     for (size_t i = 0; i < cls.selectors.size() && passes; ++i) {
       absl::StatusOr<bool> m =

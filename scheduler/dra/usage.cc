@@ -5,6 +5,7 @@ namespace shoal::dra {
 Usage::Usage(const Inventory& inventory)
     : inv_(inventory),
       held_(inventory.devices().size(), 0),
+      whole_(inventory.devices().size(), 0),
       offset_(inventory.devices().size() + 1, 0),
       counters_used_(inventory.counter_totals().size(), 0) {
   for (size_t d = 0; d < inventory.devices().size(); ++d) {
@@ -25,7 +26,7 @@ bool Usage::CountersSpent(DeviceId d) const {
 
 bool Usage::CanTake(DeviceId d, const std::vector<int64_t>& amounts) const {
   if (!Shared(d)) return held_[d] == 0 && !CountersSpent(d);
-  if (CountersSpent(d)) return false;
+  if (whole_[d] || CountersSpent(d)) return false;
   const std::vector<int64_t>& total = inv_.devices()[d].capacity;
   for (size_t i = 0; i < total.size() && i < amounts.size(); ++i) {
     if (consumed_[offset_[d] + i] + amounts[i] > total[i]) return false;
@@ -39,11 +40,12 @@ void Usage::Spend(DeviceId d, int sign) {
   }
 }
 
-void Usage::Take(DeviceId d, const std::vector<int64_t>& amounts) {
+void Usage::Take(DeviceId d, const std::vector<int64_t>& amounts, bool whole) {
   // Every entry of the device (one per generation of its pool that
   // lists it) is held alike.
   for (DeviceId e : inv_.Same(d)) {
     if (held_[e]++ == 0) Spend(e, +1);
+    if (whole) whole_[e] = 1;
     if (!Shared(e)) continue;
     for (size_t i = 0;
          i < amounts.size() && i < inv_.devices()[e].capacity.size(); ++i) {
@@ -55,7 +57,10 @@ void Usage::Take(DeviceId d, const std::vector<int64_t>& amounts) {
 void Usage::Give(DeviceId d, const std::vector<int64_t>& amounts) {
   for (DeviceId e : inv_.Same(d)) {
     if (held_[e] == 0) continue;
-    if (--held_[e] == 0) Spend(e, -1);
+    if (--held_[e] == 0) {
+      Spend(e, -1);
+      whole_[e] = 0;
+    }
     if (!Shared(e)) continue;
     for (size_t i = 0;
          i < amounts.size() && i < inv_.devices()[e].capacity.size(); ++i) {

@@ -24,7 +24,10 @@ class Usage {
   // counters it spends must last (a shared device spends them once, with
   // its first share).
   bool CanTake(DeviceId d, const std::vector<int64_t>& amounts) const;
-  void Take(DeviceId d, const std::vector<int64_t>& amounts);
+  // `whole`: a device that allows multiple allocations is held whole
+  // (an allocation without a share, as a claim's status may say).
+  void Take(DeviceId d, const std::vector<int64_t>& amounts,
+            bool whole = false);
   void Give(DeviceId d, const std::vector<int64_t>& amounts);
 
   // Held whole, or by some share.
@@ -48,6 +51,8 @@ class Usage {
   const Inventory& inv_;
   // Per device entry: allocations (whole: 0 or 1; shares: how many).
   std::vector<int32_t> held_;
+  // Per device entry: held whole though it could be shared.
+  std::vector<uint8_t> whole_;
   // Per device entry, from offset_[d]: what its shares consume of each
   // capacity.
   std::vector<size_t> offset_;

@@ -1,0 +1,188 @@
+#include "e2e/emulator/device_rules.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/cel/checker.h"
+
+namespace shoal::emulator {
+namespace {
+
+using nlohmann::json;
+
+// resource.CELSelectorExpressionMaxLength: longer ones are not compiled.
+constexpr size_t kMaxExpressionLength = 10 * 1024;
+
+struct FieldError {
+  std::string field;
+  std::string reason;  // FieldValueInvalid, FieldValueTooLong
+  std::string body;    // "Invalid value: \"...\": detail"
+};
+
+// Go's %q, which field.Invalid uses to show a string value.
+std::string GoQuote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+class Walker {
+ public:
+  Walker(const json* before, std::vector<FieldError>* errors)
+      : before_(before), errors_(errors) {}
+
+  // selectors[j].cel.expression under `at` (a JSON pointer, for finding
+  // the same expression in the object before) and `field` (for messages).
+  void Selectors(const json& parent, const std::string& pointer,
+                 const std::string& field) {
+    const json* selectors = Member(parent, "selectors");
+    if (selectors == nullptr || !selectors->is_array()) return;
+    for (size_t j = 0; j < selectors->size(); ++j) {
+      const json* cel = Member((*selectors)[j], "cel");
+      const json* expression =
+          cel == nullptr ? nullptr : Member(*cel, "expression");
+      if (expression == nullptr || !expression->is_string()) continue;
+      std::string at =
+          absl::StrCat(pointer, "/selectors/", j, "/cel/expression");
+      Check(expression->get<std::string>(), at,
+            absl::StrCat(field, ".selectors[", j, "].cel.expression"));
+    }
+  }
+
+  // spec.devices.requests of a claim (or of a template's spec.spec).
+  void Requests(const json& spec, const std::string& pointer,
+                const std::string& field) {
+    const json* devices = Member(spec, "devices");
+    const json* requests =
+        devices == nullptr ? nullptr : Member(*devices, "requests");
+    if (requests == nullptr || !requests->is_array()) return;
+    for (size_t i = 0; i < requests->size(); ++i) {
+      const json& r = (*requests)[i];
+      std::string p = absl::StrCat(pointer, "/devices/requests/", i);
+      std::string f = absl::StrCat(field, ".devices.requests[", i, "]");
+      Selectors(r, p, f);  // v1beta1: on the request itself
+      if (const json* exactly = Member(r, "exactly")) {
+        Selectors(*exactly, p + "/exactly", f + ".exactly");
+      }
+      const json* alternatives = Member(r, "firstAvailable");
+      if (alternatives == nullptr || !alternatives->is_array()) continue;
+      for (size_t k = 0; k < alternatives->size(); ++k) {
+        Selectors((*alternatives)[k], absl::StrCat(p, "/firstAvailable/", k),
+                  absl::StrCat(f, ".firstAvailable[", k, "]"));
+      }
+    }
+  }
+
+ private:
+  static const json* Member(const json& j, const char* key) {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+  }
+
+  void Check(const std::string& expression, const std::string& pointer,
+             const std::string& field) {
+    if (before_ != nullptr && Unchanged(expression, pointer)) return;
+    if (expression.size() > kMaxExpressionLength) {
+      errors_->push_back({field, "FieldValueTooLong",
+                          absl::StrCat("Too long: may not be more than ",
+                                       kMaxExpressionLength, " bytes")});
+      return;
+    }
+    absl::Status s = cel::CheckDraSelector(expression);
+    // Unimplemented: a construct the checker leaves to the server.
+    if (s.code() != absl::StatusCode::kInvalidArgument) return;
+    errors_->push_back({field, "FieldValueInvalid",
+                        absl::StrCat("Invalid value: ", GoQuote(expression),
+                                     ": ", s.message())});
+  }
+
+  bool Unchanged(const std::string& expression,
+                 const std::string& pointer) const {
+    try {  // json_pointer throws on a path through a value of another shape
+      const json::json_pointer p(pointer);
+      return before_->contains(p) && before_->at(p) == expression;
+    } catch (const json::exception&) {
+      return false;
+    }
+  }
+
+  const json* before_;
+  std::vector<FieldError>* errors_;
+};
+
+}  // namespace
+
+std::optional<ApiError> CheckDeviceSelectors(const ResourceType& type,
+                                             const json& object,
+                                             const json* before) {
+  if (type.group != "resource.k8s.io" || !object.contains("spec")) {
+    return std::nullopt;
+  }
+  std::vector<FieldError> errors;
+  Walker walk(before, &errors);
+  const json& spec = object["spec"];
+  if (type.kind == "DeviceClass") {
+    walk.Selectors(spec, "/spec", "spec");
+  } else if (type.kind == "ResourceClaim") {
+    walk.Requests(spec, "/spec", "spec");
+  } else if (type.kind == "ResourceClaimTemplate") {
+    if (spec.is_object() && spec.contains("spec")) {
+      walk.Requests(spec["spec"], "/spec/spec", "spec.spec");
+    }
+  }
+  if (errors.empty()) return std::nullopt;
+  const json meta = object.value("metadata", json::object());
+  const std::string name = meta.value("name", meta.value("generateName", ""));
+  // apimachinery's NewInvalid: one error inline, several in brackets.
+  std::vector<std::string> parts;
+  json causes = json::array();
+  for (const FieldError& e : errors) {
+    parts.push_back(absl::StrCat(e.field, ": ", e.body));
+    causes.push_back(
+        {{"reason", e.reason}, {"message", e.body}, {"field", e.field}});
+  }
+  std::string list = parts.size() == 1
+                         ? parts[0]
+                         : absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+  return ApiError{422,
+                  "Invalid",
+                  absl::StrCat(type.kind, ".", type.group, " \"", name,
+                               "\" is invalid: ", list),
+                  {{"name", name},
+                   {"group", type.group},
+                   {"kind", type.kind},
+                   {"causes", causes}}};
+}
+
+}  // namespace shoal::emulator

@@ -1,0 +1,177 @@
+// The emulator refuses the DRA selectors kube-apiserver refuses, with the
+// real server's Status.
+#include "e2e/emulator/device_rules.h"
+
+#include <memory>
+#include <string>
+
+#include "e2e/emulator/api_server.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+
+namespace shoal::emulator {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kIssue[] =
+    "device.attributes['gpu.example.com'].model.reverse() == 'x'";
+constexpr char kGood[] = "device.driver == 'gpu.example.com'";
+constexpr char kClaims[] =
+    "/apis/resource.k8s.io/v1/namespaces/default/"
+    "resourceclaims";
+
+class DeviceRulesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<ApiServer>(ApiServerOptions{});
+    int port = server_->Start("127.0.0.1", 0);
+    ASSERT_GT(port, 0);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
+  }
+  void TearDown() override {
+    client_.reset();
+    server_->Stop();
+  }
+
+  json Send(const std::string& method, const std::string& path,
+            const json& body, int* code,
+            const std::string& type = "application/json") {
+    httplib::Result r =
+        method == "POST"  ? client_->Post(path, body.dump(), type)
+        : method == "PUT" ? client_->Put(path, body.dump(), type)
+                          : client_->Patch(path, body.dump(), type);
+    EXPECT_TRUE(r) << method << " " << path;
+    *code = r->status;
+    return json::parse(r->body);
+  }
+
+  static json Claim(const std::string& name, const std::string& expression) {
+    return {{"apiVersion", "resource.k8s.io/v1"},
+            {"kind", "ResourceClaim"},
+            {"metadata", {{"name", name}}},
+            {"spec",
+             {{"devices",
+               {{"requests",
+                 {{{"name", "gpu"},
+                   {"exactly",
+                    {{"deviceClassName", "gpu.example.com"},
+                     {"selectors",
+                      {{{"cel", {{"expression", expression}}}}}}}}}}}}}}}};
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(DeviceRulesTest, RefusesTheIssuesClaimAsTheRealServerDoes) {
+  int code = 0;
+  json status = Send("POST", kClaims, Claim("odd", kIssue), &code);
+  EXPECT_EQ(code, 422);
+  const std::string body =
+      "Invalid value: \"device.attributes['gpu.example.com'].model.reverse() "
+      "== 'x'\": compilation failed: ERROR: <input>:1:54: found no matching "
+      "overload for '_==_' applied to '(list(dyn), string)'\n"
+      " | device.attributes['gpu.example.com'].model.reverse() == 'x'\n"
+      " | .....................................................^";
+  const std::string field =
+      "spec.devices.requests[0].exactly.selectors[0]."
+      "cel.expression";
+  EXPECT_EQ(status["kind"], "Status");
+  EXPECT_EQ(status["status"], "Failure");
+  EXPECT_EQ(status["reason"], "Invalid");
+  EXPECT_EQ(status["code"], 422);
+  EXPECT_EQ(status["message"],
+            "ResourceClaim.resource.k8s.io \"odd\" is invalid: " + field +
+                ": " + body);
+  EXPECT_EQ(status["details"]["name"], "odd");
+  EXPECT_EQ(status["details"]["group"], "resource.k8s.io");
+  EXPECT_EQ(status["details"]["kind"], "ResourceClaim");
+  ASSERT_EQ(status["details"]["causes"].size(), 1u);
+  EXPECT_EQ(status["details"]["causes"][0]["reason"], "FieldValueInvalid");
+  EXPECT_EQ(status["details"]["causes"][0]["field"], field);
+  EXPECT_EQ(status["details"]["causes"][0]["message"], body);
+}
+
+TEST_F(DeviceRulesTest, AcceptsAGoodClaimAndRefusesABadUpdateOrPatch) {
+  int code = 0;
+  json created = Send("POST", kClaims, Claim("gpu", kGood), &code);
+  ASSERT_EQ(code, 201) << created.dump();
+
+  json update = Claim("gpu", "device.driver == 1");
+  update["metadata"]["resourceVersion"] =
+      created["metadata"]["resourceVersion"];
+  json status = Send("PUT", std::string(kClaims) + "/gpu", update, &code);
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(status["details"]["causes"][0]["message"],
+            "Invalid value: \"device.driver == 1\": compilation failed: "
+            "ERROR: <input>:1:15: found no matching overload for '_==_' "
+            "applied to '(string, int)'\n | device.driver == 1\n"
+            " | ..............^");
+
+  json patch = {
+      {"spec",
+       {{"devices",
+         {{"requests",
+           {{{"name", "gpu"},
+             {"exactly",
+              {{"deviceClassName", "gpu.example.com"},
+               {"selectors", {{{"cel", {{"expression", "1"}}}}}}}}}}}}}}}};
+  status = Send("PATCH", std::string(kClaims) + "/gpu", patch, &code,
+                "application/merge-patch+json");
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(status["details"]["causes"][0]["message"],
+            "Invalid value: \"1\": must evaluate to bool or the unknown type, "
+            "not int");
+}
+
+TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
+  int code = 0;
+  json cls = {{"metadata", {{"name", "gpu.example.com"}}},
+              {"spec",
+               {{"selectors",
+                 {{{"cel", {{"expression", kGood}}}},
+                  {{"cel", {{"expression", "device.nodeName == 'a'"}}}}}}}}};
+  json status =
+      Send("POST", "/apis/resource.k8s.io/v1/deviceclasses", cls, &code);
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(status["details"]["causes"][0]["field"],
+            "spec.selectors[1].cel.expression");
+
+  json tmpl = {{"metadata", {{"name", "t"}}},
+               {"spec",
+                {{"spec",
+                  {{"devices",
+                    {{"requests",
+                      {{{"name", "gpu"},
+                        {"firstAvailable",
+                         {{{"name", "a"},
+                           {"deviceClassName", "gpu.example.com"},
+                           {"selectors", {{{"cel", {{"expression", kGood}}}}}}},
+                          {{"name", "b"},
+                           {"deviceClassName", "gpu.example.com"},
+                           {"selectors",
+                            {{{"cel", {{"expression", kIssue}}}}}}}}}}}}}}}}}}};
+  status = Send("POST",
+                "/apis/resource.k8s.io/v1/namespaces/default/"
+                "resourceclaimtemplates",
+                tmpl, &code);
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(status["details"]["causes"][0]["field"],
+            "spec.spec.devices.requests[0].firstAvailable[1].selectors[0].cel."
+            "expression");
+  EXPECT_EQ(status["message"].get<std::string>().rfind(
+                "ResourceClaimTemplate.resource.k8s.io \"t\" is invalid: ", 0),
+            0u);
+
+  // A selector the server accepts though Shoal cannot evaluate it.
+  json later = Claim("later",
+                     "device.attributes['gpu.example.com'].model."
+                     "trim() == 'x'");
+  Send("POST", kClaims, later, &code);
+  EXPECT_EQ(code, 201);
+}
+
+}  // namespace
+}  // namespace shoal::emulator
