@@ -270,7 +270,13 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
     if (full > 0)
       parts.push_back(
           absl::StrCat(full, " shared with too little capacity left"));
-    *why = taken > 0 && spent == 0 && full == 0
+    if (tainted > 0)
+      parts.push_back(absl::StrCat(tainted,
+                                   " with a taint the request does "
+                                   "not tolerate (",
+                                   taint_words, tainted > 1 ? ", ..." : "",
+                                   ")"));
+    *why = taken > 0 && spent == 0 && full == 0 && tainted == 0
                ? absl::StrCat("all matching devices of class ", c.device_class,
                               " allocated")
                : absl::StrCat("no matching device of class ", c.device_class,

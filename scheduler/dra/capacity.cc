@@ -1,6 +1,7 @@
 #include "scheduler/dra/capacity.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/quantity.h"
@@ -26,7 +27,10 @@ int64_t RoundUp(int64_t asked, const api::CapacityPolicy& p) {
     if (!p.step.has_value()) return asked;
     const int64_t step = Milli(*p.step);
     if (step <= 0) return asked;
-    const int64_t steps = (asked - min + step - 1) / step;
+    const int64_t steps = (asked - min) / step + ((asked - min) % step != 0);
+    // Past what an int64 holds: no device has that much; refuse it.
+    if (steps > (std::numeric_limits<int64_t>::max() - min) / step)
+      return std::numeric_limits<int64_t>::max();
     return min + steps * step;
   }
   for (const std::string& v : p.valid_values) {
