@@ -187,7 +187,8 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
       }
       continue;
     }
-    if (!Consumption(c, *e.device, e.slice->driver, &amounts_)) {
+    if (!Consumption(c, *e.device, e.slice->driver, e.capacity,
+                     e.capacity_policy, &amounts_)) {
       ++too_small;
       continue;
     }
@@ -473,7 +474,8 @@ bool Allocator::Pick(size_t at, size_t from) {
     // What it would consume; whether it is still free, now that earlier
     // choices of this search may have taken it, its counters or its
     // capacity.
-    Consumption(c, *e.device, e.slice->driver, &amounts_);
+    Consumption(c, *e.device, e.slice->driver, e.capacity, e.capacity_policy,
+                &amounts_);
     const bool free =
         admin ? picked_[d] != slot.claim : usage_.CanTake(d, amounts_);
     if (!free || !AgreesWithConstraints(slot, d)) {

@@ -59,7 +59,14 @@ bool Violates(int64_t amount, const api::CapacityPolicy& p) {
 }  // namespace
 
 bool Consumption(const api::DeviceChoice& choice, const api::Device& device,
-                 const std::string& driver, std::vector<int64_t>* out) {
+                 const std::string& driver, const std::vector<int64_t>& totals,
+                 bool has_policy, std::vector<int64_t>* out) {
+  // The common case, in the allocator's hot loop: nothing asked, no
+  // policy: each capacity whole.
+  if (choice.capacity_requests.empty() && !has_policy) {
+    out->assign(totals.begin(), totals.end());
+    return true;
+  }
   out->assign(device.capacity.size(), 0);
   std::vector<const std::string*> asked(device.capacity.size(), nullptr);
   for (const auto& [name, amount] : choice.capacity_requests) {
@@ -74,7 +81,7 @@ bool Consumption(const api::DeviceChoice& choice, const api::Device& device,
   }
   for (size_t i = 0; i < device.capacity.size(); ++i) {
     const api::DeviceCapacity& c = device.capacity[i];
-    const int64_t total = Milli(c.value);
+    const int64_t total = i < totals.size() ? totals[i] : Milli(c.value);
     int64_t amount;
     if (asked[i] == nullptr) {
       amount = c.policy.has_value() && c.policy->default_value.has_value()

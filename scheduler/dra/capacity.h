@@ -23,8 +23,12 @@ namespace shoal::dra {
 // says whether the device can serve it at all: false when the request
 // names a capacity the device lacks, or an amount its policy refuses or
 // that exceeds the whole capacity.
+// `totals` are the device's capacities in milli-units; `has_policy`
+// whether any has a requestPolicy (without one, and without asks, an
+// allocation consumes each capacity whole and nothing is refused).
 bool Consumption(const api::DeviceChoice& choice, const api::Device& device,
-                 const std::string& driver, std::vector<int64_t>* out);
+                 const std::string& driver, const std::vector<int64_t>& totals,
+                 bool has_policy, std::vector<int64_t>* out);
 
 // status.allocation.devices.results[].consumedCapacity: each capacity by
 // the name the slice wrote, with what the allocation consumes.

@@ -21,29 +21,37 @@ api::DeviceChoice Asking(std::string amount, std::string name = "memory") {
   return c;
 }
 
+bool Consume(const api::DeviceChoice& c, const api::Device& d,
+             std::vector<int64_t>* out) {
+  std::vector<int64_t> totals;
+  bool policy = false;
+  for (const api::DeviceCapacity& k : d.capacity) {
+    totals.push_back(80 * kGi * 1000);
+    policy |= k.policy.has_value();
+  }
+  return Consumption(c, d, "gpu.example.com", totals, policy, out);
+}
+
 TEST(ConsumptionTest, TakesWhatIsAskedOrTheWholeCapacityWithoutAPolicy) {
   std::vector<int64_t> out;
-  ASSERT_TRUE(
-      Consumption(Asking("30Gi"), SharedGpu(), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking("30Gi"), SharedGpu(), &out));
   EXPECT_EQ(out, std::vector<int64_t>{30 * kGi * 1000});
-  ASSERT_TRUE(Consumption(Asking(""), SharedGpu(), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking(""), SharedGpu(), &out));
   EXPECT_EQ(out, std::vector<int64_t>{80 * kGi * 1000});
 }
 
 TEST(ConsumptionTest, QualifiedAndUnqualifiedNamesMeanTheDriversCapacity) {
   std::vector<int64_t> out;
-  EXPECT_TRUE(Consumption(Asking("1Gi", "gpu.example.com/memory"), SharedGpu(),
-                          "gpu.example.com", &out));
-  EXPECT_FALSE(Consumption(Asking("1Gi", "other.example.com/memory"),
-                           SharedGpu(), "gpu.example.com", &out));
-  EXPECT_FALSE(Consumption(Asking("1Gi", "cores"), SharedGpu(),
-                           "gpu.example.com", &out));
+  EXPECT_TRUE(
+      Consume(Asking("1Gi", "gpu.example.com/memory"), SharedGpu(), &out));
+  EXPECT_FALSE(
+      Consume(Asking("1Gi", "other.example.com/memory"), SharedGpu(), &out));
+  EXPECT_FALSE(Consume(Asking("1Gi", "cores"), SharedGpu(), &out));
 }
 
 TEST(ConsumptionTest, MoreThanTheWholeCapacityIsRefused) {
   std::vector<int64_t> out;
-  EXPECT_FALSE(
-      Consumption(Asking("81Gi"), SharedGpu(), "gpu.example.com", &out));
+  EXPECT_FALSE(Consume(Asking("81Gi"), SharedGpu(), &out));
 }
 
 TEST(ConsumptionTest, ValidRangeRoundsUpToTheNextStepAndRefusesPastMax) {
@@ -52,14 +60,11 @@ TEST(ConsumptionTest, ValidRangeRoundsUpToTheNextStepAndRefusesPastMax) {
   p.max = "40Gi";
   p.step = "10Gi";
   std::vector<int64_t> out;
-  ASSERT_TRUE(
-      Consumption(Asking("25Gi"), SharedGpu(p), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking("25Gi"), SharedGpu(p), &out));
   EXPECT_EQ(out[0], 30 * kGi * 1000);
-  ASSERT_TRUE(
-      Consumption(Asking("1Gi"), SharedGpu(p), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking("1Gi"), SharedGpu(p), &out));
   EXPECT_EQ(out[0], 10 * kGi * 1000);
-  EXPECT_FALSE(
-      Consumption(Asking("41Gi"), SharedGpu(p), "gpu.example.com", &out));
+  EXPECT_FALSE(Consume(Asking("41Gi"), SharedGpu(p), &out));
 }
 
 TEST(ConsumptionTest, ValidValuesRoundUpAndDefaultFillsWhatIsNotAsked) {
@@ -67,13 +72,11 @@ TEST(ConsumptionTest, ValidValuesRoundUpAndDefaultFillsWhatIsNotAsked) {
   p.default_value = "20Gi";
   p.valid_values = {"20Gi", "40Gi"};
   std::vector<int64_t> out;
-  ASSERT_TRUE(
-      Consumption(Asking("21Gi"), SharedGpu(p), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking("21Gi"), SharedGpu(p), &out));
   EXPECT_EQ(out[0], 40 * kGi * 1000);
-  ASSERT_TRUE(Consumption(Asking(""), SharedGpu(p), "gpu.example.com", &out));
+  ASSERT_TRUE(Consume(Asking(""), SharedGpu(p), &out));
   EXPECT_EQ(out[0], 20 * kGi * 1000);
-  EXPECT_FALSE(
-      Consumption(Asking("50Gi"), SharedGpu(p), "gpu.example.com", &out));
+  EXPECT_FALSE(Consume(Asking("50Gi"), SharedGpu(p), &out));
 }
 
 TEST(ConsumedCapacityTest, NamesAsTheSliceWroteThemAndReadsThemBack) {

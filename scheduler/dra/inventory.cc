@@ -141,12 +141,16 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
             e.counters.emplace_back(it->second, Milli(c.value));
         }
       }
-      for (const api::DeviceCapacity& c : d.capacity)
+      for (const api::DeviceCapacity& c : d.capacity) {
         e.capacity.push_back(Milli(c.value));
+        e.capacity_policy |= c.policy.has_value();
+      }
       same_[e.Key()].push_back(static_cast<DeviceId>(devices_.size()));
       devices_.push_back(e);
     }
   }
+  // Each entry points at its device's list (the map's values stay put).
+  for (DeviceEntry& e : devices_) e.same = &same_.find(e.Key())->second;
   // The slices a node may reach, in the order of `firsts`: those local
   // to it (by name, not tried against every node), then the
   // network-attached ones (sorted after every node-local one).
@@ -201,7 +205,7 @@ const std::vector<DeviceId>& Inventory::Find(const api::DeviceResult& r) const {
 }
 
 const std::vector<DeviceId>& Inventory::Same(DeviceId d) const {
-  return same_.find(devices_[d].Key())->second;
+  return *devices_[d].same;
 }
 
 const Selector& Inventory::SelectorFor(const std::string& expression) {

@@ -38,8 +38,12 @@ struct DeviceEntry {
   // Partitionable devices: the counters of its pool it spends while
   // allocated, as (counter slot, amount in milli-units).
   std::vector<std::pair<int32_t, int64_t>> counters;
-  // Its capacities in milli-units, in device->capacity's order.
+  // Its capacities in milli-units, in device->capacity's order, and
+  // whether any has a requestPolicy.
   std::vector<int64_t> capacity;
+  bool capacity_policy = false;
+  // Every entry of the same device (Inventory::Same).
+  const std::vector<int32_t>* same = nullptr;
   std::string Key() const {
     return slice->driver + "/" + slice->pool + "/" + device->name;
   }
