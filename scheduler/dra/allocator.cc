@@ -187,8 +187,13 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
       }
       continue;
     }
-    if (!Consumption(c, *e.device, e.slice->driver, e.capacity,
-                     e.capacity_policy, &amounts_)) {
+    // Nothing asked, no policy: a device that is not shared serves it
+    // whatever its capacity, and nothing is consumed to count.
+    if (c.capacity_requests.empty() && !e.capacity_policy &&
+        !e.device->allow_multiple_allocations) {
+      amounts_.clear();
+    } else if (!Consumption(c, *e.device, e.slice->driver, e.capacity,
+                            e.capacity_policy, &amounts_)) {
       ++too_small;
       continue;
     }
@@ -201,7 +206,10 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
         continue;
       }
     } else if (!usage_.CanTake(d, amounts_)) {
-      if (e.device->allow_multiple_allocations && !usage_.CountersSpent(d)) {
+      if (quiet_) {
+        ++taken;  // which kind of unavailable matters only to the words
+      } else if (e.device->allow_multiple_allocations &&
+                 !usage_.CountersSpent(d)) {
         ++full;
       } else if (!usage_.Held(d) && usage_.CountersSpent(d)) {
         ++spent;
@@ -211,6 +219,13 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
       continue;
     }
     slot.candidates.push_back(d);
+    // One device for the only request of a claim with no constraints:
+    // the search takes the first free one, so the rest need not be
+    // looked at (unless words are wanted, which count them all).
+    if (quiet_ && c.mode == api::AllocationMode::kExactCount && c.count == 1 &&
+        slot_count_ == 1 && slot.claim->constraints.empty()) {
+      break;
+    }
   }
   if ((c.mode == api::AllocationMode::kAll ? matching : c.count) >
       kMaxDevicesPerClaim) {
@@ -474,8 +489,13 @@ bool Allocator::Pick(size_t at, size_t from) {
     // What it would consume; whether it is still free, now that earlier
     // choices of this search may have taken it, its counters or its
     // capacity.
-    Consumption(c, *e.device, e.slice->driver, e.capacity, e.capacity_policy,
-                &amounts_);
+    if (c.capacity_requests.empty() && !e.capacity_policy &&
+        !e.device->allow_multiple_allocations) {
+      amounts_.clear();
+    } else {
+      Consumption(c, *e.device, e.slice->driver, e.capacity, e.capacity_policy,
+                  &amounts_);
+    }
     const bool free =
         admin ? picked_[d] != slot.claim : usage_.CanTake(d, amounts_);
     if (!free || !AgreesWithConstraints(slot, d)) {

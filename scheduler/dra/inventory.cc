@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/dra/device_variable.h"
 
@@ -60,58 +61,76 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
                      const std::vector<api::NodeInfo>& nodes)
     : world_(std::move(world)) {
   if (world_ == nullptr) world_ = std::make_shared<api::DeviceWorld>();
-  // Each generation of a pool: how many of its slices are there, and
-  // whether two of them name the same device (an invalid pool).
+  // Each generation of a pool gets a number, looked up once per slice:
+  // how many of its slices are there, whether two of them name the same
+  // device, and its counter sets (which may sit in any of its slices;
+  // since 1.35 in one of their own), each counter a slot.
   using Generation = std::tuple<std::string, std::string, int64_t>;
-  std::map<Generation, PoolState> generations;
-  std::map<Generation, std::set<std::string>> names;
+  std::map<Generation, int32_t> generation_ids;
+  std::vector<PoolState> generations;
+  std::vector<absl::flat_hash_set<absl::string_view>> names;
+  // Per generation: counter set -> counter -> slot.
+  std::vector<absl::flat_hash_map<std::string,
+                                  absl::flat_hash_map<std::string, int32_t>>>
+      counter_sets;
+  absl::flat_hash_map<const api::ResourceSlice*, int32_t> generation_of;
+  // Each pool (driver and name) gets a number too.
+  std::map<std::pair<std::string, std::string>, int32_t> pool_ids;
+  absl::flat_hash_map<const api::ResourceSlice*, int32_t> pool_of;
   for (const api::ResourceSlice& s : world_->slices) {
-    Generation g{s.driver, s.pool, s.generation};
+    pool_of[&s] = pool_ids
+                      .try_emplace({s.driver, s.pool},
+                                   static_cast<int32_t>(pool_ids.size()))
+                      .first->second;
+    auto [it, fresh] =
+        generation_ids.try_emplace({s.driver, s.pool, s.generation},
+                                   static_cast<int32_t>(generations.size()));
+    if (fresh) {
+      generations.emplace_back();
+      names.emplace_back();
+      counter_sets.emplace_back();
+    }
+    const int32_t g = it->second;
+    generation_of[&s] = g;
     PoolState& p = generations[g];
     p.slice_count = s.slice_count;
     ++p.slices_seen;
     for (const api::Device& d : s.devices) {
       if (!names[g].insert(d.name).second) p.invalid = true;
     }
-  }
-  // Counter slots of each generation of a pool: its counter sets may sit
-  // in any of its slices (since 1.35 in one of their own).
-  std::map<
-      std::tuple<std::string, std::string, int64_t, std::string, std::string>,
-      int32_t>
-      slots;
-  for (const api::ResourceSlice& s : world_->slices) {
+    // A pool's generation is invalid, as kube-scheduler's allocator finds
+    // it, when two of its slices declare one counter set.
     for (const api::CounterSet& set : s.shared_counters) {
+      auto [sit, new_set] = counter_sets[g].try_emplace(set.name);
+      if (!new_set) p.invalid = true;
       for (const api::CounterAmount& c : set.counters) {
-        auto [it, fresh] = slots.try_emplace(
-            {s.driver, s.pool, s.generation, set.name, c.name},
-            static_cast<int32_t>(counter_totals_.size()));
-        if (fresh) counter_totals_.push_back(Milli(c.value));
+        if (sit->second
+                .try_emplace(c.name,
+                             static_cast<int32_t>(counter_totals_.size()))
+                .second) {
+          counter_totals_.push_back(Milli(c.value));
+        }
       }
     }
   }
-  // A pool's generation is invalid, as kube-scheduler's allocator finds
-  // it, when two of its slices declare one counter set, or a device
-  // spends from a counter set or counter the pool does not declare.
-  std::map<std::tuple<std::string, std::string, int64_t, std::string>, int>
-      sets;
+  // The slot of a counter a device of generation `g` spends, or -1 when
+  // its pool does not declare it (which makes the pool invalid, as a
+  // device spending an undeclared counter set does).
+  auto slot_of = [&](int32_t g, const std::string& set,
+                     const std::string& counter) -> int32_t {
+    auto it = counter_sets[g].find(set);
+    if (it == counter_sets[g].end()) return -1;
+    auto c = it->second.find(counter);
+    return c == it->second.end() ? -1 : c->second;
+  };
   for (const api::ResourceSlice& s : world_->slices) {
-    for (const api::CounterSet& set : s.shared_counters) {
-      if (++sets[{s.driver, s.pool, s.generation, set.name}] > 1)
-        generations[{s.driver, s.pool, s.generation}].invalid = true;
-    }
-  }
-  for (const api::ResourceSlice& s : world_->slices) {
+    const int32_t g = generation_of[&s];
     for (const api::Device& d : s.devices) {
       for (const api::CounterConsumption& use : d.consumes_counters) {
-        bool known =
-            sets.count({s.driver, s.pool, s.generation, use.counter_set}) > 0;
-        for (const api::CounterAmount& c : use.counters) {
-          known = known && slots.count({s.driver, s.pool, s.generation,
-                                        use.counter_set, c.name}) > 0;
-        }
-        if (!known)
-          generations[{s.driver, s.pool, s.generation}].invalid = true;
+        bool known = counter_sets[g].contains(use.counter_set);
+        for (const api::CounterAmount& c : use.counters)
+          known = known && slot_of(g, use.counter_set, c.name) >= 0;
+        if (!known) generations[g].invalid = true;
       }
     }
   }
@@ -133,12 +152,9 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
         e.tainted |= t.effect == "NoSchedule" || t.effect == "NoExecute";
       for (const api::CounterConsumption& use : d.consumes_counters) {
         for (const api::CounterAmount& c : use.counters) {
-          // A counter its pool does not declare spends nothing (the API
-          // server refuses such a slice; kube-scheduler skips it too).
-          auto it = slots.find(
-              {s->driver, s->pool, s->generation, use.counter_set, c.name});
-          if (it != slots.end())
-            e.counters.emplace_back(it->second, Milli(c.value));
+          const int32_t slot =
+              slot_of(generation_of[s], use.counter_set, c.name);
+          if (slot >= 0) e.counters.emplace_back(slot, Milli(c.value));
         }
       }
       for (const api::DeviceCapacity& c : d.capacity) {
@@ -147,6 +163,28 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
       }
       same_[e.Key()].push_back(static_cast<DeviceId>(devices_.size()));
       devices_.push_back(e);
+    }
+  }
+  // What a selector sees of each device, as one string per look.
+  {
+    absl::flat_hash_map<std::string, int32_t> looks;
+    std::string key;
+    look_.reserve(devices_.size());
+    for (const DeviceEntry& e : devices_) {
+      key.assign(e.slice->driver);
+      key.push_back(e.device->allow_multiple_allocations ? '\1' : '\0');
+      for (const auto& [name, a] : e.device->attributes) {
+        absl::StrAppend(&key, "\na", name.size(), ":", name,
+                        static_cast<int>(a.kind), a.b ? "t" : "f", a.i, ":",
+                        a.s.size(), ":", a.s);
+      }
+      for (const api::DeviceCapacity& c : e.device->capacity) {
+        absl::StrAppend(&key, "\nc", c.name.size(), ":", c.name, c.value);
+      }
+      auto [it, fresh] =
+          looks.try_emplace(key, static_cast<int32_t>(look_example_.size()));
+      if (fresh) look_example_.push_back(static_cast<DeviceId>(look_.size()));
+      look_.push_back(it->second);
     }
   }
   // Each entry points at its device's list (the map's values stay put).
@@ -169,24 +207,36 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
   // valid, as kube-scheduler's allocator gathers pools per node.
   reachable_.resize(nodes.size());
   std::vector<size_t> reached;
+  std::vector<std::pair<int32_t, int64_t>> newest;
   for (const api::NodeInfo& n : nodes) {
     reached.clear();
     if (auto it = local.find(n.name()); it != local.end()) reached = it->second;
     for (size_t i : attached) {
       if (SliceReaches(*firsts[i].first, n)) reached.push_back(i);
     }
-    std::map<std::pair<std::string, std::string>, int64_t> newest;
+    // A node reaches a few pools: a list beats a map.
+    newest.clear();
     for (size_t i : reached) {
       const api::ResourceSlice* s = firsts[i].first;
-      auto [it, fresh] =
-          newest.try_emplace({s->driver, s->pool}, s->generation);
-      if (!fresh && s->generation > it->second) it->second = s->generation;
+      const int32_t pool = pool_of[s];
+      auto it = std::find_if(newest.begin(), newest.end(),
+                             [&](const auto& e) { return e.first == pool; });
+      if (it == newest.end()) {
+        newest.emplace_back(pool, s->generation);
+      } else if (s->generation > it->second) {
+        it->second = s->generation;
+      }
     }
     std::vector<Reach>& mine = reachable_[n.index()];
     for (size_t i : reached) {
       const auto& [s, first] = firsts[i];
-      if (newest[{s->driver, s->pool}] != s->generation) continue;
-      const PoolState& p = generations[{s->driver, s->pool, s->generation}];
+      const int32_t pool = pool_of[s];
+      if (std::find_if(newest.begin(), newest.end(), [&](const auto& e) {
+            return e.first == pool;
+          })->second != s->generation) {
+        continue;
+      }
+      const PoolState& p = generations[generation_of[s]];
       const bool whole = p.slices_seen >= p.slice_count && !p.invalid;
       for (DeviceId d = first;
            d < first + static_cast<DeviceId>(s->devices.size()); ++d) {
@@ -233,8 +283,9 @@ absl::StatusOr<bool> Inventory::Evaluate(const Selector& s, DeviceId device) {
     return absl::InvalidArgumentError(s.error);
   }
   std::vector<uint8_t>& memo = verdicts_[s.id];
-  if (memo.empty()) memo.assign(devices_.size(), 0);
-  uint8_t& v = memo[device];
+  if (memo.empty()) memo.assign(look_example_.size(), 0);
+  const int32_t look = look_[device];
+  uint8_t& v = memo[look];
   if (v == 0) {
     cel::Activation vars;
     vars.emplace("device", DeviceVariable(*devices_[device].slice,
@@ -242,15 +293,15 @@ absl::StatusOr<bool> Inventory::Evaluate(const Selector& s, DeviceId device) {
     auto result = s.program->Evaluate(vars);
     if (!result.ok()) {
       v = 3;
-      errors_[&s][device] = std::string(result.status().message());
+      errors_[&s][look] = std::string(result.status().message());
     } else if (result->kind() != cel::Kind::kBool) {
       v = 3;
-      errors_[&s][device] = "the expression's value is not a boolean";
+      errors_[&s][look] = "the expression's value is not a boolean";
     } else {
       v = result->as_bool() ? 2 : 1;
     }
   }
-  if (v == 3) return absl::InvalidArgumentError(errors_[&s][device]);
+  if (v == 3) return absl::InvalidArgumentError(errors_[&s][look]);
   return v == 2;
 }
 

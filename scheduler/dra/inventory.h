@@ -92,10 +92,14 @@ class Inventory {
   const Selector& SelectorFor(const std::string& expression);
   // Whether `device` satisfies the selector: true/false, or an error (a
   // CEL runtime error, "no such key", naming the expression). Memoized.
+  // Devices that look the same to a selector (driver, attributes,
+  // capacity and allowMultipleAllocations alike: the same GPU model on
+  // every node) share one verdict, so a selector runs once per kind of
+  // device, not once per device.
   absl::StatusOr<bool> Matches(const Selector& s, DeviceId device) {
     // A verdict known already (only a compiled selector has any).
     if (s.id < verdicts_.size() && !verdicts_[s.id].empty()) {
-      const uint8_t v = verdicts_[s.id][device];
+      const uint8_t v = verdicts_[s.id][look_[device]];
       if (v == 1 || v == 2) return v == 2;
     }
     return Evaluate(s, device);
@@ -115,10 +119,15 @@ class Inventory {
   absl::flat_hash_map<std::string, std::unique_ptr<Selector>> selectors_;
   // Per selector (by Selector::id), per device: 0 unknown, 1 no, 2 yes,
   // 3 error.
+  // Per device, its look: devices with one look are one CEL variable.
+  std::vector<int32_t> look_;
+  std::vector<DeviceId> look_example_;  // a device of each look
+  // Per selector (by Selector::id), per look: 0 unknown, 1 no, 2 yes,
+  // 3 error.
   std::vector<std::vector<uint8_t>> verdicts_;
   absl::flat_hash_map<const Selector*,
-                      absl::flat_hash_map<DeviceId, std::string>>
-      errors_;
+                      absl::flat_hash_map<int32_t, std::string>>
+      errors_;  // by selector, by look
 };
 
 }  // namespace shoal::dra
