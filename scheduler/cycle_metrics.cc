@@ -160,6 +160,7 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   int failed = 0;
   std::vector<bool> placed_jobs(c.jobs.size(), false);
   for (const auto& b : cycle.binds) {
+    if (b.reserve_only) continue;  // devices reserved, not bound
     m.bind_latency.Observe(absl::ToDoubleMilliseconds(b.took));
     if (!b.outcome.ok()) {
       ++failed;

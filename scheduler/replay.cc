@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
 #include "scheduler/cache/sinks.h"
 #include "scheduler/scheduler.h"
 
@@ -21,6 +22,10 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
   // the replay's source is the snapshot, which never shows it.
   void Bind(std::shared_ptr<const api::PodInfo>, const std::string&,
             const std::vector<api::ClaimWrite>&, cache::Done done) override {
+    done(absl::OkStatus());
+  }
+  void Reserve(std::shared_ptr<const api::PodInfo>,
+               const std::vector<api::ClaimWrite>&, cache::Done done) override {
     done(absl::OkStatus());
   }
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string&,
@@ -53,9 +58,11 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
     std::shared_ptr<const AppliedCycle> applied = scheduler.RunOnce();
     v1::CycleReport* cycle = report.add_cycles();
     for (const auto& b : applied->binds) {
-      v1::Bind* bind = cycle->add_binds();
-      bind->set_pod(b.pod);
-      bind->set_node(b.node);
+      if (!b.reserve_only) {
+        v1::Bind* bind = cycle->add_binds();
+        bind->set_pod(b.pod);
+        bind->set_node(b.node);
+      }
       if (!b.outcome.ok()) continue;
       for (const api::ClaimWrite& w : b.claims) {
         if (!w.newly_allocated) continue;
@@ -126,7 +133,11 @@ std::string ReportJson(const v1::ReplayReport& report) {
   options.always_print_primitive_fields = true;
   std::string out;
   (void)google::protobuf::util::MessageToJsonString(report, &out, options);
-  return out;
+  // Struct fields and maps (a result's tolerations, consumedCapacity)
+  // come out in hash order: written again with sorted keys, the same
+  // replay prints the same bytes every time.
+  nlohmann::json sorted = nlohmann::json::parse(out, nullptr, false);
+  return sorted.is_discarded() ? out : sorted.dump();
 }
 
 namespace {

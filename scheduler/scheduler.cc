@@ -39,10 +39,20 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
     const std::string& node = cluster.nodes[out.binds[i].node].name();
     applied->binds[i] = {out.binds[i].task, pod->Key(), node,
                          std::move(out.binds[i].claims), absl::OkStatus()};
-    // Assumed before the request leaves: nothing may book this room (or
-    // these devices) again.
-    cache_.AssumeBound(pod->Key(), node);
+    applied->binds[i].reserve_only = out.binds[i].reserve_only;
+    // Assumed before the request leaves: nothing may book these devices
+    // (or this room) again.
     cache_.AssumeClaims(applied->binds[i].claims);
+    if (out.binds[i].reserve_only) {
+      decisions_.Reserve(pod, applied->binds[i].claims,
+                         [this, &slot = applied->binds[i]](absl::Status s) {
+                           if (s.ok()) return;
+                           cache_.ForgetClaims(slot.claims);
+                           slot.outcome = std::move(s);
+                         });
+      continue;
+    }
+    cache_.AssumeBound(pod->Key(), node);
     decisions_.Bind(
         pod, node, applied->binds[i].claims,
         [this, &slot = applied->binds[i], sent = absl::Now()](absl::Status s) {

@@ -35,6 +35,8 @@ struct AppliedCycle {
     std::string node;
     std::vector<api::ClaimWrite> claims;  // written before the bind
     absl::Status outcome;
+    // Only the claims were written (binding conditions): not bound.
+    bool reserve_only = false;
     absl::Duration took;  // the request, sent to answered
   };
   struct Eviction {

@@ -10,7 +10,7 @@ scheduler did; what waits is told why."""
 import re
 import unittest
 
-from cluster import node, pod, replay
+from cluster import node, pod, podgroup, replay
 from devices_test import binds, claims, message, with_claim
 
 CPU = {"cpu": "1", "memory": "1Gi"}
@@ -333,6 +333,77 @@ class DeviceTaintsTest(unittest.TestCase):
         d = device_of(report, "default/tolerant-gpu")
         self.assertEqual(d["device"], "gpu-0")
         self.assertEqual(d["tolerations"], [toleration])
+
+
+
+class BindingConditionsTest(unittest.TestCase):
+    """Devices that must report ready before their pod binds (KEP-5007):
+    the gang's claims are written in one cycle, no pod of the gang binds
+    until every such device reports its binding conditions, then all bind
+    together; a failure condition keeps them waiting, named."""
+
+    def cluster(self):
+        attached = {"name": "gpu-0", "attributes": {"model": {"string": "a100"}},
+                    "bindingConditions": ["dra.example.com/attached"],
+                    "bindingFailureConditions": ["dra.example.com/failed"]}
+        plain = {"name": "gpu-1", "attributes": {"model": {"string": "a100"}}}
+        return [node("n1"),
+                device_class(DRIVER, "device.driver == '%s'" % DRIVER),
+                resource_slice("n1-devices", "n1", devices=[attached, plain]),
+                podgroup("train", 2)]
+
+    def gang(self, statuses=None, allocated=False):
+        """Pods train-0 (gets gpu-0, which has binding conditions) and
+        train-1 (gets gpu-1), a gang of two; with `allocated`, their claims
+        as the first cycle wrote them, gpu-0's status as `statuses` says."""
+        objects = []
+        for i in range(2):
+            c = claim("train-%d-gpu" % i, DRIVER)
+            if allocated:
+                result = {"request": "gpu", "driver": DRIVER, "pool": "n1",
+                          "device": "gpu-%d" % i}
+                if i == 0:
+                    result["bindingConditions"] = ["dra.example.com/attached"]
+                    result["bindingFailureConditions"] = ["dra.example.com/failed"]
+                c["status"] = {"allocation": {"devices": {"results": [result]},
+                                              "nodeSelector": node_selector("n1")},
+                               "reservedFor": [{"resource": "pods", "name": "train-%d" % i,
+                                                "uid": "default-train-%d" % i}]}
+                if i == 0 and statuses:
+                    c["status"]["devices"] = [{"driver": DRIVER, "pool": "n1",
+                                               "device": "gpu-0", "conditions": statuses}]
+            objects += [c, with_claim(pod("train-%d" % i, CPU, group="train", created=i),
+                                      "train-%d-gpu" % i)]
+        return objects
+
+    def test_the_gangs_devices_are_reserved_and_no_pod_binds_until_they_report(self):
+        report, _ = replay(self.cluster() + self.gang(), cycles=1)
+        self.assertEqual(binds(report), {})
+        written = claims(report)
+        self.assertEqual(sorted(written), ["default/train-0-gpu", "default/train-1-gpu"])
+        d = device_of(report, "default/train-0-gpu")
+        self.assertEqual((d["device"], d["bindingConditions"], d["bindingFailureConditions"]),
+                         ("gpu-0", ["dra.example.com/attached"], ["dra.example.com/failed"]))
+
+    def test_a_device_not_yet_ready_keeps_the_whole_gang_waiting_named(self):
+        report, _ = replay(self.cluster() + self.gang(allocated=True), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertIn("resourceclaim default/train-0-gpu: waiting for device "
+                      "gpu.example.com/n1/gpu-0 to report binding condition "
+                      "dra.example.com/attached", message(report, "default/train"))
+
+    def test_once_the_device_reports_ready_the_gang_binds_whole(self):
+        ready = [{"type": "dra.example.com/attached", "status": "True"}]
+        report, _ = replay(self.cluster() + self.gang(ready, allocated=True))
+        self.assertEqual(binds(report), {"default/train-0": "n1", "default/train-1": "n1"})
+
+    def test_a_failure_condition_is_named_and_nothing_binds(self):
+        failed = [{"type": "dra.example.com/attached", "status": "False"},
+                  {"type": "dra.example.com/failed", "status": "True"}]
+        report, _ = replay(self.cluster() + self.gang(failed, allocated=True), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertIn("device gpu.example.com/n1/gpu-0 reports binding failure condition "
+                      "dra.example.com/failed", message(report, "default/train"))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ absl::StatusOr<std::unique_ptr<FileBackend>> FileBackend::Load(
     framework::CycleOutcome outcome =
         framework::RunCycle(b->cache_->Snapshot(), *policy);
     for (const auto& bind : outcome.binds) {
+      if (bind.reserve_only) continue;  // devices reserved, not bound
       b->cache_->AssumeBound(outcome.cluster.tasks[bind.task].pod->Key(),
                              outcome.cluster.nodes[bind.node].name());
     }

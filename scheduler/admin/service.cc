@@ -547,6 +547,7 @@ absl::StatusOr<v1::WhatIfResponse> WhatIf(const AdminBackend& backend,
   v1::WhatIfResponse out;
   for (const auto& w : policy->warnings) out.add_warnings(w);
   for (const auto& b : outcome.binds) {
+    if (b.reserve_only) continue;  // devices reserved, not bound
     v1::Bind* bind = out.add_binds();
     bind->set_pod(c.tasks[b.task].pod->Key());
     bind->set_node(c.nodes[b.node].name());

@@ -224,6 +224,13 @@ struct DeviceResult {
 // selector is kept in `node_selector`; neither when from every node).
 struct DeviceAllocation {
   std::vector<DeviceResult> results;
+  // Some device must report its binding conditions before a pod using
+  // the allocation may bind (KEP-5007).
+  bool WaitsForDevices() const {
+    for (const DeviceResult& r : results)
+      if (!r.binding_conditions.empty()) return true;
+    return false;
+  }
   // status.allocation.devices.config, JSON text per entry, as written.
   std::vector<std::string> config;
   std::string node;
@@ -257,6 +264,22 @@ struct ClaimConsumer {
   }
 };
 
+// status.devices[]: what a driver reports of one allocated device; the
+// conditions a device's bindingConditions name are read here.
+struct DeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::string share_id;
+  // (type, status) of each condition, status "True", "False", "Unknown".
+  std::vector<std::pair<std::string, std::string>> conditions;
+  bool Reports(const std::string& type) const {
+    for (const auto& [t, status] : conditions)
+      if (t == type) return status == "True";
+    return false;
+  }
+};
+
 struct ResourceClaim {
   std::string ns;
   std::string name;
@@ -269,6 +292,7 @@ struct ResourceClaim {
   std::vector<std::string> config;
   std::optional<DeviceAllocation> allocation;
   std::vector<ClaimConsumer> reserved_for;
+  std::vector<DeviceStatus> device_statuses;
   bool deleting = false;
   // The pod the resourceclaim controller made it for (ownerReference uid),
   // or "".

@@ -30,6 +30,16 @@ class DecisionSink {
   virtual void Bind(std::shared_ptr<const api::PodInfo> pod,
                     const std::string& node,
                     const std::vector<api::ClaimWrite>& claims, Done done) = 0;
+  // Writes the pod's claims and does not bind it (devices that must
+  // report binding conditions first). A mode that cannot wait for
+  // devices refuses, and the claims are forgotten.
+  virtual void Reserve(std::shared_ptr<const api::PodInfo> pod,
+                       const std::vector<api::ClaimWrite>& claims, Done done) {
+    (void)pod;
+    (void)claims;
+    done(absl::UnimplementedError(
+        "this mode does not wait for device binding conditions"));
+  }
   // `reason`: "preempt", "reclaim", "elastic", "gang-incomplete";
   // `preemptor`: ns/name of the pod the room is for, if any.
   virtual void Evict(std::shared_ptr<const api::PodInfo> pod,

@@ -160,6 +160,16 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
                        ", which Shoal does not implement yet");
       return absl::StrCat(who, *kube_words);
     }
+    if (c.allocation.has_value()) {
+      // Allocated with devices that must report binding conditions
+      // (KEP-5007): the pod binds once every one of them has.
+      std::string waits = BindingWait(c);
+      if (!waits.empty()) {
+        *kube_words = waits;
+        return absl::StrCat(who, waits);
+      }
+      continue;
+    }
     if (AllocationOf(c) != nullptr) continue;
     for (const api::DeviceRequest& r : c.requests) {
       for (const api::DeviceChoice& ch : r.choices) {
@@ -198,6 +208,36 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
           *kube_words = error;
           return absl::StrCat(who, error);
         }
+      }
+    }
+  }
+  return "";
+}
+
+std::string Ledger::BindingWait(const api::ResourceClaim& c) const {
+  for (const api::DeviceResult& r : c.allocation->results) {
+    if (r.binding_conditions.empty()) continue;
+    const api::DeviceStatus* status = nullptr;
+    for (const api::DeviceStatus& s : c.device_statuses) {
+      if (s.driver == r.driver && s.pool == r.pool && s.device == r.device &&
+          s.share_id == r.share_id) {
+        status = &s;
+      }
+    }
+    const std::string device =
+        absl::StrCat(r.driver, "/", r.pool, "/", r.device);
+    for (const std::string& f : r.binding_failure_conditions) {
+      if (status != nullptr && status->Reports(f)) {
+        return absl::StrCat("resourceclaim ", c.Key(), ": device ", device,
+                            " reports binding failure condition ", f,
+                            "; the claim must be deallocated before its "
+                            "pods can be scheduled again");
+      }
+    }
+    for (const std::string& b : r.binding_conditions) {
+      if (status == nullptr || !status->Reports(b)) {
+        return absl::StrCat("resourceclaim ", c.Key(), ": waiting for device ",
+                            device, " to report binding condition ", b);
       }
     }
   }

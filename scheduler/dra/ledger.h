@@ -91,6 +91,11 @@ class Ledger {
              std::vector<const api::ResourceClaim*>* to_allocate,
              std::string* why) const;
 
+  // Why a claim allocated with devices that have binding conditions
+  // keeps its pods from binding: a device not yet reporting one, or
+  // reporting a failure condition; "" when every device is ready.
+  std::string BindingWait(const api::ResourceClaim& c) const;
+
   // Why a selector fails on some device of the class ("" when it does
   // not): the class's own selectors when `request_selectors` is empty.
   // Worked out once per class and selectors.

@@ -33,6 +33,9 @@ struct BindDecision {
   api::NodeIndex node;
   // Written to the pod's resource claims before the bind (DRA).
   std::vector<api::ClaimWrite> claims;
+  // Only the claims are written: a device of the gang must first report
+  // its binding conditions; the pods bind in a later cycle, together.
+  bool reserve_only = false;
 };
 
 struct EvictDecision {

@@ -33,6 +33,7 @@ void Statement::Evict(api::TaskIndex task, std::string reason,
 }
 
 void Statement::Commit() {
+  const size_t first_bind = session_.binds_.size();
   for (const Op& op : ops_) {
     switch (op.kind) {
       case Kind::kAllocate: {
@@ -49,6 +50,18 @@ void Statement::Commit() {
       case Kind::kPipeline:
         break;  // placed for real once the victims are gone
     }
+  }
+  // A gang whose new devices must report binding conditions (KEP-5007)
+  // reserves them now and binds whole once they have: none of its pods
+  // binds in this cycle.
+  bool waits = false;
+  for (size_t i = first_bind; i < session_.binds_.size() && !waits; ++i) {
+    for (const api::ClaimWrite& w : session_.binds_[i].claims)
+      waits |= w.newly_allocated && w.allocation.WaitsForDevices();
+  }
+  if (waits) {
+    for (size_t i = first_bind; i < session_.binds_.size(); ++i)
+      session_.binds_[i].reserve_only = true;
   }
   ops_.clear();
 }

@@ -15,6 +15,29 @@ ObjectRef RefOf(const api::PodInfo& pod) {
 
 }  // namespace
 
+namespace {
+
+// kube-scheduler's PreBind: the claims first; a claim that cannot be
+// written stops there.
+absl::Status WriteClaims(HttpClient& client,
+                         const std::vector<api::ClaimWrite>& claims) {
+  absl::Status s;
+  for (const api::ClaimWrite& w : claims) {
+    s = ApiBinder(client).WriteClaim(w);
+    // A claim shared with another pod of this cycle: its first write
+    // may still be on its way (binds go out concurrently).
+    for (int retry = 0; w.follows && absl::IsAborted(s) && retry < 20;
+         ++retry) {
+      absl::SleepFor(absl::Milliseconds(25));
+      s = ApiBinder(client).WriteClaim(w);
+    }
+    if (!s.ok()) break;
+  }
+  return s;
+}
+
+}  // namespace
+
 void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
                            const std::string& node,
                            const std::vector<api::ClaimWrite>& claims,
@@ -23,23 +46,27 @@ void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
                 done = std::move(done)](HttpClient& client) {
     // kube-scheduler's order: the claims first (PreBind), then the bind;
     // a claim that cannot be written leaves the pod unbound.
-    absl::Status s;
-    for (const api::ClaimWrite& w : claims) {
-      s = ApiBinder(client).WriteClaim(w);
-      // A claim shared with another pod of this cycle: its first write
-      // may still be on its way (binds go out concurrently).
-      for (int retry = 0; w.follows && absl::IsAborted(s) && retry < 20;
-           ++retry) {
-        absl::SleepFor(absl::Milliseconds(25));
-        s = ApiBinder(client).WriteClaim(w);
-      }
-      if (!s.ok()) break;
-    }
+    absl::Status s = WriteClaims(client, claims);
     if (s.ok()) s = ApiBinder(client).Bind(*pod, node);
     if (s.ok()) {
       events_.Record(
           RefOf(*pod), "Normal", "Scheduled",
           absl::StrCat("Successfully assigned ", pod->Key(), " to ", node));
+    }
+    done(std::move(s));
+  });
+}
+
+void ApiDecisionSink::Reserve(std::shared_ptr<const api::PodInfo> pod,
+                              const std::vector<api::ClaimWrite>& claims,
+                              cache::Done done) {
+  pool_.Submit([this, pod = std::move(pod), claims,
+                done = std::move(done)](HttpClient& client) {
+    absl::Status s = WriteClaims(client, claims);
+    if (s.ok()) {
+      events_.Record(RefOf(*pod), "Normal", "DevicesReserved",
+                     "Devices allocated; the pod binds once they report "
+                     "their binding conditions");
     }
     done(std::move(s));
   });

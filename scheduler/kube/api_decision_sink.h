@@ -21,6 +21,9 @@ class ApiDecisionSink : public cache::DecisionSink {
   void Bind(std::shared_ptr<const api::PodInfo> pod, const std::string& node,
             const std::vector<api::ClaimWrite>& claims,
             cache::Done done) override;
+  void Reserve(std::shared_ptr<const api::PodInfo> pod,
+               const std::vector<api::ClaimWrite>& claims,
+               cache::Done done) override;
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string& reason,
              const std::string& preemptor, cache::Done done) override;
   void Wait() override { pool_.Wait(); }

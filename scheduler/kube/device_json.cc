@@ -283,6 +283,19 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
   json status = json::object();
   if (c.allocation.has_value())
     status["allocation"] = AllocationJson(*c.allocation);
+  if (!c.device_statuses.empty()) {
+    json devices = json::array();
+    for (const api::DeviceStatus& d : c.device_statuses) {
+      json e = {{"driver", d.driver}, {"pool", d.pool}, {"device", d.device}};
+      if (!d.share_id.empty()) e["shareID"] = d.share_id;
+      json conditions = json::array();
+      for (const auto& [type, value] : d.conditions)
+        conditions.push_back({{"type", type}, {"status", value}});
+      if (!conditions.empty()) e["conditions"] = conditions;
+      devices.push_back(std::move(e));
+    }
+    status["devices"] = devices;
+  }
   if (!c.reserved_for.empty()) {
     json reserved = json::array();
     for (const api::ClaimConsumer& r : c.reserved_for)

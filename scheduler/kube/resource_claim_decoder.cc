@@ -297,6 +297,36 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
     SHOAL_ASSIGN_OR_RETURN(allocation, Allocation(r, *a));
     out.allocation = std::move(allocation);
   }
+  if (const json* devices = Reader::Get(*status, "devices")) {
+    if (!devices->is_array())
+      return r.Error("status.devices", "must be a list");
+    for (size_t i = 0; i < devices->size(); ++i) {
+      const json& e = (*devices)[i];
+      const std::string at = absl::StrCat("status.devices[", i, "]");
+      api::DeviceStatus d;
+      SHOAL_ASSIGN_OR_RETURN(drv, r.String(e, "driver", at + ".driver"));
+      SHOAL_ASSIGN_OR_RETURN(pool, r.String(e, "pool", at + ".pool"));
+      SHOAL_ASSIGN_OR_RETURN(dev, r.String(e, "device", at + ".device"));
+      SHOAL_ASSIGN_OR_RETURN(share, r.String(e, "shareID", at + ".shareID"));
+      d.driver = drv;
+      d.pool = pool;
+      d.device = dev;
+      d.share_id = share;
+      if (const json* conditions = Reader::Get(e, "conditions")) {
+        if (!conditions->is_array())
+          return r.Error(at + ".conditions", "must be a list");
+        for (size_t k = 0; k < conditions->size(); ++k) {
+          const std::string c = absl::StrCat(at, ".conditions[", k, "]");
+          SHOAL_ASSIGN_OR_RETURN(
+              type, r.String((*conditions)[k], "type", c + ".type"));
+          SHOAL_ASSIGN_OR_RETURN(
+              value, r.String((*conditions)[k], "status", c + ".status"));
+          d.conditions.emplace_back(type, value);
+        }
+      }
+      out.device_statuses.push_back(std::move(d));
+    }
+  }
   if (const json* reserved = Reader::Get(*status, "reservedFor")) {
     if (!reserved->is_array()) {
       return r.Error("status.reservedFor", "must be a list");
