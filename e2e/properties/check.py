@@ -106,7 +106,13 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     device-unbound-claim (a claim allocated in a cycle belongs to a pod
     bound in it that names it), device-unallocated-claim (no pod bound
     with a claim holding no devices), device-partial-gang (a gang that got
-    claims in a cycle is whole after it, or was before it); and
+    claims in a cycle is whole after it, or was before it);
+    device_sharing_rules.py's device-counters (a pool's shared counters
+    never overspent), device-capacity (a sharable device's shares within
+    its capacity), device-shared-whole (a sharable device held whole is
+    not shared), device-taint (no untolerated NoSchedule/NoExecute taint
+    on a new allocation), device-share (shareIDs unique, consumedCapacity
+    as kube rounds the ask; admin-access results exempt); and
     idle-fitting-gang counts a gang whose minimum names claims as fitting
     only where device_rules.first_fit serves its claims from free devices
     (else DEVICES_NO_FIT; with inter-pod constraints too, not decided).
@@ -200,7 +206,8 @@ KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-evicti
          "network-sub-group-hard", "sub-group-minimum", "device-double-allocation",
          "device-claim-rewritten", "device-selector", "device-reach", "device-count", "device-unbound-claim",
          "device-unallocated-claim", "device-partial-gang", "device-queue-quota",
-         "idle-fitting-gang"]
+         "device-counters", "device-capacity", "device-shared-whole", "device-taint",
+         "device-share", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -1038,9 +1045,15 @@ def run_case(binary, snapshot_path, policy_path, cycles=5, twice=True):
         rc2, stdout2, _ = run_binary(binary, snapshot_path, policy_path, cycles)
     if rc2 != rc or stdout2 != stdout:
         i = next((i for i, (x, y) in enumerate(zip(stdout, stdout2)) if x != y), 0)
+        same = ""
+        try:
+            if json.loads(stdout) == json.loads(stdout2):
+                same = " (the same JSON value: only the order of object keys differs)"
+        except ValueError:
+            pass
         violations.append(Violation("nondeterminism", snapshot_path,
-                                    "two runs differ from byte %d: %r vs %r"
-                                    % (i, stdout[i:i + 120], stdout2[i:i + 120])))
+                                    "two runs differ from byte %d: %r vs %r%s"
+                                    % (i, stdout[i:i + 120], stdout2[i:i + 120], same)))
     v, excuses = check(snapshot, json.loads(stdout), predicates, capacity=capacity,
                        queue_plugin=queue_plugin,
                        reclaim_reasons=policy_reclaim_reasons(text),

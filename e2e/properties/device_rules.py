@@ -45,12 +45,17 @@ lists in `claims` the claims it allocated, each with its pod and devices):
     in a queue whose subtree a capability `deviceclass/C` bounds, the
     devices of class C the subtree's placed pods hold (each claim once,
     on its first placed pod of Shoal's by name) are within it.
+  - device_sharing_rules.KINDS: what partitions, shares, taints and
+    admin access allow (device_sharing_rules.py; its Ledger also holds
+    what device-double-allocation asks of whole devices: a device that
+    allows multiple allocations may be in several claims as shares).
 Liveness (idle-fitting-gang in check.py): a gang whose missing minimum
 names claims counts as fitting the idle room only when `first_fit` finds
 each pod a node with room where its claims are served too: claims already
 allocated must be reachable from the node, the others get, request by
-request, free devices it reaches that pass the selectors (node-local
-first), never one held or picked before. That fit is a real placement,
+request, devices it reaches that pass the selectors (node-local first)
+and that the Ledger still gives (taints tolerated, counters left, not
+held, or a share's capacity left). That fit is a real placement,
 so a gang it finds is one Shoal could place; when it finds none the gang
 waits by DEVICES_NO_FIT (the greedy search may miss a fit; that errs
 towards excusing).
@@ -62,12 +67,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generate import DEVICE_SELECTORS, fits, placement_problem, quantity  # noqa: E402
+import device_sharing_rules as sharing  # noqa: E402
 
 DEVICES_NO_FIT = ("DRA: no free devices for the gang's claims on nodes with room for its "
                   "minimum (oracle)")
 KINDS = ["device-double-allocation", "device-claim-rewritten", "device-selector", "device-reach", "device-count",
          "device-unbound-claim", "device-unallocated-claim", "device-partial-gang",
-         "device-queue-quota"]
+         "device-queue-quota"] + sharing.KINDS
 CLASS_PREFIX = "deviceclass/"
 
 
@@ -145,11 +151,15 @@ class Devices:
         self._reach = {}
         # Claims the snapshot allocates: claim -> [(request, device key)].
         self.initial = {}
+        self.initial_results = {}  # claim -> its status results, as written
         for ck, c in sorted(self.claims.items()):
             a = (c.get("status") or {}).get("allocation")
             if a is not None:
+                self.initial_results[ck] = (a.get("devices") or {}).get("results") or []
                 self.initial[ck] = [(r["request"], _dkey(r["driver"], r["pool"], r["device"]))
-                                    for r in (a.get("devices") or {}).get("results") or []]
+                                    for r in self.initial_results[ck]]
+        # What is held after the run (check_devices), for liveness.
+        self.ledger = None
         self.pod_claims_of = {}
         for o in items:
             if o["kind"] != "Pod":
@@ -328,15 +338,16 @@ def check_devices(model, dev, cycles, queue_plugin=True):
             seen.add((kind, obj, detail))
             out.append(_v(kind, obj, detail))
 
-    held = {}           # device key -> (claim, when)
+    # What devices, shares and counters are held (device_sharing_rules).
+    ledger = sharing.Ledger(dev)
     allocated = {}      # claim -> [(request, device key)]
     when = {}           # claim -> "the snapshot" / "cycle N"
     first_pod = {}      # claim -> the pod the run allocated it for
     for ck, results in dev.initial.items():
         allocated[ck] = results
         when[ck] = "the snapshot"
-        for _, d in results:
-            held.setdefault(d, (ck, "the snapshot"))
+        for r in dev.initial_results[ck]:
+            ledger.hold(ck, r, "the snapshot", check=False)
     where = model.initial_placement()
     deleted = set()
     for c, cycle in enumerate(cycles, 1):
@@ -364,6 +375,9 @@ def check_devices(model, dev, cycles, queue_plugin=True):
                 continue
             results = [(d.get("request"), _dkey(d.get("driver"), d.get("pool"), d.get("device")))
                        for d in e.get("devices", [])]
+            # Taken once: a claim listed again is a rewrite or a double
+            # allocation, flagged as such.
+            fresh = ck not in allocated
             if ck in allocated and when[ck] == "cycle %d" % c and sorted(
                     allocated[ck]) == sorted(results) and ck in dev.pod_claims(k):
                 flag("device-claim-rewritten", ck, "cycle %d: listed again as newly allocated, "
@@ -380,17 +394,19 @@ def check_devices(model, dev, cycles, queue_plugin=True):
                 flag("device-reach", ck, "cycle %d: pinned to node %s, but its pod %s is bound "
                      "to %s" % (c, pinned, k, node))
             mine = set()
-            for request, d in results:
-                if d in mine:
+            for raw, (request, d) in zip(e.get("devices", []), results):
+                if d in mine and not raw.get("shareID") and not raw.get("adminAccess"):
                     flag("device-double-allocation", ck, "cycle %d: device %s listed twice"
                          % (c, d))
                 mine.add(d)
-                if d in held and held[d][0] != ck:
-                    flag("device-double-allocation", "device/" + d,
-                         "cycle %d: allocated to %s (pod %s), but held by %s since %s"
-                         % (c, ck, k, held[d][0], held[d][1]))
-                else:
-                    held[d] = (ck, "cycle %d" % c)
+                if fresh:
+                    for kind, obj, detail in ledger.hold(ck, raw, "cycle %d" % c):
+                        if kind == "device-double-allocation":
+                            detail = detail.replace("allocated to %s," % ck,
+                                                    "allocated to %s (pod %s)," % (ck, k), 1)
+                        flag(kind, obj, detail)
+                    for kind, obj, detail in ledger.judge(ck, raw, "cycle %d" % c):
+                        flag(kind, obj, detail)
                 if d not in dev.device:
                     flag("device-reach", ck, "cycle %d: device %s is on no ResourceSlice"
                          % (c, d))
@@ -439,15 +455,18 @@ def check_devices(model, dev, cycles, queue_plugin=True):
             if now < info["min"] and then < info["min"]:
                 flag("device-partial-gang", g, "cycle %d: claims allocated, but %d pod(s) placed "
                      "after it, minMember %d" % (c, now, info["min"]))
+    dev.ledger = ledger
     return out, allocated
 
 
-def _serve(dev, k, n, taken, allocated):
+def _serve(dev, k, n, ledger, allocated):
     """Devices for pod k's claims on node n: (new allocations {claim:
     [(request, device)]}) or None. Allocated claims must be reachable;
-    the others are filled greedily, node-local devices first."""
+    the others are filled greedily, node-local devices first, each from
+    what `ledger` (device_sharing_rules.Ledger, a trial copy: this takes
+    from it) still gives: untainted or tolerated, counters left, whole or
+    with capacity left for a share."""
     new = {}
-    picked = set()
     for ck in dev.pod_claims(k):
         if ck in allocated:
             if not all(dev.reaches(d, n) for _, d in allocated[ck]):
@@ -459,14 +478,19 @@ def _serve(dev, k, n, taken, allocated):
         for r, req in dev.requests(ck).items():
             if req is None:
                 return None
-            cands = sorted((d for d in dev.device if d not in taken and d not in picked
-                            and dev.reaches(d, n) and dev.serves(ck, r, d)),
-                           key=lambda d: (not dev.local(d, n), d))
-            if len(cands) < req[1]:
-                return None
-            for d in cands[:req[1]]:
-                picked.add(d)
+            mine = set()
+            for d in sorted((d for d in dev.device if dev.reaches(d, n) and dev.serves(ck, r, d)),
+                            key=lambda d: (not dev.local(d, n), d)):
+                if len(mine) == req[1]:
+                    break
+                held = ledger.available(ck, r, d)
+                if held is None or d in mine:
+                    continue
+                ledger.take(ck, d, held)
+                mine.add(d)
                 results.append((r, d))
+            if len(mine) < req[1]:
+                return None
         new[ck] = results
     return new
 
@@ -479,20 +503,29 @@ def first_fit(model, dev, pods, free, order, blocked, allocated):
     from generate import _add
     free = {n: dict(f) for n, f in free.items()}
     allocated = dict(allocated)
-    taken = {d for results in allocated.values() for _, d in results}
+    if dev.ledger is None:
+        # Not after check_devices: what the snapshot and `allocated` hold.
+        dev.ledger = sharing.Ledger(dev)
+        for ck, results in allocated.items():
+            for r in dev.initial_results.get(ck) or [
+                    dict(zip(("request", "driver", "pool", "device"), [req] + d.split("/", 2)))
+                    for req, d in results]:
+                dev.ledger.hold(ck, r, "", check=False)
+    ledger = dev.ledger.copy()
     placed = []
     for k in pods:
         for n in order(free, model.req[k]):
             if not (fits(model.req[k], free[n]) and placement_problem(
                     model.pods[k], model.nodes[n]) is None and not blocked(k, n)):
                 continue
-            new = _serve(dev, k, n, taken, allocated)
+            trial = ledger.copy()
+            new = _serve(dev, k, n, trial, allocated)
             if new is None:
                 continue
+            ledger = trial
             free[n] = _add(free[n], model.req[k], -1)
             for ck, results in new.items():
                 allocated[ck] = results
-                taken.update(d for _, d in results)
             placed.append((k, n))
             break
         else:

@@ -43,7 +43,13 @@ ResourceClaims on the pods of some gangs (one per pod, at times one two
 pods share, allocated on their node for pods already running), and claims
 allocated in the snapshot for pods of another scheduler; every CEL
 selector is one of DEVICE_SELECTORS, whose meaning the oracle evaluates
-(device_rules.py). The same seed
+(device_rules.py). Two DRA seeds in three (an eighth stream, drawn
+after everything else and only appending, generate_sharing.py) also get
+devices shared the Kubernetes 1.36 ways: partitions spending a pool's
+shared counters, sharable GPUs whose claims ask for capacity, tainted
+devices and claims tolerating them, admin access, and claims the
+snapshot already holds (partitions, shares with shareID and
+consumedCapacity, a sharable GPU held whole). The same seed
 gives a byte-identical file (`dumps(generate(seed))`).
 
     python3 e2e/properties/generate.py SEED [OUT.json]
@@ -53,9 +59,13 @@ Standard library only.
 
 import collections
 import json
+import os
 import random
 import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate_sharing  # noqa: E402
 
 SCHEDULER = "shoal"
 OTHER_SCHEDULER = "default-scheduler"
@@ -1166,6 +1176,8 @@ DEVICE_SELECTORS = {
     "device.attributes['gpu.example.com'].index < 4": ("attribute", "index", "<", 4),
     "device.attributes['gpu.example.com'].index >= 2": ("attribute", "index", ">=", 2),
 }
+# The partition profiles of the sharing stream (generate_sharing.py).
+DEVICE_SELECTORS.update(generate_sharing.SELECTORS)
 # The DeviceClasses a DRA seed picks 1-2 of: name, selectors.
 DEVICE_CLASSES = [
     ("gpu.example.com", ["device.driver == 'gpu.example.com'"]),
@@ -1385,11 +1397,13 @@ def _dra(drng, items, nodes):
     items += out
 
 
-def generate(seed, queue_trees=True, networks=True, workloads=True, dra=True):
+def generate(seed, queue_trees=True, networks=True, workloads=True, dra=True, sharing=True):
     """The cluster of `seed`; with queue_trees=False never a queue tree
     (the seed as it was before trees, for comparison), with
     networks=False never a network, with workloads=False no Workload, with
-    dra=False no device objects or claims (likewise)."""
+    dra=False no device objects or claims (likewise), with sharing=False
+    no devices shared the 1.36 ways (generate_sharing.py; the seed's
+    objects are then a prefix of what sharing=True gives)."""
     rng = random.Random(seed)
     # Inter-pod affinity, anti-affinity and spread draw from their own
     # stream, so every other choice of a seed is as before; so do queue
@@ -1529,6 +1543,14 @@ def generate(seed, queue_trees=True, networks=True, workloads=True, dra=True):
     drng = random.Random("shoal-dra-%d" % seed)
     if drng.random() < 0.3 and dra:
         _dra(drng, items, nodes)
+        # Devices shared the 1.36 ways (an eighth stream, drawn last; two
+        # DRA seeds in three): partitions spending shared counters,
+        # sharable GPUs with capacity, taints, admin access, claims the
+        # snapshot already holds; only appended, so everything before
+        # stays as it was.
+        srng = random.Random("shoal-dra-sharing-%d" % seed)
+        if srng.random() < 2 / 3 and sharing:
+            generate_sharing.add_sharing(srng, items, nodes, room, _pod, timestamp)
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
             "items": items}
 

@@ -66,8 +66,13 @@ def network_counts(snapshot):
 def dra_counts(snapshot):
     """What a seed holds of DRA: a Counter of `seeds` (1 when it has
     ResourceSlices, DeviceClasses or claims), `claims`, those allocated in
-    the snapshot (`preallocated`), claims two pods share (`shared`) and
-    Queues with a device quota (`quotas`, deviceclass/<class>)."""
+    the snapshot (`preallocated`), claims two pods share (`shared`),
+    Queues with a device quota (`quotas`, deviceclass/<class>), and what
+    the sharing stream gives (generate_sharing.py): `sharing` seeds,
+    devices consuming counters (`partitions`), sharable ones (`sharable`),
+    tainted ones (`tainted`), shares the snapshot holds (`held_shares`),
+    claims asking capacity (`asks`), tolerating taints (`tolerating`) or
+    with admin access (`admin`)."""
     out = collections.Counter()
     dev = device_rules.Devices(snapshot["items"])
     if dev.on:
@@ -79,6 +84,20 @@ def dra_counts(snapshot):
         out["quotas"] += sum(1 for o in snapshot["items"] if o["kind"] == "Queue" and any(
             r.startswith(device_rules.CLASS_PREFIX)
             for r in (o.get("spec") or {}).get("capability") or {}))
+        devices = [d for _, d in dev.device.values()]
+        out["partitions"] += sum(1 for d in devices if d.get("consumesCounters"))
+        out["sharable"] += sum(1 for d in devices if d.get("allowMultipleAllocations"))
+        out["tainted"] += sum(1 for d in devices if d.get("taints"))
+        out["sharing"] += bool(out["partitions"] or out["sharable"])
+        out["held_shares"] += sum(1 for rs in dev.initial_results.values() for r in rs
+                                  if r.get("shareID"))
+        for ck in dev.claims:
+            for r in ((dev.claims[ck].get("spec") or {}).get("devices") or {}).get(
+                    "requests") or []:
+                ex = r.get("exactly") or {}
+                out["asks"] += "capacity" in ex
+                out["tolerating"] += "tolerations" in ex
+                out["admin"] += bool(ex.get("adminAccess"))
     return out
 
 
@@ -227,6 +246,11 @@ def main(argv=None):
           "%d queues with a device quota); %d claims allocated over all runs"
           % (dra["seeds"], dra["claims"], dra["preallocated"], dra["shared"], dra["quotas"],
              allocated))
+    print("DRA shared the 1.36 ways: %d seeds; %d devices consuming counters, %d sharable, %d "
+          "tainted; %d shares held in the snapshot; claims: %d asking capacity, %d tolerating "
+          "taints, %d with admin access"
+          % (dra["sharing"], dra["partitions"], dra["sharable"], dra["tainted"],
+             dra["held_shares"], dra["asks"], dra["tolerating"], dra["admin"]))
     for label in sorted(k for k in excuses if k.startswith("DRA: ")
                         and k not in dict(check.ACCEPTED_RULES)):
         print("  %5d  %s" % (excuses[label], label[len("DRA: "):]))
