@@ -2,6 +2,7 @@
 //
 //   shoal-sim --scenario=FILE [--policy=FILE] [--rigid | --compare]
 //             [--label=NAME] [--out=DIR] [--ignore-network-constraints]
+//             [--resize-cost=DURATION] [--no-gpu-sharing]
 //
 // Writes DIR/<elastic|rigid|NAME>/summary.json, timeseries.csv and
 // jobs.csv, then the plots DIR/*.png (every run found in DIR side by
@@ -46,6 +47,10 @@ ABSL_FLAG(std::string, resize_cost, "",
           "Every job's resize cost (\"30s\", \"2m\"), whatever the scenario "
           "says: what one change of a running job's pod count costs it, "
           "told to the scheduler on its PodGroup.");
+ABSL_FLAG(bool, no_gpu_sharing, false,
+          "Publish the scenario's GPUs neither shared nor partitioned (each "
+          "pod's claim gets whole GPUs): the same pods without GPU sharing. "
+          "The run's directory is no-gpu-sharing unless --label names it.");
 ABSL_FLAG(std::string, out, "out/sim",
           "Directory for summaries, time series and plots.");
 
@@ -210,6 +215,35 @@ void PrintSummaries(
       });
     }
   }
+  if (runs.front().second.contains("gpus")) {
+    auto fraction = [&row](const std::string& label, const std::string& key) {
+      row(label, [&key](const nlohmann::ordered_json& j) {
+        const auto& g = j["gpus"][key];
+        return absl::StrFormat("%.3f / %.3f", g["mean"].get<double>(),
+                               g["p05"].get<double>());
+      });
+    };
+    fraction("GPU memory allocated, mean / p05", "memoryAllocated");
+    fraction("GPU memory asked, mean / p05", "memoryAsked");
+    fraction("GPUs busy, mean / p05", "busy");
+    row("claims on one GPU, most", [](const nlohmann::ordered_json& j) {
+      return absl::StrCat(j["gpus"]["mostClaimsOnAGpu"].get<int>());
+    });
+  }
+  // Per Job workload, when there are several.
+  const auto& workloads = runs.front().second["workloads"];
+  for (const auto& item : workloads.items()) {
+    if (workloads.size() < 2) break;
+    const std::string name = item.key();
+    row(name + ": done, wait mean/p95 s",
+        [&name](const nlohmann::ordered_json& j) {
+          if (!j["workloads"].contains(name)) return std::string("-");
+          const auto& w = j["workloads"][name];
+          return absl::StrFormat("%d / %.0f / %.0f", w["completed"].get<int>(),
+                                 w["waitMeanSeconds"].get<double>(),
+                                 w["waitP95Seconds"].get<double>());
+        });
+  }
   const auto& queues = runs.front().second["queues"];
   for (const auto& item : queues.items()) {
     if (queues.size() < 2) break;  // one queue: the rows above say it all
@@ -298,7 +332,10 @@ int main(int argc, char** argv) {
     options.ignore_network_constraints =
         absl::GetFlag(FLAGS_ignore_network_constraints);
     options.resize_cost = resize_cost;
-    const std::string name = label.empty() ? mode : label;
+    options.no_gpu_sharing = absl::GetFlag(FLAGS_no_gpu_sharing);
+    std::string name = label.empty() ? mode : label;
+    if (label.empty() && options.no_gpu_sharing && modes.size() == 1)
+      name = "no-gpu-sharing";
     ProgressBar bar(
         absl::StrCat("simulating ", scenario->file, " (", name, ")"));
     options.progress = [&bar](double f) { bar.Update(f); };

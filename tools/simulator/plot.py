@@ -182,6 +182,67 @@ def resizes_plot(out, modes, colors):
     return path
 
 
+def load_summary(out, mode):
+    try:
+        with open(os.path.join(out, mode, "summary.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def gpu_plot(out, modes, data, colors):
+    """With GPUs published through DRA: GPU memory allocated and GPUs busy
+    over time (one colour per run, e.g. shared and whole GPUs), and each
+    workload's wait for its minimum, mean and p95, runs side by side.
+    Drawn when the runs' series have gpus_busy."""
+    modes = [m for m in modes if "gpus_busy" in data[m]]
+    if not modes:
+        return None
+    fig = plt.figure(figsize=(11, 8))
+    top = fig.add_subplot(2, 1, 1)
+    for m in modes:
+        t = [s / 60 for s in data[m]["second"]]
+        top.plot(t, [100 * v for v in data[m]["gpu_memory_allocated"]], "-", color=colors[m],
+                 label="%s: GPU memory allocated" % m, linewidth=0.9)
+        top.plot(t, [100 * v for v in data[m]["gpus_busy"]], ":", color=colors[m],
+                 label="%s: GPUs busy" % m, linewidth=0.9)
+        if data[m]["gpu_memory_asked"] != data[m]["gpu_memory_allocated"]:
+            top.plot(t, [100 * v for v in data[m]["gpu_memory_asked"]], "--", color=colors[m],
+                     label="%s: GPU memory pods asked" % m, linewidth=0.7, alpha=0.7)
+    top.set_ylabel("% of all GPUs / GPU memory")
+    top.set_xlabel("simulated minutes")
+    top.set_ylim(0, 105)
+    top.grid(alpha=0.3)
+    top.legend(fontsize=7, loc="upper right")
+    top.set_title("GPU use over time")
+    summaries = {m: load_summary(out, m) for m in modes}
+    workloads = []
+    for m in modes:
+        for w in summaries[m].get("workloads", {}):
+            if w not in workloads:
+                workloads.append(w)
+    for i, (stat, title) in enumerate((("waitMeanSeconds", "mean"), ("waitP95Seconds", "p95"))):
+        ax = fig.add_subplot(2, 2, 3 + i)
+        width = 0.8 / len(modes)
+        for k, m in enumerate(modes):
+            w = summaries[m].get("workloads", {})
+            values = [w.get(name, {}).get(stat, 0) / 60 for name in workloads]
+            bars = ax.bar([j + k * width for j in range(len(workloads))], values, width, color=colors[m], label=m)
+            for b, name in zip(bars, workloads):
+                ax.annotate("%.0fs" % w.get(name, {}).get(stat, 0), (b.get_x() + b.get_width() / 2, b.get_height()),
+                            ha="center", va="bottom", fontsize=6)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
+        ax.set_xticklabels(workloads, fontsize=8, rotation=20)
+        ax.set_ylabel("minutes")
+        ax.set_title("Wait for a job's minimum, %s" % title)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out, "gpu-sharing.png")
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def main(out):
     modes = runs_in(out) if os.path.isdir(out) else []
     if not modes:
@@ -233,7 +294,8 @@ def main(out):
     fig.savefig(path, dpi=110)
     written.append(path)
     for path in (queue_plot(out, modes, data), jct_plot(out, modes, colors),
-                 resizes_plot(out, modes, colors), network_plot(out, modes, data, colors)):
+                 resizes_plot(out, modes, colors), network_plot(out, modes, data, colors),
+                 gpu_plot(out, modes, data, colors)):
         if path:
             written.append(path)
     for p in written:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +52,32 @@ nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
           {"makespanSeconds", Makespan(jobs, end)}};
 }
 
+nlohmann::ordered_json WorkloadsSummary(const std::vector<JobOutcome>& jobs,
+                                        int64_t end) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<double>> waits;
+  std::map<std::string, int> completed;
+  for (const auto& job : jobs) {
+    if (waits.count(job.workload) == 0) order.push_back(job.workload);
+    waits[job.workload].push_back((job.started >= 0 ? job.started : end) -
+                                  job.arrival);
+    completed[job.workload] += job.finished >= 0;
+  }
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const std::string& w : order) {
+    std::vector<double>& v = waits[w];
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    out[w] = {{"submitted", static_cast<int>(v.size())},
+              {"completed", completed[w]},
+              {"waitMeanSeconds", Round(sum / v.size())},
+              {"waitP95Seconds", Round(NearestRank(v, 0.95))},
+              {"waitMaxSeconds", Round(v.back())}};
+  }
+  return out;
+}
+
 nlohmann::ordered_json ResizesSummary(const std::vector<JobOutcome>& jobs) {
   int total = 0, most = 0;
   double lost = 0;
@@ -86,6 +113,13 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
     for (const auto& [r, u] : series.front().effective_utilization)
       header.push_back("effective_" + r);
   }
+  // Only with GPUs, likewise.
+  const bool gpus = series.front().gpus_busy >= 0;
+  if (gpus) {
+    for (const char* c :
+         {"gpu_memory_allocated", "gpu_memory_asked", "gpus_busy"})
+      header.push_back(c);
+  }
   std::string out = absl::StrJoin(header, ",") + "\n";
   for (const auto& s : series) {
     std::vector<std::string> row = {absl::StrCat(s.second)};
@@ -107,6 +141,10 @@ std::string SeriesCsv(const std::vector<Sample>& series) {
     if (network) {
       row.push_back(absl::StrCat(s.racks_whole));
       for (const auto& [r, u] : s.effective_utilization)
+        row.push_back(absl::StrFormat("%.4f", u));
+    }
+    if (gpus) {
+      for (double u : {s.gpu_memory_allocated, s.gpu_memory_asked, s.gpus_busy})
         row.push_back(absl::StrFormat("%.4f", u));
     }
     out += absl::StrJoin(row, ",") + "\n";

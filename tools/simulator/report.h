@@ -23,6 +23,12 @@ int64_t Makespan(const std::vector<JobOutcome>& jobs, int64_t end);
 nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
                                    int64_t end);
 
+// summary.json's "workloads": per Job workload, its jobs submitted and
+// completed, and their wait for their minimum (mean, p95 by nearest rank;
+// a job that never started waits until `end`).
+nlohmann::ordered_json WorkloadsSummary(const std::vector<JobOutcome>& jobs,
+                                        int64_t end);
+
 // summary.json's "resizes": changes of running jobs' pod counts, the most
 // any one job made, and the seconds jobs spent restarting.
 nlohmann::ordered_json ResizesSummary(const std::vector<JobOutcome>& jobs);

@@ -8,158 +8,99 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/api/quantity.h"
+#include "tools/simulator/yaml_reader.h"
 #include "yaml-cpp/yaml.h"
 
 namespace shoal::sim {
 namespace {
 
-// Reads one YAML document; every error names file, line and field path.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  absl::Status Error(const YAML::Node& at, const std::string& path,
-                     const std::string& why) const {
-    int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
-    return absl::InvalidArgumentError(absl::StrCat(
-        file_, line > 0 ? absl::StrCat(":", line) : "", ": ", path, ": ", why));
-  }
-
-  // Refuses keys other than `known` in a map.
-  absl::Status OnlyKeys(const YAML::Node& map, const std::string& path,
-                        const std::vector<std::string>& known) const {
-    if (!map.IsMap()) return Error(map, path, "must be a map");
-    for (const auto& kv : map) {
-      std::string key = kv.first.as<std::string>();
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        return Error(kv.first, path.empty() ? key : path + "." + key,
-                     absl::StrCat("unknown field (valid: ",
-                                  absl::StrJoin(known, ", "), ")"));
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::StatusOr<std::string> String(const YAML::Node& map,
-                                     const std::string& key,
-                                     const std::string& path, bool required,
-                                     std::string fallback = "") const {
-    YAML::Node v = map[key];
-    if (!v) {
-      if (required) return Error(map, path + key, "is required");
-      return fallback;
-    }
-    if (!v.IsScalar()) return Error(v, path + key, "must be a string");
-    return v.Scalar();
-  }
-
-  absl::StatusOr<int> Int(const YAML::Node& map, const std::string& key,
-                          const std::string& path, bool required, int fallback,
-                          int min) const {
-    YAML::Node v = map[key];
-    if (!v) {
-      if (required) return Error(map, path + key, "is required");
-      return fallback;
-    }
-    int out;
-    if (!v.IsScalar() || !YAML::convert<int>::decode(v, out)) {
-      return Error(v, path + key,
-                   absl::StrCat("must be a whole number, got \"",
+// A GPU memory quantity, above 0, in bytes.
+absl::StatusOr<int64_t> GpuMemory(const Reader& r, const YAML::Node& v,
+                                  const std::string& path) {
+  auto bytes = v.IsScalar()
+                   ? api::ParseQuantity(v.Scalar(), api::QuantityScale::kUnit)
+                   : absl::InvalidArgumentError("not a scalar");
+  if (!bytes.ok() || *bytes <= 0) {
+    return r.Error(v, path,
+                   absl::StrCat("must be a quantity above 0 such as 80Gi, "
+                                "got \"",
                                 v.IsScalar() ? v.Scalar() : "?", "\""));
-    }
-    if (out < min) {
-      return Error(v, path + key,
-                   absl::StrCat("must be >= ", min, ", got ", out));
-    }
-    return out;
   }
+  return *bytes;
+}
 
-  // A number > `above` (a factor such as 1.3).
-  absl::StatusOr<double> Double(const YAML::Node& map, const std::string& key,
-                                const std::string& path, double fallback,
-                                double above) const {
-    YAML::Node v = map[key];
-    if (!v) return fallback;
-    double out;
-    if (!v.IsScalar() || !YAML::convert<double>::decode(v, out) ||
-        !std::isfinite(out) || out <= above) {
-      return Error(v, path + key,
-                   absl::StrCat("must be a number above ", above, ", got \"",
-                                v.IsScalar() ? v.Scalar() : "?", "\""));
-    }
-    return out;
+// A pool's `gpus: {count, memory, share, partitions}`.
+absl::StatusOr<GpuSpec> ParseGpus(const Reader& r, const YAML::Node& g,
+                                  const std::string& p) {
+  if (auto s = r.OnlyKeys(g, p, {"count", "memory", "share", "partitions"});
+      !s.ok())
+    return s;
+  GpuSpec gpus;
+  SIM_ASSIGN(count, r.Int(g, "count", p + ".", true, 0, 1));
+  SIM_ASSIGN(share, r.Bool(g, "share", p + ".", false));
+  SIM_ASSIGN(partitions, r.Int(g, "partitions", p + ".", false, 0, 2));
+  gpus.count = count;
+  gpus.share = share;
+  gpus.partitions = partitions;
+  if (YAML::Node m = g["memory"]) {
+    SIM_ASSIGN(bytes, GpuMemory(r, m, p + ".memory"));
+    gpus.memory = m.Scalar();
+    gpus.memory_bytes = bytes;
   }
-
-  absl::StatusOr<bool> Bool(const YAML::Node& map, const std::string& key,
-                            const std::string& path, bool fallback) const {
-    YAML::Node v = map[key];
-    if (!v) return fallback;
-    bool out;
-    if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out)) {
-      return Error(v, path + key,
-                   absl::StrCat("must be true or false, got \"",
-                                v.IsScalar() ? v.Scalar() : "?", "\""));
-    }
-    return out;
+  if (share && partitions > 0) {
+    return r.Error(g, p,
+                   "share and partitions exclude each other: a GPU is "
+                   "shared by memory or cut into partitions");
   }
+  return gpus;
+}
 
-  absl::StatusOr<absl::Duration> Duration(const YAML::Node& map,
-                                          const std::string& key,
-                                          const std::string& path,
-                                          bool required,
-                                          absl::Duration fallback) const {
-    YAML::Node v = map[key];
-    if (!v) {
-      if (required) return Error(map, path + key, "is required");
-      return fallback;
+// A task's `gpu`: whole, partition, {count, kind}, or {memory}.
+absl::StatusOr<GpuAsk> ParseGpuAsk(const Reader& r, const YAML::Node& g,
+                                   const std::string& p) {
+  GpuAsk ask;
+  const std::string kinds =
+      "must be whole, partition, {count: N, kind: "
+      "whole|partition} or {memory: 20Gi}";
+  if (g.IsScalar()) {
+    if (g.Scalar() == "whole") {
+      ask.kind = GpuAsk::Kind::kWhole;
+    } else if (g.Scalar() == "partition") {
+      ask.kind = GpuAsk::Kind::kPartition;
+    } else {
+      return r.Error(g, p, absl::StrCat(kinds, ", got \"", g.Scalar(), "\""));
     }
-    absl::Duration d;
-    if (!v.IsScalar() || !absl::ParseDuration(v.Scalar(), &d) ||
-        d < absl::ZeroDuration()) {
-      return Error(
-          v, path + key,
-          absl::StrCat("must be a duration such as \"90s\" or \"2h\", got \"",
-                       v.IsScalar() ? v.Scalar() : "?", "\""));
-    }
-    return d;
+    return ask;
   }
-
-  absl::StatusOr<api::Resource> Resources(const YAML::Node& map,
-                                          const std::string& key,
-                                          const std::string& path) const {
-    YAML::Node v = map[key];
-    if (!v) return Error(map, path + key, "is required");
-    if (!v.IsMap())
-      return Error(v, path + key,
-                   "must be a map of resource names to quantities");
-    std::vector<std::pair<std::string, std::string>> list;
-    for (const auto& kv : v) {
-      if (!kv.second.IsScalar()) {
-        return Error(kv.second, path + key + "." + kv.first.as<std::string>(),
-                     "must be a quantity");
-      }
-      list.emplace_back(kv.first.as<std::string>(), kv.second.Scalar());
+  if (auto s = r.OnlyKeys(g, p, {"count", "kind", "memory"}); !s.ok()) return s;
+  SIM_ASSIGN(count, r.Int(g, "count", p + ".", false, 1, 1));
+  SIM_ASSIGN(kind, r.String(g, "kind", p + ".", false, "whole"));
+  ask.count = count;
+  if (YAML::Node m = g["memory"]) {
+    if (g["count"] || g["kind"]) {
+      return r.Error(g, p,
+                     "memory asks a share of one GPU: not with count "
+                     "or kind");
     }
-    auto r = api::Resource::FromList(list, path + key);
-    if (!r.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file_, ":", v.Mark().line + 1, ": ", r.status().message()));
-    }
-    return r;
+    SIM_ASSIGN(bytes, GpuMemory(r, m, p + ".memory"));
+    (void)bytes;
+    ask.kind = GpuAsk::Kind::kShare;
+    ask.memory = m.Scalar();
+  } else if (kind == "whole" || kind == "partition") {
+    ask.kind =
+        kind == "whole" ? GpuAsk::Kind::kWhole : GpuAsk::Kind::kPartition;
+  } else {
+    return r.Error(
+        g["kind"], p + ".kind",
+        absl::StrCat("must be whole or partition, got \"", kind, "\""));
   }
-
- private:
-  std::string file_;
-};
-
-#define SIM_ASSIGN(lhs, expr)                   \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
+  return ask;
+}
 
 absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t,
                                    const std::string& p) {
-  if (auto s = r.OnlyKeys(t, p, {"name", "replicas", "min", "requests"});
+  if (auto s = r.OnlyKeys(t, p, {"name", "replicas", "min", "requests", "gpu"});
       !s.ok())
     return s;
   TaskSpec task;
@@ -177,6 +118,10 @@ absl::StatusOr<TaskSpec> ParseTask(const Reader& r, const YAML::Node& t,
   task.min = min;
   task.requests = std::move(requests);
   task.requests.Set(api::kPods, 1);
+  if (YAML::Node g = t["gpu"]) {
+    SIM_ASSIGN(gpu, ParseGpuAsk(r, g, p + ".gpu"));
+    task.gpu = gpu;
+  }
   return task;
 }
 
@@ -336,9 +281,9 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string p = absl::StrCat("cluster.nodes[", i, "]");
-    if (auto s =
-            r.OnlyKeys(nodes[i], p,
-                       {"prefix", "count", "allocatable", "labels", "taints"});
+    if (auto s = r.OnlyKeys(
+            nodes[i], p,
+            {"prefix", "count", "allocatable", "labels", "taints", "gpus"});
         !s.ok()) {
       return s;
     }
@@ -349,6 +294,10 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
     pool.prefix = prefix;
     pool.count = count;
     pool.allocatable = std::move(allocatable);
+    if (YAML::Node g = nodes[i]["gpus"]) {
+      SIM_ASSIGN(gpus, ParseGpus(r, g, p + ".gpus"));
+      pool.gpus = gpus;
+    }
     if (YAML::Node labels = nodes[i]["labels"]; labels && labels.IsMap()) {
       std::vector<std::pair<std::string, std::string>> l;
       for (const auto& kv : labels)
@@ -472,6 +421,19 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
       for (size_t k = 0; k < tasks.size(); ++k) {
         SIM_ASSIGN(task,
                    ParseTask(r, tasks[k], absl::StrCat(p, ".tasks[", k, "]")));
+        // An ask no pool could ever serve is a mistake in the scenario.
+        bool gpus = false, partitions = false;
+        for (const auto& pool : sc.pools) {
+          gpus |= pool.gpus.count > 0;
+          partitions |= pool.gpus.partitions > 0;
+        }
+        if ((task.gpu.kind != GpuAsk::Kind::kNone && !gpus) ||
+            (task.gpu.kind == GpuAsk::Kind::kPartition && !partitions)) {
+          return r.Error(tasks[k]["gpu"],
+                         absl::StrCat(p, ".tasks[", k, "].gpu"),
+                         gpus ? "no node pool has gpus with partitions"
+                              : "no node pool has gpus");
+        }
         job.tasks.push_back(std::move(task));
       }
       if (YAML::Node work = w["work"]) {

@@ -17,12 +17,37 @@
 
 namespace shoal::sim {
 
+// GPUs of every node of a pool, published through DRA (resource.k8s.io)
+// by a driver (gpus.h): each a device of `memory`; with `share`, one that
+// allows multiple allocations (claims share it while their memory asks
+// fit); with `partitions`, offered whole and as that many partitions of
+// memory / partitions each, through one counter set per GPU.
+struct GpuSpec {
+  int count = 0;  // 0: the pool has none
+  std::string memory = "80Gi";
+  int64_t memory_bytes = int64_t{80} << 30;
+  bool share = false;
+  int partitions = 0;  // 0: not partitioned
+};
+
 struct NodePool {
   std::string prefix;
   int count = 0;
   api::Resource allocatable;
   api::Labels labels;
   std::vector<api::Taint> taints;
+  GpuSpec gpus;
+};
+
+// What each pod of a task asks of the GPUs, through one ResourceClaim of
+// its own: `count` whole GPUs, `count` partitions, or a share of one GPU's
+// memory (`memory`, on a GPU that allows sharing; a GPU that does not is
+// given whole, if its memory is enough).
+struct GpuAsk {
+  enum class Kind { kNone, kWhole, kPartition, kShare };
+  Kind kind = Kind::kNone;
+  int count = 1;
+  std::string memory;  // kShare
 };
 
 struct TaskSpec {
@@ -30,6 +55,7 @@ struct TaskSpec {
   int replicas = 0;
   int min = 0;
   api::Resource requests;  // one "pods" included
+  GpuAsk gpu;
 };
 
 // `count` PodGroups NAME-0, NAME-1, ... arriving `every` apart from `start`,

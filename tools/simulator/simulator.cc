@@ -11,6 +11,7 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/cache/sinks.h"
 #include "scheduler/scheduler.h"
+#include "tools/simulator/gpus.h"
 #include "tools/simulator/network.h"
 #include "tools/simulator/queue_standing.h"
 #include "tools/simulator/report.h"
@@ -70,6 +71,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
                [this] { return absl::FromUnixSeconds(kEpoch + now_); }),
         no_constraints_(std::make_shared<api::PlacementConstraints>()),
         network_(sc),
+        gpus_(sc, !options.no_gpu_sharing),
         scheduler_(cache_, policy, *this, *this, SchedulerSettings(options)),
         queues_(sc.queues) {
     no_constraints_->ComputeFingerprint();
@@ -91,6 +93,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         cache_.UpsertNode(std::move(node));
       }
     }
+    gpus_.Publish(cache_);
     for (auto& hypernode : network_.HyperNodes())
       cache_.UpsertHyperNode(std::move(hypernode));
     for (size_t id = 0; id < total_.size(); ++id) {
@@ -107,6 +110,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       ScaleServices();
       ArriveJobs();
       Schedule();
+      if (options_.observe_claims) options_.observe_claims(gpus_.claims());
       Sample sample = Measure();
       Progress(step);
       for (int64_t k = 0; k < step && now_ + k < end; ++k) {
@@ -122,8 +126,12 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     }
     queues_.Finish(end);
     nlohmann::ordered_json summary = Summary();
-    return Result{std::move(summary), std::move(series_), Outcomes(),
+    Result result{std::move(summary), std::move(series_), Outcomes(),
                   max_service_wait_};
+    result.gpu_slices = gpus_.slices();
+    for (const auto& [key, claim] : gpus_.claims())
+      result.gpu_claims.push_back(claim);
+    return result;
   }
 
  private:
@@ -235,6 +243,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     auto pod = NewPod(name, task.requests, jobs_[job].spec->priority_class);
     pod->group = jobs_[job].name;
     pod->role = task.name;
+    gpus_.CreateClaim(*pod, task.gpu, cache_);
     AddPod(std::move(pod),
            PodRecord{jobs_[job].spec->name, job, task.name, false, 0, {}});
   }
@@ -242,19 +251,24 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   void DeletePod(const std::string& key) {
     pods_.erase(key);
     cache_.DeletePod(key);
+    gpus_.DeleteClaim(key, cache_);  // the resourceclaim controller
   }
 
   void Schedule() { scheduler_.RunOnce(); }
 
-  // The world's side of a bind: the pod runs from this second on (the
-  // sample at now_ sees it running), unless the options fail it.
+  // The world's side of a bind: its claim writes first, then the pod
+  // runs from this second on (the sample at now_ sees it running),
+  // unless the options fail it.
   void Bind(std::shared_ptr<const api::PodInfo> bound, const std::string& node,
-            const std::vector<api::ClaimWrite>&, cache::Done done) override {
+            const std::vector<api::ClaimWrite>& claims,
+            cache::Done done) override {
     auto it = pods_.find(bound->Key());
     if (it == pods_.end()) return done(absl::NotFoundError("pod is gone"));
     if (options_.bind_fails && options_.bind_fails(bound->Key())) {
       return done(absl::UnavailableError("the simulation fails this bind"));
     }
+    if (absl::Status s = gpus_.Write(claims, cache_); !s.ok())
+      return done(std::move(s));
     auto pod = std::make_shared<api::PodInfo>(*bound);
     pod->node_name = node;
     pod->status = api::TaskStatus::kRunning;
@@ -366,6 +380,10 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     s.evictions = evictions_;
     MeasureQueues(s);
     if (!network_.empty()) MeasureNetwork(s);
+    const GpuUse gpu = gpus_.Measure();
+    s.gpu_memory_allocated = gpu.memory_allocated;
+    s.gpu_memory_asked = gpu.memory_asked;
+    s.gpus_busy = gpu.busy;
     return s;
   }
 
@@ -498,6 +516,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     const int64_t end = absl::ToInt64Seconds(sc_.duration);
     const std::vector<JobOutcome> outcomes = Outcomes();
     out["jobs"] = JobsSummary(outcomes, end);
+    out["workloads"] = WorkloadsSummary(outcomes, end);
     out["fairness"] = {
         {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
@@ -514,6 +533,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
           network_, !options_.ignore_network_constraints, outcomes, series_,
           whole_at_arrival_, Makespan(outcomes, end));
     }
+    if (!gpus_.empty()) out["gpus"] = gpus_.Summary();
     return out;
   }
 
@@ -535,6 +555,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   cache::Cache cache_;
   std::shared_ptr<api::PlacementConstraints> no_constraints_;
   Network network_;
+  Gpus gpus_;
   Scheduler scheduler_;
   std::map<std::string, int32_t> priority_;
   api::Resource total_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "scheduler/api/devices.h"
 #include "scheduler/framework/policy.h"
 #include "tools/simulator/scenario.h"
 
@@ -35,6 +36,13 @@ struct Options {
   // Every Job workload's resize cost, whatever the scenario says (and
   // written on its PodGroups): runs one scenario at several costs.
   std::optional<absl::Duration> resize_cost;
+  // GPUs (gpus.h) published neither shared nor partitioned, and partition
+  // asks made whole: the same pods on GPUs that are not shared.
+  bool no_gpu_sharing = false;
+  // For tests: the world's ResourceClaims (by ns/name) after each cycle's
+  // decisions were applied.
+  std::function<void(const std::map<std::string, api::ResourceClaim>&)>
+      observe_claims;
 };
 
 // One simulated second.
@@ -53,6 +61,10 @@ struct Sample {
   // By resource: utilization with each job's pods counted at 1 / its
   // slowdown factor, and not at all while its minimum does not run.
   std::map<std::string, double> effective_utilization;
+  // With GPUs (gpus.h, GpuUse); else -1.
+  double gpu_memory_allocated = -1;
+  double gpu_memory_asked = -1;
+  double gpus_busy = -1;
 };
 
 // One Job workload's PodGroup, at the end of the run (-1: never).
@@ -79,6 +91,9 @@ struct Result {
   // The longest any service pod waited for a node, in seconds (pods still
   // waiting at the end count until then).
   int64_t max_service_wait_seconds = 0;
+  // With GPUs: the slices published and the claims at the end.
+  std::vector<api::ResourceSlice> gpu_slices;
+  std::vector<api::ResourceClaim> gpu_claims;
 };
 
 Result Simulate(const Scenario& scenario, framework::Policy& policy,
