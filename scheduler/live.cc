@@ -81,6 +81,28 @@ std::string PreferredDraVersion(kube::HttpClient& client) {
   return "";
 }
 
+// The newest resource.k8s.io version that serves DeviceTaintRules (v1
+// from 1.37, v1beta2 in 1.36, v1alpha3 before, each only with its
+// feature on), or "": a version's resource list says, the group's
+// version list does not (1.36 serves v1 without them).
+std::string TaintRuleVersion(kube::HttpClient& client) {
+  for (const char* wanted : {"v1", "v1beta2", "v1alpha3"}) {
+    auto r =
+        client.Request("GET", absl::StrCat("/apis/resource.k8s.io/", wanted));
+    if (!r.ok() || r->status != 200) continue;
+    nlohmann::json list =
+        nlohmann::json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+    if (!list.is_object() || !list["resources"].is_array()) continue;
+    for (const auto& resource : list["resources"]) {
+      if (resource.is_object() &&
+          resource.value("name", "") == "devicetaintrules") {
+        return std::string("resource.k8s.io/") + wanted;
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::Status RunLive(const kube::ConnectionConfig& connection,
@@ -111,10 +133,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
       [&events](const kube::ObjectRef& object, const std::string& message) {
         events.Record(object, "Warning", kube::WarningLog::kReason, message);
       });
-  std::string dra_version;
+  std::string dra_version, taint_rule_version;
   {
     kube::HttpClient discovery(connection);
     dra_version = PreferredDraVersion(discovery);
+    if (!dra_version.empty()) taint_rule_version = TaintRuleVersion(discovery);
   }
   LOG(INFO) << "dynamic resource allocation: "
             << (dra_version.empty()
@@ -124,7 +147,11 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
                       "ResourceClaims in " +
                           dra_version);
   std::vector<kube::WatchedKind> kinds =
-      LiveKinds(cache, status, warnings, dra_version);
+      LiveKinds(cache, status, warnings, dra_version, taint_rule_version);
+  if (!taint_rule_version.empty()) {
+    LOG(INFO) << "dynamic resource allocation: watching DeviceTaintRules in "
+              << taint_rule_version;
+  }
   std::vector<std::string> required;
   for (const auto& kind : kinds) {
     if (!kind.optional) required.push_back(kind.name);

@@ -33,7 +33,7 @@ kube::ObjectRef RefOf(const json& o, const char* api_version,
 // these). Required once served: a cycle before every claim is listed
 // could give a device some claim on a later page already holds.
 void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
-                    const std::string& v,
+                    const std::string& v, const std::string& taint_rules,
                     std::vector<kube::WatchedKind>& kinds) {
   const std::string base = absl::StrCat("/apis/", v);
   kinds.push_back(
@@ -61,6 +61,25 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
          return absl::OkStatus();
        },
        [&cache](const std::string& key) { cache.DeleteDeviceClass(key); }});
+  if (!taint_rules.empty()) {
+    const std::string rules_base = absl::StrCat("/apis/", taint_rules);
+    kinds.push_back(
+        {absl::StrCat("devicetaintrules (", taint_rules, ")"),
+         rules_base + "/devicetaintrules", false,
+         [&cache, &warnings, taint_rules](const json& o) {
+           kube::DecodeWarnings said;
+           auto r = kube::DecodeDeviceTaintRule(
+               Typed(o, taint_rules.c_str(), "DeviceTaintRule"), &said);
+           if (!r.ok()) return r.status();
+           warnings.Report(RefOf(o, taint_rules.c_str(), "DeviceTaintRule"),
+                           said);
+           cache.UpsertDeviceTaintRule(*r);
+           return absl::OkStatus();
+         },
+         [&cache](const std::string& key) {
+           cache.DeleteDeviceTaintRule(key);
+         }});
+  }
   kinds.push_back(
       {absl::StrCat("resourceclaims (", v, ")"), base + "/resourceclaims",
        false,
@@ -78,10 +97,9 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
 
 }  // namespace
 
-std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
-                                         kube::StatusWriter& status,
-                                         kube::WarningLog& warnings,
-                                         const std::string& dra_version) {
+std::vector<kube::WatchedKind> LiveKinds(
+    cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
+    const std::string& dra_version, const std::string& taint_rule_version) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back(
       {"nodes", "/api/v1/nodes", false,
@@ -257,7 +275,9 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
          return absl::OkStatus();
        },
        [&cache](const std::string& key) { cache.DeleteCsiNode(key); }});
-  if (!dra_version.empty()) AddDeviceKinds(cache, warnings, dra_version, kinds);
+  if (!dra_version.empty()) {
+    AddDeviceKinds(cache, warnings, dra_version, taint_rule_version, kinds);
+  }
   return kinds;
 }
 

@@ -18,10 +18,12 @@ namespace shoal {
 // What the decoders leave out goes to `warnings`, said once.
 // `dra_version`: the resource.k8s.io version to watch ResourceSlices,
 // DeviceClasses and ResourceClaims in (the newest the API server serves,
-// see PreferredDraVersion), "" for none.
+// see PreferredDraVersion), "" for none; `taint_rule_version` the one to
+// watch DeviceTaintRules in ("" when none serves them).
 std::vector<kube::WatchedKind> LiveKinds(
     cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
-    const std::string& dra_version = "resource.k8s.io/v1");
+    const std::string& dra_version = "resource.k8s.io/v1",
+    const std::string& taint_rule_version = "");
 
 }  // namespace shoal
 

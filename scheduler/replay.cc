@@ -134,10 +134,28 @@ std::string ReportJson(const v1::ReplayReport& report) {
   std::string out;
   (void)google::protobuf::util::MessageToJsonString(report, &out, options);
   // Struct fields and maps (a result's tolerations, consumedCapacity)
-  // come out in hash order: written again with sorted keys, the same
-  // replay prints the same bytes every time.
-  nlohmann::json sorted = nlohmann::json::parse(out, nullptr, false);
-  return sorted.is_discarded() ? out : sorted.dump();
+  // come out in hash order: those are written again with sorted keys,
+  // the rest as the message orders it, so the same replay prints the
+  // same bytes every time.
+  nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(out, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("cycles")) return out;
+  auto sorted = [](const nlohmann::ordered_json& o) {
+    return nlohmann::ordered_json(nlohmann::json(o));  // std::map: by key
+  };
+  for (auto& cycle : doc["cycles"]) {
+    if (!cycle.contains("claims")) continue;
+    for (auto& claim : cycle["claims"]) {
+      if (!claim.contains("devices")) continue;
+      for (auto& d : claim["devices"]) {
+        if (d.contains("consumedCapacity"))
+          d["consumedCapacity"] = sorted(d["consumedCapacity"]);
+        if (!d.contains("tolerations")) continue;
+        for (auto& t : d["tolerations"]) t = sorted(t);
+      }
+    }
+  }
+  return doc.dump();
 }
 
 namespace {

@@ -35,9 +35,9 @@ struct AppliedCycle {
     std::string node;
     std::vector<api::ClaimWrite> claims;  // written before the bind
     absl::Status outcome;
+    absl::Duration took;  // the request, sent to answered
     // Only the claims were written (binding conditions): not bound.
     bool reserve_only = false;
-    absl::Duration took;  // the request, sent to answered
   };
   struct Eviction {
     api::TaskIndex task;

@@ -282,6 +282,26 @@ class DeviceTaintsTest(unittest.TestCase):
         return [node("n1"), device_class(DRIVER, "device.driver == '%s'" % DRIVER),
                 resource_slice("n1-devices", "n1", devices=devices)]
 
+    def test_a_device_taint_rule_taints_the_devices_it_picks_as_a_driver_would(self):
+        """A DeviceTaintRule (resource.k8s.io/v1beta2, as 1.36 serves it)
+        on gpu-1 leaves a plain claim no device, named; a claim tolerating
+        both taints gets one."""
+        rule = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+                "metadata": {"name": "drain-gpu-1"},
+                "spec": {"deviceSelector": {"driver": DRIVER, "pool": "n1", "device": "gpu-1"},
+                         "taint": {"key": "example.com/maintenance", "value": "planned",
+                                   "effect": "NoExecute"}}}
+        report, _ = replay(self.cluster() + [rule] + claimed("plain", DRIVER), cycles=2)
+        self.assertEqual(binds(report), {})
+        self.assertEqual(
+            message(report, "default/plain"),
+            "0/1 nodes are available: 1 claim plain-gpu, request gpu: 2 matching devices of "
+            "class gpu.example.com have a taint the request does not tolerate "
+            "(gpu.example.com/unhealthy=true:NoSchedule, ...).")
+        tolerant = claimed("tolerant", DRIVER, tolerations=[{"operator": "Exists"}])
+        report, _ = replay(self.cluster() + [rule] + tolerant)
+        self.assertEqual(binds(report), {"default/tolerant": "n1"})
+
     def test_a_claim_that_does_not_tolerate_the_taint_gets_the_untainted_device(self):
         """Of gpu-0 (tainted) and gpu-1, a plain claim can only get gpu-1."""
         report, _ = replay(self.cluster() + claimed("plain", DRIVER))

@@ -367,16 +367,27 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
         " is not implemented: reclaim checks each queue's own deserved share "
         "(level 0)"));
   }
-  for (const char* dra : {"capacity.DynamicResourceAllocationEnable",
-                          "capacity.DRAConsumableCapacityEnable"}) {
-    auto on = args.GetBool(dra, false);
-    if (!on.ok()) return on.status();
-    if (*on) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(args.owner(), ": ", dra,
-                       " is not implemented: Shoal does not count devices "
-                       "of DRA claims against queues yet"));
-    }
+  // Volcano's DRA quota switch. Shoal counts a pod's claimed devices
+  // against its queue (as deviceclass/<class>, dra/device_quota.h) whenever
+  // some queue states a quota in them, whatever this says: on is what Shoal
+  // does; off, Volcano ignoring the queues' device quotas, is not.
+  auto dra = args.GetBool("capacity.DynamicResourceAllocationEnable", true);
+  if (!dra.ok()) return dra.status();
+  if (!*dra) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(),
+        ": capacity.DynamicResourceAllocationEnable false is not implemented: "
+        "Shoal always counts claimed devices against the queues that state "
+        "a quota in them"));
+  }
+  auto consumable = args.GetBool("capacity.DRAConsumableCapacityEnable", false);
+  if (!consumable.ok()) return consumable.status();
+  if (*consumable) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(),
+        ": capacity.DRAConsumableCapacityEnable is not implemented: Shoal "
+        "counts claimed devices against queues, not quotas of their "
+        "capacities (<capacity>.deviceclass/<class>)"));
   }
   return std::make_unique<Capacity>();
 }

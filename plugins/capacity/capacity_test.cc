@@ -199,5 +199,41 @@ TEST(CapacityConfig, RefusesWhatItDoesNotImplementByName) {
                   .ok());
 }
 
+TEST(CapacityConfig, AcceptsVolcanosDeviceQuotaSwitchOn) {
+  framework::PluginRegistry registry;
+  registry.Add("capacity", New);
+  auto build = [&](const std::string& arguments) {
+    auto config = framework::ParseSchedulerConfig(
+        "actions: allocate\ntiers:\n- plugins:\n  - name: capacity\n"
+        "    arguments: " +
+            arguments + "\n",
+        "policy.yaml");
+    if (!config.ok()) return config.status();
+    return framework::BuildPolicy(*config, registry,
+                                  framework::testing::IdleActions())
+        .status();
+  };
+  // On is what Shoal does: claimed devices count against queues that
+  // state a quota in them (Volcano's TestCapacityPluginDRA turns it on).
+  EXPECT_TRUE(build("{capacity.DynamicResourceAllocationEnable: true}").ok());
+  EXPECT_TRUE(
+      build("{capacity: {DynamicResourceAllocationEnable: true}}").ok());
+  absl::Status off = build("{capacity.DynamicResourceAllocationEnable: false}");
+  EXPECT_NE(off.message().find("capacity.DynamicResourceAllocationEnable false "
+                               "is not implemented"),
+            std::string::npos)
+      << off;
+  absl::Status consumable =
+      build("{capacity.DRAConsumableCapacityEnable: true}");
+  EXPECT_NE(consumable.message().find(
+                "capacity.DRAConsumableCapacityEnable is not implemented"),
+            std::string::npos)
+      << consumable;
+  absl::Status typo =
+      build("{capacity.DynamicResourceAllocationEnable: maybe}");
+  EXPECT_FALSE(typo.ok());
+  EXPECT_TRUE(build("{capacity.DRAConsumableCapacityEnable: false}").ok());
+}
+
 }  // namespace
 }  // namespace shoal::plugins::capacity

@@ -340,13 +340,35 @@ struct ClaimWrite {
   std::string Key() const { return ns + "/" + name; }
 };
 
+// resource.k8s.io DeviceTaintRule: an administrator's taint on the
+// devices its selector picks (driver, pool, device: each "" for any), as
+// if their driver had written it in the slice.
+struct DeviceTaintRule {
+  std::string name;
+  std::string driver;
+  std::string pool;
+  std::string device;
+  // Its selector also names a class or CEL selectors, which Shoal does
+  // not evaluate: the taint is applied to every device the rest picks
+  // (more devices kept from claims, never fewer).
+  bool broadened = false;
+  DeviceTaint taint;
+  bool Picks(const std::string& d, const std::string& p,
+             const std::string& n) const {
+    return (driver.empty() || driver == d) && (pool.empty() || pool == p) &&
+           (device.empty() || device == n);
+  }
+};
+
 // Everything DRA in one snapshot, shared between sessions.
 struct DeviceWorld {
   std::vector<ResourceSlice> slices;
+  std::vector<DeviceTaintRule> taint_rules;
   absl::flat_hash_map<std::string, DeviceClass> classes;
   absl::flat_hash_map<std::string, ResourceClaim> claims;  // by ns/name
   bool empty() const {
-    return slices.empty() && classes.empty() && claims.empty();
+    return slices.empty() && classes.empty() && claims.empty() &&
+           taint_rules.empty();
   }
 };
 

@@ -411,6 +411,16 @@ void Cache::ResolveClaims(api::PodInfo& pod) const {
   }
 }
 
+void Cache::UpsertDeviceTaintRule(api::DeviceTaintRule rule) {
+  absl::MutexLock lock(&mu_);
+  devices_.UpsertTaintRule(std::move(rule));
+}
+
+void Cache::DeleteDeviceTaintRule(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  devices_.DeleteTaintRule(name);
+}
+
 void Cache::UpsertResourceSlice(api::ResourceSlice slice) {
   absl::MutexLock lock(&mu_);
   devices_.UpsertSlice(std::move(slice));
@@ -535,6 +545,7 @@ CacheContents Cache::Export() const {
   for (const auto& [key, w] : workloads_) out.workloads.push_back(w);
   out.resource_slices = devices_.Slices();
   out.device_classes = devices_.Classes();
+  out.device_taint_rules = devices_.TaintRules();
   out.resource_claims = devices_.Claims();
   return out;
 }

@@ -83,6 +83,7 @@ struct CacheContents {
   std::vector<api::WorkloadSpec> workloads;
   std::vector<api::ResourceSlice> resource_slices;
   std::vector<api::DeviceClass> device_classes;
+  std::vector<api::DeviceTaintRule> device_taint_rules;
   std::vector<api::ResourceClaim> resource_claims;  // assumed writes applied
 };
 
@@ -141,6 +142,8 @@ class Cache {
   void DeleteWorkload(const std::string& key);
   // Dynamic Resource Allocation: slices by name, classes by name, claims
   // by "namespace/name" (api/devices.h).
+  void UpsertDeviceTaintRule(api::DeviceTaintRule rule);
+  void DeleteDeviceTaintRule(const std::string& name);
   void UpsertResourceSlice(api::ResourceSlice slice);
   void DeleteResourceSlice(const std::string& name);
   void UpsertDeviceClass(api::DeviceClass cls);

@@ -25,6 +25,16 @@ void DeviceObjects::DeleteClass(const std::string& name) {
   if (classes_.erase(name) > 0) Changed();
 }
 
+void DeviceObjects::UpsertTaintRule(api::DeviceTaintRule rule) {
+  std::string name = rule.name;
+  taint_rules_[std::move(name)] = std::move(rule);
+  Changed();
+}
+
+void DeviceObjects::DeleteTaintRule(const std::string& name) {
+  if (taint_rules_.erase(name) > 0) Changed();
+}
+
 void DeviceObjects::UpsertClaim(api::ResourceClaim claim) {
   const std::string key = claim.Key();
   auto a = assumed_.find(key);
@@ -94,9 +104,13 @@ api::ResourceClaim DeviceObjects::Applied(const api::ResourceClaim& c) const {
 
 std::shared_ptr<const api::DeviceWorld> DeviceObjects::World() const {
   if (world_ != nullptr) return world_;
-  if (slices_.empty() && classes_.empty() && claims_.empty()) return nullptr;
+  if (slices_.empty() && classes_.empty() && claims_.empty() &&
+      taint_rules_.empty()) {
+    return nullptr;
+  }
   auto world = std::make_shared<api::DeviceWorld>();
   for (const auto& [name, s] : slices_) world->slices.push_back(s);
+  for (const auto& [name, r] : taint_rules_) world->taint_rules.push_back(r);
   for (const auto& [name, c] : classes_) world->classes.emplace(name, c);
   for (const auto& [key, c] : claims_) world->claims.emplace(key, Applied(c));
   world_ = std::move(world);
@@ -112,6 +126,12 @@ std::vector<api::ResourceSlice> DeviceObjects::Slices() const {
 std::vector<api::DeviceClass> DeviceObjects::Classes() const {
   std::vector<api::DeviceClass> out;
   for (const auto& [name, c] : classes_) out.push_back(c);
+  return out;
+}
+
+std::vector<api::DeviceTaintRule> DeviceObjects::TaintRules() const {
+  std::vector<api::DeviceTaintRule> out;
+  for (const auto& [name, r] : taint_rules_) out.push_back(r);
   return out;
 }
 

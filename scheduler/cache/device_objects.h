@@ -22,6 +22,8 @@ class DeviceObjects {
   void DeleteSlice(const std::string& name);
   void UpsertClass(api::DeviceClass cls);
   void DeleteClass(const std::string& name);
+  void UpsertTaintRule(api::DeviceTaintRule rule);
+  void DeleteTaintRule(const std::string& name);
   void UpsertClaim(api::ResourceClaim claim);
   void DeleteClaim(const std::string& key);
   // A bind carrying these claim writes was sent / failed.
@@ -36,6 +38,7 @@ class DeviceObjects {
   // Everything as the source gave it, sorted by key (snapshot files).
   std::vector<api::ResourceSlice> Slices() const;
   std::vector<api::DeviceClass> Classes() const;
+  std::vector<api::DeviceTaintRule> TaintRules() const;
   std::vector<api::ResourceClaim> Claims() const;  // with writes applied
 
  private:
@@ -48,6 +51,7 @@ class DeviceObjects {
 
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;
+  std::map<std::string, api::DeviceTaintRule> taint_rules_;
   std::map<std::string, api::ResourceClaim> claims_;
   std::map<std::string, Assumed> assumed_;
   mutable std::shared_ptr<const api::DeviceWorld> world_;

@@ -127,11 +127,11 @@ const Allocator::Resolved& Allocator::Resolve(const api::DeviceChoice& c) {
 }
 
 bool Allocator::Tolerated(const api::DeviceChoice& c, DeviceId d) const {
-  for (const api::DeviceTaint& t : inv_.devices()[d].device->taints) {
-    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
+  for (const api::DeviceTaint* t : inv_.devices()[d].taints) {
+    if (t->effect != "NoSchedule" && t->effect != "NoExecute") continue;
     bool tolerated = false;
     for (const api::DeviceToleration& k : c.tolerations)
-      tolerated |= k.Tolerates(t);
+      tolerated |= k.Tolerates(*t);
     if (!tolerated) return false;
   }
   return true;
@@ -179,10 +179,11 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
     const DeviceEntry& e = inv_.devices()[d];
     if (e.tainted && !Tolerated(c, d)) {
       if (++tainted == 1 && !quiet_) {
-        for (const api::DeviceTaint& t : e.device->taints) {
-          if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
-          absl::StrAppend(&taint_words, taint_words.empty() ? "" : ", ", t.key,
-                          t.value.empty() ? "" : "=", t.value, ":", t.effect);
+        for (const api::DeviceTaint* t : e.taints) {
+          if (t->effect != "NoSchedule" && t->effect != "NoExecute") continue;
+          absl::StrAppend(&taint_words, taint_words.empty() ? "" : ", ", t->key,
+                          t->value.empty() ? "" : "=", t->value, ":",
+                          t->effect);
         }
       }
       continue;

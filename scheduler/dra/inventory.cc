@@ -148,8 +148,13 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
     firsts.emplace_back(s, static_cast<DeviceId>(devices_.size()));
     for (const api::Device& d : s->devices) {
       DeviceEntry e{s, &d, s->unsupported_field.empty()};
-      for (const api::DeviceTaint& t : d.taints)
-        e.tainted |= t.effect == "NoSchedule" || t.effect == "NoExecute";
+      for (const api::DeviceTaint& t : d.taints) e.taints.push_back(&t);
+      for (const api::DeviceTaintRule& rule : world_->taint_rules) {
+        if (rule.Picks(s->driver, s->pool, d.name))
+          e.taints.push_back(&rule.taint);
+      }
+      for (const api::DeviceTaint* t : e.taints)
+        e.tainted |= t->effect == "NoSchedule" || t->effect == "NoExecute";
       for (const api::CounterConsumption& use : d.consumes_counters) {
         for (const api::CounterAmount& c : use.counters) {
           const int32_t slot =

@@ -33,7 +33,9 @@ struct DeviceEntry {
   bool usable = true;
   // Some node of the snapshot reaches it.
   bool reached = false;
-  // The device has a taint that keeps away requests not tolerating it.
+  // Its taints: the slice's and those of DeviceTaintRules that pick it;
+  // `tainted` when one keeps away requests not tolerating it.
+  std::vector<const api::DeviceTaint*> taints;
   bool tainted = false;
   // Partitionable devices: the counters of its pool it spends while
   // allocated, as (counter slot, amount in milli-units).

@@ -31,6 +31,9 @@ absl::StatusOr<std::vector<std::string>> StringList(const Reader& r,
                                                     const nlohmann::json* list,
                                                     const std::string& path);
 // devices[].taints, and requests' (and results') tolerations.
+absl::StatusOr<api::DeviceTaint> Taint(const Reader& r,
+                                       const nlohmann::json& taint,
+                                       const std::string& path);
 absl::StatusOr<std::vector<api::DeviceTaint>> Taints(const Reader& r,
                                                      const nlohmann::json* list,
                                                      const std::string& path);

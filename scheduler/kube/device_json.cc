@@ -237,6 +237,19 @@ json DeviceClassJson(const api::DeviceClass& c) {
           {"spec", spec}};
 }
 
+json DeviceTaintRuleJson(const api::DeviceTaintRule& r) {
+  json selector = json::object();
+  if (!r.driver.empty()) selector["driver"] = r.driver;
+  if (!r.pool.empty()) selector["pool"] = r.pool;
+  if (!r.device.empty()) selector["device"] = r.device;
+  return {
+      {"apiVersion", "resource.k8s.io/v1beta2"},
+      {"kind", "DeviceTaintRule"},
+      {"metadata", {{"name", r.name}}},
+      {"spec",
+       {{"deviceSelector", selector}, {"taint", TaintsJson({r.taint})[0]}}}};
+}
+
 json ResourceClaimJson(const api::ResourceClaim& c) {
   json requests = json::array();
   for (const api::DeviceRequest& r : c.requests) {

@@ -15,6 +15,7 @@ nlohmann::json AllocationJson(const api::DeviceAllocation& a);
 nlohmann::json ConsumerJson(const api::ClaimConsumer& c);
 nlohmann::json ResourceSliceJson(const api::ResourceSlice& s);
 nlohmann::json DeviceClassJson(const api::DeviceClass& c);
+nlohmann::json DeviceTaintRuleJson(const api::DeviceTaintRule& r);
 nlohmann::json ResourceClaimJson(const api::ResourceClaim& c);
 
 // The JSON patch (RFC 6902) of the claim's status that a bind writes

@@ -23,6 +23,24 @@ absl::StatusOr<std::string> QuantityText(const Reader& r, const json& v,
   return text;
 }
 
+absl::StatusOr<api::DeviceTaint> Taint(const Reader& r, const json& e,
+                                       const std::string& at) {
+  if (!e.is_object()) return r.Error(at, "must be an object");
+  api::DeviceTaint t;
+  SHOAL_ASSIGN_OR_RETURN(key, r.String(e, "key", at + ".key"));
+  if (key.empty()) return r.Error(at + ".key", "is required");
+  t.key = key;
+  SHOAL_ASSIGN_OR_RETURN(value, r.String(e, "value", at + ".value"));
+  t.value = value;
+  SHOAL_ASSIGN_OR_RETURN(effect, r.String(e, "effect", at + ".effect"));
+  // Effects a later release may add are kept: only NoSchedule and
+  // NoExecute keep a claim away, as kube-scheduler's allocator does.
+  t.effect = effect;
+  SHOAL_ASSIGN_OR_RETURN(added, r.String(e, "timeAdded", at + ".timeAdded"));
+  t.time_added = added;
+  return t;
+}
+
 absl::StatusOr<std::vector<api::DeviceTaint>> Taints(const Reader& r,
                                                      const json* list,
                                                      const std::string& path) {
@@ -30,21 +48,8 @@ absl::StatusOr<std::vector<api::DeviceTaint>> Taints(const Reader& r,
   if (list == nullptr) return out;
   if (!list->is_array()) return r.Error(path, "must be a list");
   for (size_t i = 0; i < list->size(); ++i) {
-    const std::string at = absl::StrCat(path, "[", i, "]");
-    const json& e = (*list)[i];
-    if (!e.is_object()) return r.Error(at, "must be an object");
-    api::DeviceTaint t;
-    SHOAL_ASSIGN_OR_RETURN(key, r.String(e, "key", at + ".key"));
-    if (key.empty()) return r.Error(at + ".key", "is required");
-    t.key = key;
-    SHOAL_ASSIGN_OR_RETURN(value, r.String(e, "value", at + ".value"));
-    t.value = value;
-    SHOAL_ASSIGN_OR_RETURN(effect, r.String(e, "effect", at + ".effect"));
-    // Effects a later release may add are kept: only NoSchedule and
-    // NoExecute keep a claim away, as kube-scheduler's allocator does.
-    t.effect = effect;
-    SHOAL_ASSIGN_OR_RETURN(added, r.String(e, "timeAdded", at + ".timeAdded"));
-    t.time_added = added;
+    SHOAL_ASSIGN_OR_RETURN(
+        t, Taint(r, (*list)[i], absl::StrCat(path, "[", i, "]")));
     out.push_back(std::move(t));
   }
   return out;

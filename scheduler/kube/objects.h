@@ -123,6 +123,9 @@ absl::StatusOr<api::DeviceClass> DecodeDeviceClass(const nlohmann::json& obj,
                                                    DecodeWarnings* warnings);
 absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
     const nlohmann::json& obj, DecodeWarnings* warnings);
+// DeviceTaintRule (resource.k8s.io v1, v1beta2, v1alpha3).
+absl::StatusOr<api::DeviceTaintRule> DecodeDeviceTaintRule(
+    const nlohmann::json& obj, DecodeWarnings* warnings);
 
 // "kind apiVersion" pairs Shoal reads; anything else is skipped.
 bool IsVolcanoPodGroup(const nlohmann::json& obj);

@@ -181,9 +181,14 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
   } else if (absl::StartsWith(StringMember(object, "apiVersion"),
                               "resource.k8s.io/") &&
              (kind == "ResourceSlice" || kind == "DeviceClass" ||
-              kind == "ResourceClaim")) {
+              kind == "ResourceClaim" || kind == "DeviceTaintRule")) {
     DecodeWarnings said;
-    if (kind == "ResourceSlice") {
+    if (kind == "DeviceTaintRule") {
+      auto rule = DecodeDeviceTaintRule(object, &said);
+      if (!rule.ok()) return Fail(line, rule.status());
+      apply_.push_back(
+          [r = *rule](cache::Cache& cache) { cache.UpsertDeviceTaintRule(r); });
+    } else if (kind == "ResourceSlice") {
       auto s = DecodeResourceSlice(object, &said);
       if (!s.ok()) return Fail(line, s.status());
       apply_.push_back(
@@ -206,8 +211,8 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
                      ": Shoal reads Node, Pod, PodGroup, Queue, "
                      "HyperNode, Workload, PriorityClass, Namespace, "
                      "PersistentVolume, PersistentVolumeClaim, "
-                     "StorageClass, CSINode, ResourceSlice, DeviceClass "
-                     "and ResourceClaim"));
+                     "StorageClass, CSINode, ResourceSlice, DeviceClass, "
+                     "ResourceClaim and DeviceTaintRule"));
   }
   return absl::OkStatus();
 }

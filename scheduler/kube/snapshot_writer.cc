@@ -614,6 +614,8 @@ json EncodeSnapshotList(const cache::CacheContents& c) {
   for (const auto& w : c.workloads) items.push_back(EncodeWorkload(w));
   for (const auto& s : c.resource_slices) items.push_back(ResourceSliceJson(s));
   for (const auto& d : c.device_classes) items.push_back(DeviceClassJson(d));
+  for (const auto& r : c.device_taint_rules)
+    items.push_back(DeviceTaintRuleJson(r));
   for (const auto& r : c.resource_claims) items.push_back(ResourceClaimJson(r));
   for (const auto& pv : c.volumes) items.push_back(EncodeVolume(pv));
   for (const auto& claim : c.claims) items.push_back(EncodeClaim(claim));
