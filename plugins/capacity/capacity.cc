@@ -370,15 +370,16 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
   // Volcano's DRA quota switch. Shoal counts a pod's claimed devices
   // against its queue (as deviceclass/<class>, dra/device_quota.h) whenever
   // some queue states a quota in them, whatever this says: on is what Shoal
-  // does; off, Volcano ignoring the queues' device quotas, is not.
+  // does; off (Volcano's default, so configurations write it) is taken
+  // with a warning that the queues' device quotas hold anyway.
   auto dra = args.GetBool("capacity.DynamicResourceAllocationEnable", true);
   if (!dra.ok()) return dra.status();
   if (!*dra) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    args.Warn(absl::StrCat(
         args.owner(),
-        ": capacity.DynamicResourceAllocationEnable false is not implemented: "
-        "Shoal always counts claimed devices against the queues that state "
-        "a quota in them"));
+        ": capacity.DynamicResourceAllocationEnable false: Shoal counts "
+        "claimed devices against the queues that state a quota in them "
+        "anyway"));
   }
   auto consumable = args.GetBool("capacity.DRAConsumableCapacityEnable", false);
   if (!consumable.ok()) return consumable.status();

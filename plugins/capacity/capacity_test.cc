@@ -199,7 +199,7 @@ TEST(CapacityConfig, RefusesWhatItDoesNotImplementByName) {
                   .ok());
 }
 
-TEST(CapacityConfig, AcceptsVolcanosDeviceQuotaSwitchOn) {
+TEST(CapacityConfig, TakesVolcanosDeviceQuotaSwitch) {
   framework::PluginRegistry registry;
   registry.Add("capacity", New);
   auto build = [&](const std::string& arguments) {
@@ -218,11 +218,21 @@ TEST(CapacityConfig, AcceptsVolcanosDeviceQuotaSwitchOn) {
   EXPECT_TRUE(build("{capacity.DynamicResourceAllocationEnable: true}").ok());
   EXPECT_TRUE(
       build("{capacity: {DynamicResourceAllocationEnable: true}}").ok());
-  absl::Status off = build("{capacity.DynamicResourceAllocationEnable: false}");
-  EXPECT_NE(off.message().find("capacity.DynamicResourceAllocationEnable false "
-                               "is not implemented"),
+  // Off is Volcano's default, which configurations write out: taken,
+  // with a warning that the queues' device quotas hold anyway.
+  auto config = framework::ParseSchedulerConfig(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: capacity\n"
+      "    arguments: {capacity.DynamicResourceAllocationEnable: false}\n",
+      "policy.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto off = framework::BuildPolicy(*config, registry,
+                                    framework::testing::IdleActions());
+  ASSERT_TRUE(off.ok()) << off.status();
+  ASSERT_EQ(off->warnings.size(), 1u);
+  EXPECT_NE(off->warnings[0].find("capacity.DynamicResourceAllocationEnable "
+                                  "false: Shoal counts claimed devices"),
             std::string::npos)
-      << off;
+      << off->warnings[0];
   absl::Status consumable =
       build("{capacity.DRAConsumableCapacityEnable: true}");
   EXPECT_NE(consumable.message().find(
