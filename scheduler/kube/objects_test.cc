@@ -1030,5 +1030,36 @@ TEST(DecodeQueueTest, ParentIsRead) {
             "queue team-a-dev: spec.parent: must be a string, got 7");
 }
 
+// DeviceTaintRule (resource.k8s.io/v1beta2, as Kubernetes 1.36 serves it).
+TEST(DecodeDeviceTaintRuleTest, ReadsTheSelectorAndTaintAndNamesWhatItCannot) {
+  json rule = json::parse(R"({
+    "apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
+    "metadata": {"name": "drain"},
+    "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "n1",
+                                "device": "gpu-1"},
+             "taint": {"key": "example.com/maintenance", "value": "planned",
+                       "effect": "NoExecute"}}})");
+  DecodeWarnings warnings;
+  auto r = DecodeDeviceTaintRule(rule, &warnings);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->Picks("gpu.example.com", "n1", "gpu-1"));
+  EXPECT_FALSE(r->Picks("gpu.example.com", "n1", "gpu-0"));
+  EXPECT_EQ(r->taint.effect, "NoExecute");
+  EXPECT_FALSE(r->broadened);
+
+  rule["spec"]["deviceSelector"]["deviceClassName"] = "gpu";
+  r = DecodeDeviceTaintRule(rule, &warnings);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->broadened);
+
+  rule["spec"]["taint"]["effect"] = "PreferNoSchedule";
+  EXPECT_EQ(DecodeDeviceTaintRule(rule, nullptr).status().message(),
+            "devicetaintrule drain: spec.taint.effect: must be NoSchedule, "
+            "NoExecute or None, got \"PreferNoSchedule\"");
+  rule["spec"].erase("taint");
+  EXPECT_EQ(DecodeDeviceTaintRule(rule, nullptr).status().message(),
+            "devicetaintrule drain: spec.taint: is required");
+}
+
 }  // namespace
 }  // namespace shoal::kube
