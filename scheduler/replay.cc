@@ -70,6 +70,13 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
         c->set_claim(w.Key());
         c->set_pod(b.pod);
         c->set_node(w.allocation.PinnedNode());
+        c->set_created(w.create != nullptr);
+        for (const api::ContainerRequestMapping& m : w.mappings) {
+          v1::RequestMapping* out = c->add_mappings();
+          out->set_container(m.container);
+          out->set_resource(m.resource);
+          out->set_request(m.request);
+        }
         for (const api::DeviceResult& r : w.allocation.results) {
           v1::DeviceResult* d = c->add_devices();
           d->set_request(r.request);

@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "scheduler/api/placement.h"
+#include "scheduler/api/resource_name.h"
 
 namespace shoal::api {
 
@@ -297,6 +298,15 @@ struct ResourceClaim {
   // The pod the resourceclaim controller made it for (ownerReference uid),
   // or "".
   std::string owner_uid;
+  // Annotated resource.kubernetes.io/extended-resource-claim: "true": the
+  // claim a scheduler made for the pod `owner_uid` names, serving its
+  // extended resources through devices (KEP-5004).
+  bool extended_resources = false;
+  // Made by Shoal this session for such a pod and not created yet: its
+  // bind creates it first (ClaimWrite::create).
+  bool to_create = false;
+  // Its owner pod's name (`to_create` only: the ownerReference written).
+  std::string owner_name;
   // The first field of the claim that Shoal does not implement
   // ("spec.devices.requests[0].exactly.adminAccess"): its pods wait,
   // naming it.
@@ -312,9 +322,28 @@ struct PodClaim {
   std::string name;
   std::string claim;
   std::string template_name;
+  // The claim serving the pod's extended resources through devices
+  // (KEP-5004), not in spec.resourceClaims: used only on a node that does
+  // not publish those resources itself (NodeSpec::served_by_devices).
+  bool extended = false;
+  // The extended resources it serves (by resource id), when `extended`.
+  std::vector<ResourceId> serves;
   bool operator==(const PodClaim& o) const {
     return name == o.name && claim == o.claim &&
-           template_name == o.template_name;
+           template_name == o.template_name && extended == o.extended &&
+           serves == o.serves;
+  }
+};
+
+// One container's extended resource, mapped to the request of the claim
+// that serves it (pod status.extendedResourceClaimStatus.requestMappings).
+struct ContainerRequestMapping {
+  std::string container;
+  std::string resource;
+  std::string request;
+  bool operator==(const ContainerRequestMapping& o) const {
+    return container == o.container && resource == o.resource &&
+           request == o.request;
   }
 };
 
@@ -337,6 +366,11 @@ struct ClaimWrite {
   // those that share it): this write waits for that one's allocation to
   // be there, then sets reservedFor to `reserved_for`.
   bool follows = false;
+  // The claim to create before the write (Shoal's claim for a pod's
+  // extended resources, KEP-5004), or null; and what the pod's
+  // status.extendedResourceClaimStatus is set to once it is written.
+  std::shared_ptr<const ResourceClaim> create;
+  std::vector<ContainerRequestMapping> mappings;
   std::string Key() const { return ns + "/" + name; }
 };
 
@@ -362,12 +396,15 @@ struct DeviceTaintRule {
 
 // Everything DRA in one snapshot, shared between sessions.
 struct DeviceWorld {
-  std::vector<ResourceSlice> slices;
+  // Shared (never null): a session that adds claims of its own to the
+  // world copies the rest, not the slices (dra/extended_resources.h).
+  std::shared_ptr<const std::vector<ResourceSlice>> slices =
+      std::make_shared<const std::vector<ResourceSlice>>();
   std::vector<DeviceTaintRule> taint_rules;
   absl::flat_hash_map<std::string, DeviceClass> classes;
   absl::flat_hash_map<std::string, ResourceClaim> claims;  // by ns/name
   bool empty() const {
-    return slices.empty() && classes.empty() && claims.empty() &&
+    return slices->empty() && classes.empty() && claims.empty() &&
            taint_rules.empty();
   }
 };

@@ -7,6 +7,15 @@ namespace shoal::api {
 NodeInfo::NodeInfo(std::shared_ptr<const NodeSpec> spec, NodeIndex index)
     : spec_(std::move(spec)), index_(index), idle_(spec_->allocatable) {}
 
+void NodeInfo::ServeThroughDevices(ResourceId id, int64_t devices) {
+  auto spec = std::make_shared<NodeSpec>(*spec_);
+  spec->allocatable.Set(id, spec->allocatable.Get(id) + devices);
+  spec->served_by_devices.push_back(id);
+  spec_ = std::move(spec);
+  idle_.Set(id, idle_.Get(id) + devices);
+  ++generation_;
+}
+
 void NodeInfo::Add(const Resource& request, TaskStatus status,
                    const std::vector<HostPort>& ports,
                    const std::vector<CsiVolume>& volumes) {

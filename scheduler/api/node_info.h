@@ -22,6 +22,11 @@ struct NodeSpec {
   bool unschedulable = false;  // spec.unschedulable (cordoned)
   bool ready = true;           // Ready condition is True
   Resource allocatable;
+  // Extended resources the node does not publish itself but serves
+  // through DRA devices of the class they name (KEP-5004): their
+  // allocatable is the devices of that class the node reaches, set at
+  // session open (dra/extended_resources.h).
+  std::vector<ResourceId> served_by_devices;
 };
 
 class NodeInfo {
@@ -59,6 +64,10 @@ class NodeInfo {
   void Remove(const Resource& request, TaskStatus status,
               const std::vector<HostPort>& ports = {},
               const std::vector<CsiVolume>& volumes = {});
+  // The node serves extended resource `id`, which it does not publish,
+  // through `devices` DRA devices (NodeSpec::served_by_devices): its
+  // allocatable and idle gain them.
+  void ServeThroughDevices(ResourceId id, int64_t devices);
   // None of `wanted` conflicts with a host port bound (or promised to a
   // pipelined pod) on this node.
   bool HostPortsFree(const std::vector<HostPort>& wanted) const;

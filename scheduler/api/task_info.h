@@ -107,8 +107,28 @@ struct PodInfo {
   // for pending pods of Shoal and for pods of any scheduler on a node;
   // counted against the node's CSINode limits (NodeVolumeLimits).
   std::vector<CsiVolume> csi_volumes;
-  // spec.resourceClaims (DRA), each resolved to its claim's name.
+  // spec.resourceClaims (DRA), each resolved to its claim's name; and,
+  // set at session open, the claim serving its extended resources through
+  // devices (PodClaim::extended, last).
   std::vector<PodClaim> resource_claims;
+  // Each container's request of an extended resource ("example.com/gpu",
+  // whole units), in spec order, init containers first: what a claim
+  // serving them through devices asks for, container by container
+  // (dra/extended_resources.h).
+  struct ExtendedRequest {
+    std::string container;
+    int32_t index = 0;  // among initContainers then containers
+    // Its name's position among the container's sorted request names.
+    int32_t name_index = 0;
+    bool short_lived = false;  // an init container that is no sidecar
+    std::string resource;
+    int64_t count = 0;
+  };
+  std::vector<ExtendedRequest> extended_requests;
+  // status.extendedResourceClaimStatus: the claim a scheduler made for
+  // them, and which request serves which container's resource.
+  std::string extended_claim;
+  std::vector<ContainerRequestMapping> extended_mappings;
   // What kube-scheduler counts: max(sum of containers + sidecars, each init
   // container) plus overhead, plus one "pods".
   Resource request;

@@ -49,8 +49,10 @@ void DeviceObjects::UpsertClaim(api::ResourceClaim claim) {
                          c) != claim.reserved_for.end();
     }
     auto held = claims_.find(key);
-    const bool recreated =
-        claim.uid != (held == claims_.end() ? "" : held->second.uid);
+    // A claim Shoal created shows first as created, then as written.
+    const bool recreated = held == claims_.end()
+                               ? a->second.created == nullptr
+                               : claim.uid != held->second.uid;
     if (landed || recreated) assumed_.erase(a);
   }
   claims_[key] = std::move(claim);
@@ -65,6 +67,7 @@ void DeviceObjects::DeleteClaim(const std::string& key) {
 void DeviceObjects::Assume(const std::vector<api::ClaimWrite>& writes) {
   for (const api::ClaimWrite& w : writes) {
     Assumed& a = assumed_[w.Key()];
+    if (w.create != nullptr) a.created = w.create;
     if (w.newly_allocated) a.allocation = w.allocation;
     for (const api::ClaimConsumer& c : w.reserved_for) {
       if (std::find(a.consumers.begin(), a.consumers.end(), c) ==
@@ -88,6 +91,12 @@ void DeviceObjects::Forget(const std::vector<api::ClaimWrite>& writes) {
   if (!writes.empty()) Changed();
 }
 
+api::ResourceClaim DeviceObjects::Created(const api::ResourceClaim& c) {
+  api::ResourceClaim out = c;
+  out.to_create = false;  // it is on its way
+  return out;
+}
+
 api::ResourceClaim DeviceObjects::Applied(const api::ResourceClaim& c) const {
   auto a = assumed_.find(c.Key());
   if (a == assumed_.end()) return c;
@@ -109,10 +118,17 @@ std::shared_ptr<const api::DeviceWorld> DeviceObjects::World() const {
     return nullptr;
   }
   auto world = std::make_shared<api::DeviceWorld>();
-  for (const auto& [name, s] : slices_) world->slices.push_back(s);
+  auto slices = std::make_shared<std::vector<api::ResourceSlice>>();
+  slices->reserve(slices_.size());
+  for (const auto& [name, s] : slices_) slices->push_back(s);
+  world->slices = std::move(slices);
   for (const auto& [name, r] : taint_rules_) world->taint_rules.push_back(r);
   for (const auto& [name, c] : classes_) world->classes.emplace(name, c);
   for (const auto& [key, c] : claims_) world->claims.emplace(key, Applied(c));
+  for (const auto& [key, a] : assumed_) {
+    if (a.created != nullptr && claims_.count(key) == 0)
+      world->claims.emplace(key, Applied(Created(*a.created)));
+  }
   world_ = std::move(world);
   return world_;
 }
@@ -138,6 +154,12 @@ std::vector<api::DeviceTaintRule> DeviceObjects::TaintRules() const {
 std::vector<api::ResourceClaim> DeviceObjects::Claims() const {
   std::vector<api::ResourceClaim> out;
   for (const auto& [key, c] : claims_) out.push_back(Applied(c));
+  for (const auto& [key, a] : assumed_) {
+    if (a.created != nullptr && claims_.count(key) == 0)
+      out.push_back(Applied(Created(*a.created)));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& x, const auto& y) { return x.Key() < y.Key(); });
   return out;
 }
 

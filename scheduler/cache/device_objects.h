@@ -43,11 +43,15 @@ class DeviceObjects {
 
  private:
   struct Assumed {
+    // A claim the bind creates (ClaimWrite::create): part of the world
+    // until the source shows it.
+    std::shared_ptr<const api::ResourceClaim> created;
     std::optional<api::DeviceAllocation> allocation;  // when newly made
     std::vector<api::ClaimConsumer> consumers;
   };
   void Changed() { world_.reset(); }
   api::ResourceClaim Applied(const api::ResourceClaim& c) const;
+  static api::ResourceClaim Created(const api::ResourceClaim& c);
 
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;

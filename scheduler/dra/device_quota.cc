@@ -163,7 +163,8 @@ std::vector<bool> QuotaNames(const std::vector<api::QueueInfo>& queues) {
 void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
                   const std::vector<bool>& quota_names,
                   std::vector<api::TaskInfo>& tasks, api::Resource& total,
-                  std::vector<api::ResourceId>& ids) {
+                  std::vector<api::ResourceId>& ids,
+                  const std::vector<api::ResourceId>& served) {
   const api::DeviceWorld& world = inventory.world();
   if (world.claims.empty()) return;
   if (std::find(quota_names.begin(), quota_names.end(), true) ==
@@ -178,7 +179,9 @@ void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
        ++t) {
     const api::PodInfo& pod = *tasks[t].pod;
     for (const api::PodClaim& pc : pod.resource_claims) {
-      if (pc.claim.empty()) continue;
+      // A claim serving extended resources counts as the pod's request
+      // of them (the node publishes its devices under their names).
+      if (pc.claim.empty() || pc.extended) continue;
       key = absl::StrCat(pod.ns, "/", pc.claim);
       auto [it, fresh] = owner.try_emplace(key, t);
       if (fresh) continue;
@@ -195,7 +198,7 @@ void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
     api::TaskInfo& task = tasks[t];
     classes.clear();
     for (const api::PodClaim& pc : task.pod->resource_claims) {
-      if (pc.claim.empty()) continue;
+      if (pc.claim.empty() || pc.extended) continue;
       key = absl::StrCat(task.pod->ns, "/", pc.claim);
       auto it = owner.find(key);
       if (it == owner.end() || it->second != t) continue;
@@ -220,6 +223,7 @@ void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
   // The devices of every class a claim names.
   absl::flat_hash_set<std::string> seen;
   for (const auto& [claim_key, claim] : world.claims) {
+    if (claim.extended_resources) continue;
     for (const api::DeviceRequest& r : claim.requests) {
       for (const api::DeviceChoice& c : r.choices) {
         if (!seen.insert(c.device_class).second) continue;
@@ -230,6 +234,9 @@ void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
         }
         const int64_t n = counter.Total(cls->second);
         for (api::ResourceId id : counter.IdsOf(c.device_class).ids) {
+          // The nodes publish these devices under that name already.
+          if (std::find(served.begin(), served.end(), id) != served.end())
+            continue;
           total.Set(id, total.Get(id) + n);
           if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
             ids.push_back(id);

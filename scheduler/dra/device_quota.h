@@ -41,11 +41,15 @@ std::vector<bool> QuotaNames(const std::vector<api::QueueInfo>& queues);
 
 // Sets `with_devices` on every task of `tasks` whose claims count devices
 // under `quota_names` and adds to `total` the devices of every class some
-// claim names; `ids` gets the resources devices were counted as.
+// claim names; `ids` gets the resources devices were counted as. Claims
+// serving extended resources count nothing here (the pod's request
+// counts them), and the total gains nothing under a resource `served`
+// names (nodes publish those devices as that resource already).
 void CountDevices(Inventory& inventory, const std::vector<api::NodeInfo>& nodes,
                   const std::vector<bool>& quota_names,
                   std::vector<api::TaskInfo>& tasks, api::Resource& total,
-                  std::vector<api::ResourceId>& ids);
+                  std::vector<api::ResourceId>& ids,
+                  const std::vector<api::ResourceId>& served = {});
 
 }  // namespace shoal::dra
 

@@ -77,7 +77,7 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
   // Each pool (driver and name) gets a number too.
   std::map<std::pair<std::string, std::string>, int32_t> pool_ids;
   absl::flat_hash_map<const api::ResourceSlice*, int32_t> pool_of;
-  for (const api::ResourceSlice& s : world_->slices) {
+  for (const api::ResourceSlice& s : *world_->slices) {
     pool_of[&s] = pool_ids
                       .try_emplace({s.driver, s.pool},
                                    static_cast<int32_t>(pool_ids.size()))
@@ -123,7 +123,7 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
     auto c = it->second.find(counter);
     return c == it->second.end() ? -1 : c->second;
   };
-  for (const api::ResourceSlice& s : world_->slices) {
+  for (const api::ResourceSlice& s : *world_->slices) {
     const int32_t g = generation_of[&s];
     for (const api::Device& d : s.devices) {
       for (const api::CounterConsumption& use : d.consumes_counters) {
@@ -136,7 +136,7 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
   }
   // Slices in a stable order: node-local first, then by pool and name.
   std::vector<const api::ResourceSlice*> order;
-  for (const api::ResourceSlice& s : world_->slices) order.push_back(&s);
+  for (const api::ResourceSlice& s : *world_->slices) order.push_back(&s);
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return std::make_tuple(a->node_name.empty(), a->driver, a->pool,
                            a->generation, a->name) <

@@ -316,11 +316,35 @@ const std::vector<const api::ResourceClaim*>& Ledger::LastClaimsOf(
 bool Ledger::Split(const api::PodInfo& pod, const api::NodeInfo& n,
                    std::vector<const api::ResourceClaim*>* to_allocate,
                    std::string* why) const {
-  for (const api::ResourceClaim* c : LastClaimsOf(pod)) {
+  const std::vector<const api::ResourceClaim*>& claims = LastClaimsOf(pod);
+  // The claim serving the pod's extended resources (always its last) is
+  // used only where the node does not publish them itself.
+  const api::ResourceClaim* unused = nullptr;
+  if (!pod.resource_claims.empty() && pod.resource_claims.back().extended &&
+      !claims.empty()) {
+    const std::vector<api::ResourceId>& serves =
+        pod.resource_claims.back().serves;
+    const std::vector<api::ResourceId>& here = n.spec().served_by_devices;
+    size_t through = 0;
+    for (api::ResourceId id : serves)
+      through += std::find(here.begin(), here.end(), id) != here.end();
+    if (through == 0) {
+      unused = claims.back();
+    } else if (through < serves.size()) {
+      *why = absl::StrCat(
+          "node ", n.name(),
+          " publishes some of the pod's extended resources itself and "
+          "serves others through devices; Shoal serves a pod's extended "
+          "resources all one way");
+      return false;
+    }
+  }
+  for (const api::ResourceClaim* c : claims) {
     if (c == nullptr) {
       *why = "a resource claim is missing";
       return false;
     }
+    if (c == unused) continue;
     const api::DeviceAllocation* a = AllocationOf(*c);
     if (a == nullptr) {
       to_allocate->push_back(c);
@@ -448,6 +472,11 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
     w.api_version = c->api_version;
     w.allocation = *a;
     w.consumer = {"pods", pod.name, pod.uid};
+    if (c->to_create) w.create = std::make_shared<api::ResourceClaim>(*c);
+    // The pod's status names the claim serving its extended resources
+    // (and which request serves which container) once it is written.
+    if (c->extended_resources && pod.extended_claim != c->name)
+      w.mappings = pod.extended_mappings;
     auto written = written_.find(c);
     if (written != written_.end()) {
       // A claim several pods of this session share: the first pod's

@@ -229,7 +229,7 @@ TEST(Ledger, MissingClaimsAndClassesAreRefusedByName) {
 TEST(Ledger, AnIncompletePoolOffersNothing) {
   World w;
   w.AddNode("n1", {Gpu("gpu-0")});
-  w.devices->slices[0].slice_count = 2;  // the other slice is not there yet
+  w.MutableSlice(0).slice_count = 2;  // the other slice is not there yet
   w.AddClaim(Claim("c"));
   Ledger l = w.Make();
   EXPECT_FALSE(l.Fits(Pod("p", {"c"}), w.nodes[0]));

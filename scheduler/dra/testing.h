@@ -77,7 +77,20 @@ struct World {
     auto spec = std::make_shared<api::NodeSpec>();
     spec->name = name;
     nodes.emplace_back(spec, static_cast<api::NodeIndex>(nodes.size()));
-    if (!gpus.empty()) devices->slices.push_back(Slice(name, std::move(gpus)));
+    if (!gpus.empty()) {
+      auto slices =
+          std::make_shared<std::vector<api::ResourceSlice>>(*devices->slices);
+      slices->push_back(Slice(name, std::move(gpus)));
+      devices->slices = std::move(slices);
+    }
+  }
+  // The world's slice `i`, to change (the slices are shared: copied first).
+  api::ResourceSlice& MutableSlice(size_t i) {
+    auto slices =
+        std::make_shared<std::vector<api::ResourceSlice>>(*devices->slices);
+    api::ResourceSlice& out = (*slices)[i];
+    devices->slices = std::move(slices);
+    return out;
   }
   void AddClaim(api::ResourceClaim c) {
     devices->claims[c.Key()] = std::move(c);

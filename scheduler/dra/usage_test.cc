@@ -20,7 +20,7 @@ World Partitioned() {
   half0.consumes_counters = {{"gpu-0", {{"memory", "40Gi"}}}};
   half1.consumes_counters = half0.consumes_counters;
   w.AddNode("node-1", {whole, half0, half1});
-  w.devices->slices[0].shared_counters = {{"gpu-0", {{"memory", "80Gi"}}}};
+  w.MutableSlice(0).shared_counters = {{"gpu-0", {{"memory", "80Gi"}}}};
   return w;
 }
 
@@ -86,7 +86,7 @@ TEST(UsageTest, ASharableDeviceHeldWholeIsNotShared) {
 
 TEST(InventoryTest, ADeviceSpendingAnUndeclaredCounterSetMakesItsPoolUnusable) {
   World w = Partitioned();
-  w.devices->slices[0].devices[1].consumes_counters[0].counter_set = "nope";
+  w.MutableSlice(0).devices[1].consumes_counters[0].counter_set = "nope";
   Inventory inv(w.devices, w.nodes);
   for (const Reach& r : inv.Reachable(0)) EXPECT_FALSE(r.usable);
 }

@@ -8,12 +8,24 @@
 #include "absl/strings/str_join.h"
 #include "scheduler/api/queue_tree.h"
 #include "scheduler/dra/device_quota.h"
+#include "scheduler/dra/extended_resources.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
 
+namespace {
+
+// The cluster with each pending pod's claim for its extended resources
+// (dra/extended_resources.h), before the ledger reads the claims.
+api::ClusterInfo WithExtendedResourceClaims(api::ClusterInfo cluster) {
+  dra::AddExtendedResourceClaims(cluster);
+  return cluster;
+}
+
+}  // namespace
+
 Session::Session(api::ClusterInfo cluster, Policy& policy)
-    : cluster_(std::move(cluster)),
+    : cluster_(WithExtendedResourceClaims(std::move(cluster))),
       policy_(policy),
       topology_(std::make_unique<PodTopology>(cluster_)),
       devices_(std::make_unique<dra::Ledger>(cluster_.devices, cluster_.nodes)),
@@ -28,11 +40,17 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
     }
   }
   ClassifyClaims();
+  // Nodes serving extended resources through devices publish them first:
+  // queues and shares count them from there.
+  const std::vector<api::ResourceId> served =
+      dra::ServeExtendedResourcesOnNodes(devices_->mutable_inventory(),
+                                         cluster_);
   // Devices count in queues and shares as resources of their class; done
   // before anything sums what queues hold.
   dra::CountDevices(devices_->mutable_inventory(), cluster_.nodes,
                     dra::QuotaNames(cluster_.queues), cluster_.tasks,
-                    cluster_.total_allocatable, cluster_.device_resources);
+                    cluster_.total_allocatable, cluster_.device_resources,
+                    served);
   for (api::QueueInfo& q : cluster_.queues) q.UnlimitNamesSeenSince();
   queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {

@@ -23,7 +23,19 @@ class ApiBinder {
   // allocation this cycle made and the pod in reservedFor, guarded by the
   // claim's resourceVersion. A claim changed meanwhile (409, or a failed
   // test: 422) or gone (404) is refused, naming the claim.
+  // When write.create is set (the claim Shoal made for the pod's extended
+  // resources, KEP-5004), first POST .../resourceclaims with it
+  // (NewClaimJson); the status patch then holds the resourceVersion and
+  // uid the API server gave it. A claim of that name there already (409)
+  // is refused as Aborted, naming it.
   absl::Status WriteClaim(const api::ClaimWrite& write);
+
+  // PATCH .../pods/NAME/status (merge patch) after the claims are written
+  // and before the bind: status.extendedResourceClaimStatus naming the
+  // claim `write` made for the pod's extended resources and its
+  // write.mappings. Refused with the HTTP status, naming the pod.
+  absl::Status WritePodExtendedClaimStatus(const api::PodInfo& pod,
+                                           const api::ClaimWrite& write);
 
   // POST .../pods/NAME/eviction. A PodDisruptionBudget that forbids it
   // (429) comes back as ResourceExhausted: that victim is unavailable this
@@ -32,11 +44,19 @@ class ApiBinder {
                      const std::string& preemptor);
 
  private:
+  // The status patch of WriteClaim (the claim exists).
+  absl::Status PatchClaimStatus(const api::ClaimWrite& write);
+
   HttpClient& client_;
 };
 
 // The `message` of a Kubernetes Status body, or the body itself.
 std::string StatusMessage(const std::string& body);
+
+// The merge patch WritePodExtendedClaimStatus sends:
+// {"status":{"extendedResourceClaimStatus":{"resourceClaimName": ...,
+// "requestMappings":[{"containerName","resourceName","requestName"}]}}}.
+std::string PodExtendedClaimStatusPatch(const api::ClaimWrite& write);
 
 }  // namespace shoal::kube
 

@@ -17,9 +17,11 @@ ObjectRef RefOf(const api::PodInfo& pod) {
 
 namespace {
 
-// kube-scheduler's PreBind: the claims first; a claim that cannot be
-// written stops there.
-absl::Status WriteClaims(HttpClient& client,
+// kube-scheduler's PreBind: the claims first (creating the one made for
+// the pod's extended resources), then the pod's
+// status.extendedResourceClaimStatus naming it; a write that fails stops
+// there.
+absl::Status WriteClaims(HttpClient& client, const api::PodInfo& pod,
                          const std::vector<api::ClaimWrite>& claims) {
   absl::Status s;
   for (const api::ClaimWrite& w : claims) {
@@ -31,7 +33,12 @@ absl::Status WriteClaims(HttpClient& client,
       absl::SleepFor(absl::Milliseconds(25));
       s = ApiBinder(client).WriteClaim(w);
     }
-    if (!s.ok()) break;
+    if (!s.ok()) return s;
+  }
+  for (const api::ClaimWrite& w : claims) {
+    if (w.mappings.empty()) continue;
+    s = ApiBinder(client).WritePodExtendedClaimStatus(pod, w);
+    if (!s.ok()) return s;
   }
   return s;
 }
@@ -46,7 +53,7 @@ void ApiDecisionSink::Bind(std::shared_ptr<const api::PodInfo> pod,
                 done = std::move(done)](HttpClient& client) {
     // kube-scheduler's order: the claims first (PreBind), then the bind;
     // a claim that cannot be written leaves the pod unbound.
-    absl::Status s = WriteClaims(client, claims);
+    absl::Status s = WriteClaims(client, *pod, claims);
     if (s.ok()) s = ApiBinder(client).Bind(*pod, node);
     if (s.ok()) {
       events_.Record(
@@ -62,7 +69,7 @@ void ApiDecisionSink::Reserve(std::shared_ptr<const api::PodInfo> pod,
                               cache::Done done) {
   pool_.Submit([this, pod = std::move(pod), claims,
                 done = std::move(done)](HttpClient& client) {
-    absl::Status s = WriteClaims(client, claims);
+    absl::Status s = WriteClaims(client, *pod, claims);
     if (s.ok()) {
       events_.Record(RefOf(*pod), "Normal", "DevicesReserved",
                      "Devices allocated; the pod binds once they report "

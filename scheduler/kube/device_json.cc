@@ -250,9 +250,11 @@ json DeviceTaintRuleJson(const api::DeviceTaintRule& r) {
        {{"deviceSelector", selector}, {"taint", TaintsJson({r.taint})[0]}}}};
 }
 
-json ResourceClaimJson(const api::ResourceClaim& c) {
+namespace {
+
+json RequestsJson(const std::vector<api::DeviceRequest>& list) {
   json requests = json::array();
-  for (const api::DeviceRequest& r : c.requests) {
+  for (const api::DeviceRequest& r : list) {
     json q = {{"name", r.name}};
     if (r.first_available) {
       json alts = json::array();
@@ -264,7 +266,21 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
     }
     requests.push_back(std::move(q));
   }
-  json devices = {{"requests", requests}};
+  return requests;
+}
+
+json OwnerReferences(const api::ResourceClaim& c) {
+  return json::array({{{"apiVersion", "v1"},
+                       {"kind", "Pod"},
+                       {"name", c.owner_name},
+                       {"uid", c.owner_uid},
+                       {"controller", true}}});
+}
+
+}  // namespace
+
+json ResourceClaimJson(const api::ResourceClaim& c) {
+  json devices = {{"requests", RequestsJson(c.requests)}};
   if (!c.constraints.empty()) {
     json constraints = json::array();
     for (const api::DeviceConstraint& k : c.constraints) {
@@ -286,13 +302,9 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
   if (!c.resource_version.empty()) meta["resourceVersion"] = c.resource_version;
   // When it was asked to go is not kept, only that it was.
   if (c.deleting) meta["deletionTimestamp"] = "1970-01-01T00:00:00Z";
-  if (!c.owner_uid.empty()) {
-    meta["ownerReferences"] = json::array({{{"apiVersion", "v1"},
-                                            {"kind", "Pod"},
-                                            {"name", ""},
-                                            {"uid", c.owner_uid},
-                                            {"controller", true}}});
-  }
+  if (!c.owner_uid.empty()) meta["ownerReferences"] = OwnerReferences(c);
+  if (c.extended_resources)
+    meta["annotations"] = {{kExtendedResourceClaimAnnotation, "true"}};
   json status = json::object();
   if (c.allocation.has_value())
     status["allocation"] = AllocationJson(*c.allocation);
@@ -321,6 +333,28 @@ json ResourceClaimJson(const api::ResourceClaim& c) {
               {"spec", {{"devices", devices}}}};
   if (!status.empty()) out["status"] = status;
   return out;
+}
+
+json NewClaimJson(const api::ResourceClaim& c) {
+  json meta = {{"name", c.name},
+               {"namespace", c.ns},
+               {"ownerReferences", OwnerReferences(c)},
+               {"annotations", {{kExtendedResourceClaimAnnotation, "true"}}}};
+  const std::string version =
+      c.api_version.empty() ? "resource.k8s.io/v1" : c.api_version;
+  json requests = RequestsJson(c.requests);
+  if (version == "resource.k8s.io/v1beta1") {
+    // v1beta1 writes a request's class and amount on the request itself.
+    for (json& q : requests) {
+      if (!q.contains("exactly")) continue;
+      for (const auto& [k, v] : q["exactly"].items()) q[k] = v;
+      q.erase("exactly");
+    }
+  }
+  return {{"apiVersion", version},
+          {"kind", "ResourceClaim"},
+          {"metadata", meta},
+          {"spec", {{"devices", {{"requests", requests}}}}}};
 }
 
 std::string ClaimStatusPatch(const api::ClaimWrite& w) {

@@ -11,12 +11,24 @@
 
 namespace shoal::kube {
 
+// The annotation that marks the claim a scheduler made for a pod's
+// extended resources served through devices (KEP-5004), value "true".
+inline constexpr char kExtendedResourceClaimAnnotation[] =
+    "resource.kubernetes.io/extended-resource-claim";
+
 nlohmann::json AllocationJson(const api::DeviceAllocation& a);
 nlohmann::json ConsumerJson(const api::ClaimConsumer& c);
 nlohmann::json ResourceSliceJson(const api::ResourceSlice& s);
 nlohmann::json DeviceClassJson(const api::DeviceClass& c);
 nlohmann::json DeviceTaintRuleJson(const api::DeviceTaintRule& r);
 nlohmann::json ResourceClaimJson(const api::ResourceClaim& c);
+
+// The body of the POST that creates the claim Shoal made for a pod's
+// extended resources (ResourceClaim::to_create), as kube-scheduler's is:
+// apiVersion from the claim, metadata with the pod as controller owner
+// and the extended-resource-claim annotation, spec.devices.requests; no
+// status (written by the status patch that follows).
+nlohmann::json NewClaimJson(const api::ResourceClaim& c);
 
 // The JSON patch (RFC 6902) of the claim's status that a bind writes
 // first, guarded by the claim's resourceVersion as kube-scheduler's

@@ -1,12 +1,15 @@
 // Pods: what they request, where they may run, their group and priority,
 // and their state. kPodSpecFields lists every field of the spec with what
 // Shoal does with it (scheduling_fields.h).
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/api/quantity.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/pod_placement.h"
 #include "scheduler/kube/pod_resource_claims.h"
@@ -188,6 +191,140 @@ absl::StatusOr<std::vector<api::HostPort>> HostPorts(const Reader& r,
   return out;
 }
 
+// The prefix of the extended resource names a DeviceClass serves without
+// naming one (KEP-5004): deviceclass.resource.kubernetes.io/<class>.
+constexpr absl::string_view kDeviceClassResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
+
+// Kubernetes' extended resource names (v1helper.IsExtendedResourceName),
+// and the names DeviceClasses serve implicitly: domain-qualified, outside
+// kubernetes.io/ and *.kubernetes.io/, not ResourceQuota's spellings.
+bool IsExtendedResourceName(absl::string_view name) {
+  if (absl::StartsWith(name, kDeviceClassResourcePrefix)) {
+    return name.size() > kDeviceClassResourcePrefix.size();
+  }
+  // Quota's spellings, not a container's.
+  if (absl::StartsWith(name, "requests.") ||
+      absl::StartsWith(name, "limits.") || absl::StartsWith(name, "count/")) {
+    return false;
+  }
+  size_t slash = name.find('/');
+  if (slash == absl::string_view::npos || slash == 0 ||
+      slash + 1 == name.size()) {
+    return false;  // cpu, memory, hugepages-2Mi, ...: native names
+  }
+  // kubernetes.io/ and *.kubernetes.io/ are Kubernetes' own (native).
+  return !absl::StrContains(name, "kubernetes.io/");
+}
+
+// Each container's extended resources as whole units (KEP-5004), init
+// containers first: requests after the API server's defaulting (a limit
+// stands in for a request that is not given), each with its position
+// among the container's sorted request names, which names the request
+// of the claim that serves it ("container-<index>-request-<name_index>").
+absl::StatusOr<std::vector<api::PodInfo::ExtendedRequest>> ExtendedRequests(
+    const Reader& r, const json& spec) {
+  std::vector<api::PodInfo::ExtendedRequest> out;
+  int32_t index = 0;
+  for (const char* list : {"initContainers", "containers"}) {
+    const json* containers = Reader::Get(spec, list);
+    if (containers == nullptr || !containers->is_array()) continue;
+    const bool init = std::string(list) == "initContainers";
+    for (size_t i = 0; i < containers->size(); ++i, ++index) {
+      const json& c = (*containers)[i];
+      const json* res = Reader::Get(c, "resources");
+      if (res == nullptr || !res->is_object()) continue;
+      // Sorted by name, as strings: limits first, requests over them.
+      std::map<std::string, json> requests;
+      for (const char* kind : {"limits", "requests"}) {
+        const json* m = Reader::Get(*res, kind);
+        if (m == nullptr || !m->is_object()) continue;
+        for (const auto& [name, value] : m->items()) requests[name] = value;
+      }
+      const std::string path = absl::StrCat("spec.", list, "[", i, "]");
+      int32_t name_index = 0;
+      for (const auto& [name, value] : requests) {
+        const int32_t at = name_index++;
+        if (!IsExtendedResourceName(name)) continue;
+        std::string text =
+            value.is_string() ? value.get<std::string>() : value.dump();
+        // Where it came from, for errors: requests, or limits standing in.
+        const json* given = Reader::Get(*res, "requests");
+        const bool requested =
+            given != nullptr && given->is_object() && given->contains(name);
+        const std::string field = absl::StrCat(
+            path, ".resources.", requested ? "requests" : "limits", ".", name);
+        auto milli = api::ParseQuantity(text, api::QuantityScale::kMilli);
+        if (!milli.ok()) return r.Error(field, milli.status().message());
+        if (*milli <= 0) continue;
+        if (*milli % 1000 != 0) {
+          return r.Error(field,
+                         absl::StrCat("must be a whole number for an extended "
+                                      "resource, got \"",
+                                      text, "\""));
+        }
+        api::PodInfo::ExtendedRequest e;
+        SHOAL_ASSIGN_OR_RETURN(cname, r.String(c, "name", path + ".name"));
+        e.container = cname;
+        e.index = index;
+        e.name_index = at;
+        if (init) {
+          SHOAL_ASSIGN_OR_RETURN(
+              policy, r.String(c, "restartPolicy", path + ".restartPolicy"));
+          e.short_lived = policy != "Always";
+        }
+        e.resource = name;
+        e.count = *milli / 1000;
+        out.push_back(std::move(e));
+      }
+    }
+  }
+  return out;
+}
+
+// status.extendedResourceClaimStatus: the claim a scheduler made for the
+// pod's extended resources, and which of its requests serves which
+// container's resource.
+absl::Status ExtendedClaimStatus(const Reader& r, const json& status,
+                                 api::PodInfo& pod) {
+  const json* s = Reader::Get(status, "extendedResourceClaimStatus");
+  if (s == nullptr) return absl::OkStatus();
+  const std::string path = "status.extendedResourceClaimStatus";
+  if (!s->is_object()) {
+    return r.Error(path, absl::StrCat("must be an object, got ", s->dump()));
+  }
+  SHOAL_ASSIGN_OR_RETURN(
+      claim, r.String(*s, "resourceClaimName", path + ".resourceClaimName"));
+  if (claim.empty()) return r.Error(path + ".resourceClaimName", "must be set");
+  std::vector<api::ContainerRequestMapping> mappings;
+  if (const json* list = Reader::Get(*s, "requestMappings")) {
+    if (!list->is_array()) {
+      return r.Error(path + ".requestMappings",
+                     absl::StrCat("must be a list, got ", list->dump()));
+    }
+    for (size_t i = 0; i < list->size(); ++i) {
+      const json& m = (*list)[i];
+      const std::string at = absl::StrCat(path, ".requestMappings[", i, "]");
+      if (!m.is_object()) {
+        return r.Error(at, absl::StrCat("must be an object, got ", m.dump()));
+      }
+      api::ContainerRequestMapping e;
+      for (auto [key, field] :
+           {std::pair<const char*, std::string*>{"containerName", &e.container},
+            {"resourceName", &e.resource},
+            {"requestName", &e.request}}) {
+        SHOAL_ASSIGN_OR_RETURN(value, r.String(m, key, at + "." + key));
+        if (value.empty()) return r.Error(at + "." + key, "must be set");
+        *field = value;
+      }
+      mappings.push_back(std::move(e));
+    }
+  }
+  pod.extended_claim = claim;
+  pod.extended_mappings = std::move(mappings);
+  return absl::OkStatus();
+}
+
 // spec.schedulingGates[].name.
 absl::StatusOr<std::vector<std::string>> SchedulingGates(const Reader& r,
                                                          const json& spec) {
@@ -360,6 +497,9 @@ absl::StatusOr<DecodedPod> DecodePod(const json& obj,
   pod->host_ports = std::move(host_ports);
   SHOAL_ASSIGN_OR_RETURN(request, PodRequest(r, spec));
   pod->request = std::move(request);
+  SHOAL_ASSIGN_OR_RETURN(extended, ExtendedRequests(r, spec));
+  pod->extended_requests = std::move(extended);
+  SHOAL_RETURN_IF_ERROR(ExtendedClaimStatus(r, status, *pod));
   SHOAL_ASSIGN_OR_RETURN(placement, Placement(r, spec));
   pod->placement = std::move(placement);
   SHOAL_ASSIGN_OR_RETURN(inter_pod, InterPod(r, spec, pod->ns, pod->labels));

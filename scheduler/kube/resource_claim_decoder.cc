@@ -4,6 +4,7 @@
 // amount on the request itself; v1beta2 and v1 under `exactly`.
 #include "absl/strings/str_cat.h"
 #include "scheduler/kube/device_fields.h"
+#include "scheduler/kube/device_json.h"
 #include "scheduler/kube/fields.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/reader.h"
@@ -221,6 +222,14 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
   if (obj.contains("apiVersion") && obj["apiVersion"].is_string())
     out.api_version = obj["apiVersion"].get<std::string>();
   out.deleting = Reader::Get(meta, "deletionTimestamp") != nullptr;
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  for (const auto& [k, v] : annotations) {
+    if (k == kExtendedResourceClaimAnnotation) {
+      out.extended_resources = v == "true";
+    }
+  }
   if (const json* owners = Reader::Get(meta, "ownerReferences")) {
     if (owners->is_array()) {
       for (const json& o : *owners) {

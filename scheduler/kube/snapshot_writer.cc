@@ -1,6 +1,9 @@
 #include "scheduler/kube/snapshot_writer.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -269,6 +272,79 @@ void WriteUnsupported(const std::string& field, const std::string& value,
   spec[name] = parsed.is_discarded() ? json::object() : std::move(parsed);
 }
 
+// The pod's containers. One, "main", holding all the pod requests, unless
+// it asks for extended resources container by container (KEP-5004): the
+// claim serving them has a request per container, named by its place.
+// Then each such container is written at its place (initContainers,
+// short-lived or sidecars, up to the last short-lived one; containers
+// after), with its extended resources; places between hold a container
+// asking nothing; "main" comes last with the rest of the pod's request,
+// which kube-scheduler's sum-and-max gives back as it was.
+struct Containers {
+  json init = json::array();
+  json apps = json::array();  // "main" last
+};
+
+Containers EncodeContainers(const api::PodInfo& pod) {
+  Containers out;
+  std::map<int32_t, std::vector<const api::PodInfo::ExtendedRequest*>> at;
+  std::set<std::string> names;
+  int32_t last_init = -1;
+  for (const auto& e : pod.extended_requests) {
+    at[e.index].push_back(&e);
+    names.insert(e.container);
+    if (e.short_lived) last_init = std::max(last_init, e.index);
+  }
+  auto unused = [&names](const std::string& base) {
+    std::string name = base;
+    for (int i = 1; names.count(name) > 0; ++i)
+      name = absl::StrCat(base, "-", i);
+    names.insert(name);
+    return name;
+  };
+  api::Resource apps, sidecars, peak;  // of the extended resources
+  const int32_t places = at.empty() ? 0 : at.rbegin()->first + 1;
+  for (int32_t i = 0; i < places; ++i) {
+    auto it = at.find(i);
+    json c;
+    api::Resource req;
+    bool short_lived = it == at.end();
+    if (it == at.end()) {
+      c = {{"name", unused(absl::StrCat("container-", i))}};
+    } else {
+      c = {{"name", it->second.front()->container}};
+      short_lived = it->second.front()->short_lived;
+      for (const auto* e : it->second) {
+        auto id = api::InternResourceName(e->resource);
+        if (id.ok()) req.Set(*id, req.Get(*id) + e->count);
+      }
+      c["resources"]["requests"] = Resources(req);
+    }
+    if (i <= last_init) {
+      if (short_lived) {
+        peak.MaxWith(req + sidecars);
+      } else {
+        c["restartPolicy"] = "Always";
+        sidecars += req;
+        peak.MaxWith(sidecars);
+      }
+      out.init.push_back(std::move(c));
+    } else {
+      apps += req;
+      out.apps.push_back(std::move(c));
+    }
+  }
+  api::Resource counted = apps + sidecars;
+  counted.MaxWith(peak);
+  api::Resource rest = pod.request - counted;
+  rest.MaxWith(api::Resource());
+  json main = {{"name", unused("main")}};
+  json requests = Resources(rest, /*skip_pods=*/true);
+  if (!requests.empty()) main["resources"]["requests"] = requests;
+  out.apps.push_back(std::move(main));
+  return out;
+}
+
 json EncodePod(const cache::CacheContents::Pod& entry) {
   const api::PodInfo& pod = *entry.pod;
   json meta = Metadata(pod.name, pod.ns);
@@ -322,9 +398,8 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
     spec["workloadRef"] = std::move(ref);
   }
   WriteUnsupported(pod.unsupported_field, pod.unsupported_value, spec);
-  json container = {{"name", "main"}};
-  json requests = Resources(pod.request, /*skip_pods=*/true);
-  if (!requests.empty()) container["resources"]["requests"] = requests;
+  Containers containers = EncodeContainers(pod);
+  json& container = containers.apps.back();
   if (!pod.host_ports.empty()) {
     json ports = json::array();
     for (const auto& p : pod.host_ports) {
@@ -336,7 +411,9 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
     }
     container["ports"] = std::move(ports);
   }
-  spec["containers"] = json::array({std::move(container)});
+  if (!containers.init.empty())
+    spec["initContainers"] = std::move(containers.init);
+  spec["containers"] = std::move(containers.apps);
   if (!pod.volume_claims.empty()) spec["volumes"] = Volumes(pod);
   if (pod.placement != nullptr) EncodePlacement(*pod.placement, spec);
   if (pod.inter_pod != nullptr) EncodeInterPod(*pod.inter_pod, spec);
@@ -361,6 +438,17 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
   obj["spec"] = std::move(spec);
   obj["status"] = {{"phase", PodPhase(status)}};
   if (!made.empty()) obj["status"]["resourceClaimStatuses"] = std::move(made);
+  if (!pod.extended_claim.empty()) {
+    json mappings = json::array();
+    for (const api::ContainerRequestMapping& m : pod.extended_mappings) {
+      mappings.push_back({{"containerName", m.container},
+                          {"resourceName", m.resource},
+                          {"requestName", m.request}});
+    }
+    obj["status"]["extendedResourceClaimStatus"] = {
+        {"resourceClaimName", pod.extended_claim},
+        {"requestMappings", std::move(mappings)}};
+  }
   return obj;
 }
 
