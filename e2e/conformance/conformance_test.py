@@ -14,6 +14,10 @@ node[, config]}} (exact: no other claim may be allocated) and `unallocated`
 adminAccess, tolerations, bindingConditions, bindingFailureConditions,
 consumedCapacity (quantities compared by value) and shareID ('any': only its
 presence is compared); a result key the expectation leaves out is not compared.
+`created` {NS/POD: {devices, node[, config], mappings}} (exact) expects the
+claims the cycle creates (extended resources served by devices), keyed by
+the pod each is made for, since their names are generated; with it, created
+claims are left out of `claims`.
 
 A case with `explain: NS/NAME` asks instead why that pending pod fits or
 does not fit each node (`shoal-scheduler --explain=NS/NAME`): which nodes
@@ -33,6 +37,7 @@ import fractions
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,8 +47,15 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE_KEYS = {"name", "source", "policy", "objects", "expect", "departure",
              "skip", "schedulerName", "note", "explain"}
-EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases", "claims", "unallocated"}
+EXPECT_KEYS = {"binds", "bindCount", "evicted", "evictCount", "phases", "claims", "unallocated",
+               "created"}
 CLAIM_EXPECT_KEYS = {"devices", "node", "config"}
+# A claim a cycle creates for a pod's extended resources (KEP-5004): kube-scheduler
+# sends generateName "<pod>-extended-resources-" (the base cut to 58 characters) and
+# the API server adds five characters of its name alphabet.
+CREATED_EXPECT_KEYS = CLAIM_EXPECT_KEYS | {"mappings"}
+MAPPING_KEYS = ("container", "resource", "request")
+GENERATED_SUFFIX = re.compile(r"[bcdfghjklmnpqrstvwxz2456789]{5}")
 DEVICE_KEYS = ("request", "driver", "pool", "device")
 # Optional keys of an expected device result (resource.k8s.io/v1
 # DeviceRequestAllocationResult field names); compared only where expected.
@@ -206,6 +218,19 @@ def check_claims(where, case):
             raise SystemExit(f"{where}: expect.claims {name} lists a device result twice")
         if not isinstance(want.get("node", ""), str):
             raise SystemExit(f"{where}: expect.claims {name} node must be a string")
+    pods = {f"{o['metadata'].get('namespace', 'default')}/{o['metadata']['name']}"
+            for o in objs if o.get("kind") == "Pod"}
+    for pod, want in (expect.get("created") or {}).items():
+        if pod not in pods:
+            raise SystemExit(f"{where}: expect.created names {pod}, not a Pod of the case")
+        if not isinstance(want, dict) or set(want) - CREATED_EXPECT_KEYS or "devices" not in want:
+            raise SystemExit(f"{where}: expect.created {pod} must be {{devices, node[, config], mappings}}")
+        for d in want["devices"] or []:
+            if not set(DEVICE_KEYS) <= set(d) or set(d) - set(DEVICE_KEYS) - set(OPTIONAL_DEVICE_KEYS):
+                raise SystemExit(f"{where}: expect.created {pod} device {d} must have {DEVICE_KEYS}")
+        for m in want.get("mappings") or []:
+            if not isinstance(m, dict) or set(m) != set(MAPPING_KEYS):
+                raise SystemExit(f"{where}: expect.created {pod} mapping {m} must have {MAPPING_KEYS}")
     for name in expect.get("unallocated") or []:
         if name not in claims:
             raise SystemExit(f"{where}: expect.unallocated names {name}, not a ResourceClaim of the case")
@@ -371,8 +396,12 @@ def compare_claims(expect, cycle):
     expected, as a list in order (class configurations, then the claim's)."""
     got = {}
     for c in cycle.get("claims") or []:
+        if "created" in expect and c.get("created"):
+            continue  # compared under `created`
         got[c.get("claim")] = c
     diffs = []
+    if "created" in expect:
+        diffs += compare_created(expect["created"] or {}, cycle)
     if "claims" in expect:
         want_all = expect["claims"] or {}
         for name in sorted(set(want_all) | set(got)):
@@ -402,6 +431,42 @@ def compare_claims(expect, cycle):
         if name in got:
             diffs.append(f"claim {name}: expected unallocated, got "
                          f"{sorted(device_key(d) for d in got[name].get('devices') or [])}")
+    return diffs
+
+
+def compare_created(want_all, cycle):
+    """The claims the cycle creates against `created` {NS/POD: {devices, node,
+    [config,] mappings}}, exact, keyed by the pod each is made for (`pod` of the
+    cycle's claim): the generated name's form, then what `claims` compares, then
+    the pod's request mappings as a sorted list."""
+    got = {}
+    for c in cycle.get("claims") or []:
+        if c.get("created"):
+            got.setdefault(c.get("pod"), []).append(c)
+    diffs = []
+    for pod in sorted(set(want_all) | set(got)):
+        want, have = want_all.get(pod), got.get(pod) or []
+        if want is None:
+            diffs.append(f"created for {pod}: {[c.get('claim') for c in have]}, expected none")
+            continue
+        if len(have) != 1:
+            diffs.append(f"created for {pod}: expected one claim, got {[c.get('claim') for c in have]}")
+            continue
+        (have,) = have
+        ns, name = pod.split("/", 1)
+        base = f"{name}-extended-resources-"[:58]
+        claim = have.get("claim") or ""
+        if not (claim.startswith(f"{ns}/{base}") and
+                GENERATED_SUFFIX.fullmatch(claim[len(ns) + 1 + len(base):])):
+            diffs.append(f"created for {pod}: name {claim!r} is not {ns}/{base}xxxxx")
+        diffs += [f"created for {pod}: {d}" for d in
+                  compare_claims({"claims": {claim: {k: v for k, v in want.items() if k != "mappings"}}},
+                                 {"claims": [dict(have, created=False)]})]
+        if "mappings" in want:
+            w = sorted(tuple(m[k] for k in MAPPING_KEYS) for m in want["mappings"] or [])
+            h = sorted(tuple(m.get(k, "") for k in MAPPING_KEYS) for m in have.get("mappings") or [])
+            if w != h:
+                diffs.append(f"created for {pod}: mappings expected {w}, got {h}")
     return diffs
 
 

@@ -438,7 +438,9 @@ def test_cluster_role_grants_what_device_allocation_needs():
               for kind in ("resourceslices", "deviceclasses", "resourceclaims")
               for verb in ("get", "list", "watch")}
     needed.add(("resource.k8s.io", "resourceclaims/status", "patch"))
+    # The claim serving a pod's extended resources (KEP-5004) Shoal makes.
+    needed.add(("resource.k8s.io", "resourceclaims", "create"))
     assert needed <= granted, needed - granted
-    # Claims themselves are the user's (or the resourceclaim controller's).
+    # Other claims are the user's (or the resourceclaim controller's).
     assert not {(g, r, v) for g, r, v in granted
-                if r == "resourceclaims" and v in ("create", "update", "patch", "delete")}
+                if r == "resourceclaims" and v in ("update", "patch", "delete")}

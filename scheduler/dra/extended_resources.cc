@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/api/resource_name.h"
@@ -134,7 +133,13 @@ std::string ExtendedClaimName(const api::PodInfo& pod) {
   static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
   std::string name = absl::StrCat(pod.name, "-extended-resources-");
   if (name.size() > 58) name.resize(58);
-  size_t h = absl::HashOf(pod.uid, pod.ns, pod.name);
+  // FNV-1a of the uid: the same in every process (absl's hashes are
+  // seeded per process), so replays and restarts name it alike.
+  uint64_t h = 14695981039346656037ull;
+  for (char ch : absl::StrCat(pod.ns, "/", pod.name, "/", pod.uid)) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 1099511628211ull;
+  }
   for (int i = 0; i < 5; ++i) {
     name.push_back(kAlphabet[h % (sizeof(kAlphabet) - 1)]);
     h /= sizeof(kAlphabet) - 1;
