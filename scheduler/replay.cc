@@ -28,6 +28,12 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
                const std::vector<api::ClaimWrite>&, cache::Done done) override {
     done(absl::OkStatus());
   }
+  // The claim shows deallocated at once.
+  void Deallocate(const api::ResourceClaim& after, const std::string&,
+                  const std::vector<std::string>&, cache::Done done) override {
+    cache_.UpsertResourceClaim(after);
+    done(absl::OkStatus());
+  }
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string&,
              const std::string&, cache::Done done) override {
     cache_.DeletePod(pod->Key());
@@ -109,6 +115,11 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
                                                             c->add_config());
         }
       }
+    }
+    for (const auto& d : applied->deallocations) {
+      v1::Deallocation* out = cycle->add_deallocations();
+      out->set_claim(d.claim);
+      out->set_reason(d.reason);
     }
     for (const auto& e : applied->evictions) {
       v1::Eviction* ev = cycle->add_evictions();

@@ -75,6 +75,18 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
                        slot.outcome = std::move(s);
                      });
   }
+  applied->deallocations.resize(out.deallocations.size());
+  for (size_t i = 0; i < out.deallocations.size(); ++i) {
+    const dra::Deallocation& d = out.deallocations[i];
+    applied->deallocations[i] = {d.after.Key(), d.reason, absl::OkStatus()};
+    LOG(INFO) << d.reason;
+    decisions_.Deallocate(
+        d.after, d.reason, d.pods,
+        [this, &slot = applied->deallocations[i]](absl::Status s) {
+          if (s.ok()) cache_.ForgetAssumedClaim(slot.claim);
+          slot.outcome = std::move(s);
+        });
+  }
   // Even when asked to stop: a cycle's binds all finish (or fail) before
   // the loop moves on, so no gang is left half-sent.
   decisions_.Wait();

@@ -51,6 +51,14 @@ struct AppliedCycle {
   std::vector<Bind> binds;          // in the order the cycle decided them
   std::vector<Eviction> evictions;  // likewise
   absl::Duration took;
+  // Claims deallocated so their pods are placed again
+  // (dra/stale_allocations.h).
+  struct Deallocation {
+    std::string claim;  // ns/name
+    std::string reason;
+    absl::Status outcome;
+  };
+  std::vector<Deallocation> deallocations;
 };
 
 struct SchedulerOptions {

@@ -372,10 +372,11 @@ class BindingConditionsTest(unittest.TestCase):
                 resource_slice("n1-devices", "n1", devices=[attached, plain]),
                 podgroup("train", 2)]
 
-    def gang(self, statuses=None, allocated=False):
+    def gang(self, statuses=None, allocated=False, allocated_at=None):
         """Pods train-0 (gets gpu-0, which has binding conditions) and
         train-1 (gets gpu-1), a gang of two; with `allocated`, their claims
-        as the first cycle wrote them, gpu-0's status as `statuses` says."""
+        as the first cycle wrote them (at `allocated_at`, RFC 3339), gpu-0's
+        status as `statuses` says."""
         objects = []
         for i in range(2):
             c = claim("train-%d-gpu" % i, DRIVER)
@@ -388,7 +389,9 @@ class BindingConditionsTest(unittest.TestCase):
                 c["status"] = {"allocation": {"devices": {"results": [result]},
                                               "nodeSelector": node_selector("n1")},
                                "reservedFor": [{"resource": "pods", "name": "train-%d" % i,
-                                                "uid": "default-train-%d" % i}]}
+                                                "uid": "pod-train-%d" % i}]}
+                if allocated_at:
+                    c["status"]["allocation"]["allocationTimestamp"] = allocated_at
                 if i == 0 and statuses:
                     c["status"]["devices"] = [{"driver": DRIVER, "pool": "n1",
                                                "device": "gpu-0", "conditions": statuses}]
@@ -417,13 +420,32 @@ class BindingConditionsTest(unittest.TestCase):
         report, _ = replay(self.cluster() + self.gang(ready, allocated=True))
         self.assertEqual(binds(report), {"default/train-0": "n1", "default/train-1": "n1"})
 
-    def test_a_failure_condition_is_named_and_nothing_binds(self):
+    def test_a_failure_condition_deallocates_the_claim_and_the_gang_is_placed_again(self):
         failed = [{"type": "dra.example.com/attached", "status": "False"},
                   {"type": "dra.example.com/failed", "status": "True"}]
         report, _ = replay(self.cluster() + self.gang(failed, allocated=True), cycles=2)
         self.assertEqual(binds(report), {})
+        first, second = report["cycles"]
+        (train,) = [g for g in first["podGroups"] if g["name"] == "default/train"]
         self.assertIn("device gpu.example.com/n1/gpu-0 reports binding failure condition "
-                      "dra.example.com/failed", message(report, "default/train"))
+                      "dra.example.com/failed", train["message"])
+        # The failed claim is deallocated (the healthy one kept), and
+        # allocated again the next cycle; nothing binds half a gang.
+        self.assertEqual(first["deallocations"], [{
+            "claim": "default/train-0-gpu",
+            "reason": "resourceclaim default/train-0-gpu is deallocated: device "
+                      "gpu.example.com/n1/gpu-0 reports binding failure condition "
+                      "dra.example.com/failed; its pods are scheduled again"}])
+        self.assertEqual([c["claim"] for c in second["claims"]], ["default/train-0-gpu"])
+        self.assertEqual(second["deallocations"], [])
+
+    def test_devices_silent_past_the_binding_timeout_are_deallocated(self):
+        report, _ = replay(self.cluster() + self.gang(
+            allocated=True, allocated_at="2020-01-01T00:00:00Z"), cycles=1)
+        (d,) = report["cycles"][0]["deallocations"]
+        self.assertEqual(d["claim"], "default/train-0-gpu")
+        self.assertIn("did not report their binding conditions within 10m of the allocation "
+                      "(2020-01-01T00:00:00Z)", d["reason"])
 
 
 if __name__ == "__main__":

@@ -236,9 +236,12 @@ struct DeviceAllocation {
   std::vector<std::string> config;
   std::string node;
   std::optional<std::vector<NodeSelectorTerm>> node_selector;
+  // status.allocation.allocationTimestamp (RFC 3339, as written), ""
+  // when absent: when devices with binding conditions were allocated.
+  std::string allocated_at;
   bool operator==(const DeviceAllocation& o) const {
     return results == o.results && config == o.config && node == o.node &&
-           node_selector == o.node_selector;
+           node_selector == o.node_selector && allocated_at == o.allocated_at;
   }
   // The one node the allocation may be used from, when its selector
   // names one by metadata.name; "" otherwise.

@@ -461,6 +461,11 @@ void Cache::ForgetClaims(const std::vector<api::ClaimWrite>& writes) {
   devices_.Forget(writes);
 }
 
+void Cache::ForgetAssumedClaim(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  devices_.ForgetAll(key);
+}
+
 void Cache::AssumeBound(const std::string& pod_key, const std::string& node) {
   absl::MutexLock lock(&mu_);
   assumed_[pod_key] = node;

@@ -154,6 +154,9 @@ class Cache {
   // and reserved until the source shows them so. Forgotten when it fails.
   void AssumeClaims(const std::vector<api::ClaimWrite>& writes);
   void ForgetClaims(const std::vector<api::ClaimWrite>& writes);
+  // The claim `key` was deallocated: whatever was assumed of it is
+  // dropped, and it is as the source shows it.
+  void ForgetAssumedClaim(const std::string& key);
   // A bind was sent: treat the pod as on `node` until the source says so.
   void AssumeBound(const std::string& pod_key, const std::string& node);
   // A bind failed: the pod is pending again.

@@ -91,6 +91,10 @@ void DeviceObjects::Forget(const std::vector<api::ClaimWrite>& writes) {
   if (!writes.empty()) Changed();
 }
 
+void DeviceObjects::ForgetAll(const std::string& key) {
+  if (assumed_.erase(key) > 0) Changed();
+}
+
 api::ResourceClaim DeviceObjects::Created(const api::ResourceClaim& c) {
   api::ResourceClaim out = c;
   out.to_create = false;  // it is on its way

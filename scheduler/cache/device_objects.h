@@ -29,6 +29,7 @@ class DeviceObjects {
   // A bind carrying these claim writes was sent / failed.
   void Assume(const std::vector<api::ClaimWrite>& writes);
   void Forget(const std::vector<api::ClaimWrite>& writes);
+  void ForgetAll(const std::string& key);  // every write to the claim
   int AssumedCount() const { return static_cast<int>(assumed_.size()); }
 
   // The world as the next snapshot sees it (assumed writes applied);

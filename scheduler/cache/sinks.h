@@ -40,6 +40,18 @@ class DecisionSink {
     done(absl::UnimplementedError(
         "this mode does not wait for device binding conditions"));
   }
+  // Clears the claim's allocation (and reservedFor): devices that will
+  // never let its pending `pods` (ns/name) bind. `after`: the claim as it
+  // is to be, with the resourceVersion the snapshot saw. A mode that
+  // writes no claims refuses.
+  virtual void Deallocate(const api::ResourceClaim& after,
+                          const std::string& reason,
+                          const std::vector<std::string>& pods, Done done) {
+    (void)after;
+    (void)reason;
+    (void)pods;
+    done(absl::UnimplementedError("this mode does not deallocate claims"));
+  }
   // `reason`: "preempt", "reclaim", "elastic", "gang-incomplete";
   // `preemptor`: ns/name of the pod the room is for, if any.
   virtual void Evict(std::shared_ptr<const api::PodInfo> pod,

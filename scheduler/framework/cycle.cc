@@ -7,6 +7,10 @@ namespace shoal::framework {
 
 CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
                       const CycleSettings& settings) {
+  // Judged on the snapshot: their pods wait this cycle, and are placed
+  // again once the claims are seen deallocated.
+  std::vector<dra::Deallocation> stale =
+      dra::StaleAllocations(snapshot, snapshot.now);
   Session session(std::move(snapshot), policy);
   for (auto& a : policy.actions) {
     metrics::ScopedTimer timed(metrics::Shoal().ActionLatency(a.name));
@@ -16,7 +20,7 @@ CycleOutcome RunCycle(api::ClusterInfo snapshot, Policy& policy,
   session.Close();
   Decisions decisions = session.TakeDecisions();
   return CycleOutcome{std::move(session.cluster()), std::move(decisions.binds),
-                      std::move(decisions.evictions)};
+                      std::move(decisions.evictions), std::move(stale)};
 }
 
 }  // namespace shoal::framework

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/dra/stale_allocations.h"
 #include "scheduler/framework/policy.h"
 #include "scheduler/framework/session.h"
 
@@ -17,6 +18,8 @@ struct CycleOutcome {
   api::ClusterInfo cluster;
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
+  // Claims whose allocation no pod can use any more (dra/stale_allocations.h).
+  std::vector<dra::Deallocation> deallocations;
 };
 
 // What the scheduler, not the policy, decides about every cycle.

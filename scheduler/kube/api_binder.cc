@@ -146,4 +146,30 @@ absl::Status ApiBinder::Evict(const api::PodInfo& pod,
   return absl::UnavailableError(why);
 }
 
+std::string DeallocationPatch(const api::ResourceClaim& after) {
+  json patch = {{"status",
+                 {{"allocation", nullptr},
+                  {"reservedFor", nullptr},
+                  {"devices", nullptr}}}};
+  if (!after.resource_version.empty())
+    patch["metadata"]["resourceVersion"] = after.resource_version;
+  return patch.dump();
+}
+
+absl::Status ApiBinder::DeallocateClaim(const api::ResourceClaim& after) {
+  const std::string path =
+      absl::StrCat("/apis/", after.api_version, "/namespaces/", after.ns,
+                   "/resourceclaims/", after.name, "/status");
+  auto r = client_.Request("PATCH", path, DeallocationPatch(after),
+                           "application/merge-patch+json");
+  if (!r.ok()) return r.status();
+  if (r->status >= 200 && r->status < 300) return absl::OkStatus();
+  std::string why =
+      absl::StrCat("deallocate resourceclaim ", after.Key(), ": HTTP ",
+                   r->status, ": ", StatusMessage(r->body));
+  if (r->status == 404) return absl::NotFoundError(why);
+  if (r->status == 409) return absl::AbortedError(why);
+  return absl::UnavailableError(why);
+}
+
 }  // namespace shoal::kube

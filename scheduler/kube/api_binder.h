@@ -43,6 +43,12 @@ class ApiBinder {
   absl::Status Evict(const api::PodInfo& pod, const std::string& reason,
                      const std::string& preemptor);
 
+  // PATCH .../resourceclaims/NAME/status clearing the allocation, the
+  // reservations and the devices' status (a merge patch guarded by the
+  // resourceVersion `after` carries). A claim changed meanwhile (409) is
+  // refused, naming it: the next cycle judges it again.
+  absl::Status DeallocateClaim(const api::ResourceClaim& after);
+
  private:
   // The status patch of WriteClaim (the claim exists).
   absl::Status PatchClaimStatus(const api::ClaimWrite& write);
@@ -57,6 +63,9 @@ std::string StatusMessage(const std::string& body);
 // {"status":{"extendedResourceClaimStatus":{"resourceClaimName": ...,
 // "requestMappings":[{"containerName","resourceName","requestName"}]}}}.
 std::string PodExtendedClaimStatusPatch(const api::ClaimWrite& write);
+
+// The merge patch DeallocateClaim sends.
+std::string DeallocationPatch(const api::ResourceClaim& after);
 
 }  // namespace shoal::kube
 

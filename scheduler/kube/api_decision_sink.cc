@@ -101,4 +101,23 @@ void ApiDecisionSink::Evict(std::shared_ptr<const api::PodInfo> pod,
   });
 }
 
+void ApiDecisionSink::Deallocate(const api::ResourceClaim& after,
+                                 const std::string& reason,
+                                 const std::vector<std::string>& pods,
+                                 cache::Done done) {
+  pool_.Submit(
+      [this, after, reason, pods, done = std::move(done)](HttpClient& client) {
+        absl::Status s = ApiBinder(client).DeallocateClaim(after);
+        if (s.ok()) {
+          for (const std::string& key : pods) {
+            const size_t slash = key.find('/');
+            events_.Record(
+                {"v1", "Pod", key.substr(0, slash), key.substr(slash + 1), ""},
+                "Warning", "DevicesDeallocated", reason);
+          }
+        }
+        done(std::move(s));
+      });
+}
+
 }  // namespace shoal::kube

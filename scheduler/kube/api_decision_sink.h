@@ -26,6 +26,9 @@ class ApiDecisionSink : public cache::DecisionSink {
                cache::Done done) override;
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string& reason,
              const std::string& preemptor, cache::Done done) override;
+  void Deallocate(const api::ResourceClaim& after, const std::string& reason,
+                  const std::vector<std::string>& pods,
+                  cache::Done done) override;
   void Wait() override { pool_.Wait(); }
 
  private:

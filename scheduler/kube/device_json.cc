@@ -1,6 +1,8 @@
 #include "scheduler/kube/device_json.h"
 
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "scheduler/kube/node_selector_json.h"
 
 namespace shoal::kube {
@@ -149,6 +151,7 @@ json AllocationJson(const api::DeviceAllocation& a) {
   } else if (a.node_selector.has_value()) {
     out["nodeSelector"] = {{"nodeSelectorTerms", Terms(*a.node_selector)}};
   }
+  if (!a.allocated_at.empty()) out["allocationTimestamp"] = a.allocated_at;
   return out;
 }
 
@@ -380,11 +383,17 @@ std::string ClaimStatusPatch(const api::ClaimWrite& w) {
                    {"value", w.resource_version}});
   }
   if (w.newly_allocated) {
-    ops.push_back({{"op", "add"},
-                   {"path", "/status"},
-                   {"value",
-                    {{"allocation", AllocationJson(w.allocation)},
-                     {"reservedFor", reserved}}}});
+    json allocation = AllocationJson(w.allocation);
+    // As kube-scheduler does: devices that must report binding conditions
+    // are given until allocationTimestamp + the binding timeout.
+    if (w.allocation.WaitsForDevices() && w.allocation.allocated_at.empty()) {
+      allocation["allocationTimestamp"] = absl::FormatTime(
+          "%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+    }
+    ops.push_back(
+        {{"op", "add"},
+         {"path", "/status"},
+         {"value", {{"allocation", allocation}, {"reservedFor", reserved}}}});
   } else {
     ops.push_back(
         {{"op", "add"}, {"path", "/status/reservedFor"}, {"value", reserved}});

@@ -2,6 +2,8 @@
 // (KEP-5004), against the test API server: the claim is created, its
 // status written, the pod's status.extendedResourceClaimStatus set, and
 // only then the pod bound; each failure stops the writes that follow.
+// And a claim's deallocation (dra/stale_allocations.h), guarded by the
+// resourceVersion the snapshot saw.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -221,6 +223,46 @@ TEST_F(ExtendedClaimWritesTest, APodStatusThatCannotBeWrittenStopsTheBind) {
   ASSERT_EQ(writes.size(), 3u);
   EXPECT_EQ(writes[2],
             "PATCH /api/v1/namespaces/default/pods/ghost/status 404");
+}
+
+TEST_F(ExtendedClaimWritesTest, ADeallocationClearsTheClaimUnlessItChanged) {
+  auto pod = CreatePod("trainer-0");
+  ASSERT_TRUE(Bind(pod, {Write(*pod, "c")}).ok());
+  json claim = Call("GET", absl::StrCat(kClaims, "/c"));
+  api::ResourceClaim after;
+  after.ns = "default";
+  after.name = "c";
+  after.api_version = "resource.k8s.io/v1";
+  auto deallocate = [&]() {
+    absl::Status out;
+    absl::Notification done;
+    sink_->Deallocate(after, "devices failed", {"default/trainer-0"},
+                      [&](absl::Status s) {
+                        out = s;
+                        done.Notify();
+                      });
+    done.WaitForNotification();
+    sink_->Wait();
+    return out;
+  };
+  after.resource_version = "1";  // what a stale snapshot saw
+  absl::Status stale = deallocate();
+  EXPECT_EQ(stale.code(), absl::StatusCode::kAborted) << stale;
+  EXPECT_NE(
+      stale.message().find("deallocate resourceclaim default/c: HTTP 409"),
+      std::string::npos)
+      << stale;
+  EXPECT_TRUE(Call("GET", absl::StrCat(kClaims, "/c"))["status"].contains(
+      "allocation"));
+  after.resource_version =
+      claim["metadata"]["resourceVersion"].get<std::string>();
+  Writes();
+  ASSERT_TRUE(deallocate().ok());
+  EXPECT_EQ(Writes(), (std::vector<std::string>{
+                          absl::StrCat("PATCH ", kClaims, "/c/status 200")}));
+  json now = Call("GET", absl::StrCat(kClaims, "/c"));
+  EXPECT_FALSE(now["status"].contains("allocation")) << now;
+  EXPECT_FALSE(now["status"].contains("reservedFor")) << now;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // got and which pods use them. v1beta1 writes a request's class and
 // amount on the request itself; v1beta2 and v1 under `exactly`.
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "scheduler/kube/device_fields.h"
 #include "scheduler/kube/device_json.h"
 #include "scheduler/kube/fields.h"
@@ -181,6 +182,19 @@ absl::StatusOr<api::DeviceAllocation> Allocation(const Reader& r,
     if (config->is_array()) {
       for (const json& e : *config) out.config.push_back(e.dump());
     }
+  }
+  SHOAL_ASSIGN_OR_RETURN(stamp,
+                         r.String(a, "allocationTimestamp",
+                                  "status.allocation.allocationTimestamp", ""));
+  if (!stamp.empty()) {
+    absl::Time at;
+    std::string error;
+    if (!absl::ParseTime(absl::RFC3339_full, stamp, &at, &error)) {
+      return r.Error(
+          "status.allocation.allocationTimestamp",
+          absl::StrCat("must be an RFC 3339 time, got \"", stamp, "\""));
+    }
+    out.allocated_at = stamp;
   }
   if (const json* sel = Reader::Get(a, "nodeSelector")) {
     const json* terms = Reader::Get(*sel, "nodeSelectorTerms");
