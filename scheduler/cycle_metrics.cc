@@ -4,9 +4,12 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "scheduler/api/resource_name.h"
+#include "scheduler/dra/device_report.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal {
@@ -146,6 +149,47 @@ void RecordNetwork(const api::ClusterInfo& c) {
   m.network_running_jobs.Replace(samples);
 }
 
+// The devices as the cycle leaves them: the snapshot's claims, with the
+// allocations this cycle wrote and without those it deallocated.
+void RecordDevices(const AppliedCycle& cycle) {
+  std::vector<metrics::DeviceSample> samples;
+  const api::DeviceWorld* world = cycle.cluster.devices.get();
+  if (world != nullptr && !world->slices->empty()) {
+    static const api::DeviceAllocation kNone;
+    absl::flat_hash_map<std::string, const api::DeviceAllocation*> written;
+    for (const AppliedCycle::Deallocation& d : cycle.deallocations) {
+      if (d.outcome.ok()) written[d.claim] = &kNone;
+    }
+    for (const AppliedCycle::Bind& b : cycle.binds) {
+      if (!b.outcome.ok()) continue;
+      for (const api::ClaimWrite& w : b.claims) {
+        if (w.newly_allocated) written[w.Key()] = &w.allocation;
+      }
+    }
+    // Base units (bytes) from the report's milli-units.
+    auto amount = [](const dra::AmountUse& u) {
+      return std::make_pair(static_cast<double>(u.used) / 1000,
+                            static_cast<double>(u.total) / 1000);
+    };
+    for (const auto& [driver, t] : dra::TotalsByDriver(*world, written)) {
+      metrics::DeviceSample s;
+      s.driver = driver;
+      s.devices = t.devices;
+      s.allocated = t.allocated;
+      s.partitions_allocated = t.partitions_allocated;
+      s.shared = t.shared;
+      s.shares = t.shares;
+      s.binding_waiting = t.binding_waiting;
+      s.tainted = t.tainted;
+      for (const auto& [name, use] : t.shared_capacity)
+        s.shared_capacity[name] = amount(use);
+      for (const auto& [name, use] : t.counters) s.counters[name] = amount(use);
+      samples.push_back(std::move(s));
+    }
+  }
+  metrics::Shoal().PublishDevices(samples);
+}
+
 }  // namespace
 
 void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
@@ -226,6 +270,7 @@ void RecordCycleMetrics(const AppliedCycle& cycle, int assumed_pods,
   m.assumed_pods.Set(assumed_pods);
   RecordQueues(c, held);
   RecordNetwork(c);
+  RecordDevices(cycle);
 }
 
 }  // namespace shoal

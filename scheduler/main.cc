@@ -85,6 +85,11 @@ ABSL_FLAG(
     "A gang that stays below minMember with some pods bound for more than this "
     "many "
     "cycles has those pods released (evicted), so they stop holding room.");
+ABSL_FLAG(int, claim_controller_lag, 1,
+          "With --snapshot: the replay plays Kubernetes' resourceclaim "
+          "controller this many cycles after an eviction (the evicted pod "
+          "leaves its claims' status.reservedFor, a claim no pod reserves is "
+          "deallocated); 1: before the next cycle; 0: never.");
 ABSL_FLAG(std::string, metrics_address, ":8080",
           "Where to serve Prometheus /metrics, /healthz and /readyz "
           "(HOST:PORT or :PORT; port 0 picks a free one; empty: off).");
@@ -193,6 +198,11 @@ int main(int argc, char** argv) {
         absl::StrCat("--partial-gang-release-cycles must be at least 1, got ",
                      absl::GetFlag(FLAGS_partial_gang_release_cycles)));
   }
+  if (absl::GetFlag(FLAGS_claim_controller_lag) < 0) {
+    return Refuse(
+        absl::StrCat("--claim-controller-lag must be at least 0, got ",
+                     absl::GetFlag(FLAGS_claim_controller_lag)));
+  }
   if (absl::GetFlag(FLAGS_leader_elect_lease_duration) < absl::Seconds(1)) {
     return Refuse(
         "--leader-elect-lease-duration must be at least 1s, got " +
@@ -277,6 +287,7 @@ int main(int argc, char** argv) {
   replay.period = absl::GetFlag(FLAGS_schedule_period);
   replay.cycle.partial_gang_release_cycles =
       absl::GetFlag(FLAGS_partial_gang_release_cycles);
+  replay.claim_controller_lag = absl::GetFlag(FLAGS_claim_controller_lag);
   shoal::v1::ReplayReport report =
       shoal::Replay(cache, *policy, replay, &clock);
   std::cout << (output == "json" ? shoal::ReportJson(report) + "\n"

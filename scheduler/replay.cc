@@ -1,6 +1,8 @@
 #include "scheduler/replay.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,11 +15,14 @@ namespace shoal {
 namespace {
 
 // The replay's API server: a bind always succeeds and the pod stays on
-// its node (assumed, as the loop left it); an evicted pod is gone; a
-// PodGroup's status write shows at once.
+// its node (assumed, as the loop left it); an evicted pod is gone at
+// once, its claims still allocated and reserved for it until the
+// resourceclaim controller's turn (ReplayOptions::claim_controller_lag);
+// a PodGroup's status write shows at once.
 class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
  public:
-  explicit InMemoryCluster(cache::Cache& cache) : cache_(cache) {}
+  InMemoryCluster(cache::Cache& cache, int claim_controller_lag)
+      : cache_(cache), lag_(claim_controller_lag) {}
   // The claims keep what was written: the cache assumed it already, and
   // the replay's source is the snapshot, which never shows it.
   void Bind(std::shared_ptr<const api::PodInfo>, const std::string&,
@@ -37,7 +42,47 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
   void Evict(std::shared_ptr<const api::PodInfo> pod, const std::string&,
              const std::string&, cache::Done done) override {
     cache_.DeletePod(pod->Key());
+    if (lag_ > 0 && !pod->resource_claims.empty())
+      evicted_.push_back({pod->ns, pod->uid, cycle_ + lag_});
     done(absl::OkStatus());
+  }
+  // Before cycle `c`: the controller's turn for the pods evicted `lag_`
+  // cycles ago. Only it frees their claims' devices: the scheduler never
+  // assumes it did.
+  void BeforeCycle(int c) {
+    cycle_ = c;
+    std::vector<Evicted> due;
+    for (auto it = evicted_.begin(); it != evicted_.end();) {
+      if (it->due > c) {
+        ++it;
+        continue;
+      }
+      due.push_back(std::move(*it));
+      it = evicted_.erase(it);
+    }
+    if (due.empty()) return;
+    for (api::ResourceClaim claim : cache_.Export().resource_claims) {
+      bool changed = false, owner_gone = false;
+      for (const Evicted& e : due) {
+        if (claim.ns != e.ns) continue;
+        auto& r = claim.reserved_for;
+        const size_t before = r.size();
+        r.erase(std::remove_if(r.begin(), r.end(),
+                               [&e](const api::ClaimConsumer& u) {
+                                 return u.resource == "pods" && u.uid == e.uid;
+                               }),
+                r.end());
+        changed |= r.size() != before;
+        owner_gone |= !claim.owner_uid.empty() && claim.owner_uid == e.uid;
+      }
+      if (!changed && !owner_gone) continue;
+      // Written as the API server now has it: what the cache assumed of
+      // Shoal's own writes is part of it already.
+      cache_.DeleteResourceClaim(claim.Key());
+      if (owner_gone) continue;  // garbage-collected with its pod
+      if (claim.reserved_for.empty()) claim.allocation.reset();
+      cache_.UpsertResourceClaim(std::move(claim));
+    }
   }
   void Publish(const api::ClusterInfo& cluster) override {
     for (const auto& job : cluster.jobs)
@@ -45,14 +90,22 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
   }
 
  private:
+  struct Evicted {
+    std::string ns;
+    std::string uid;
+    int due;  // the cycle before which the controller has cleared it
+  };
   cache::Cache& cache_;
+  const int lag_;
+  int cycle_ = 0;
+  std::vector<Evicted> evicted_;
 };
 
 }  // namespace
 
 v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
                         const ReplayOptions& options, absl::Time* clock) {
-  InMemoryCluster cluster(cache);
+  InMemoryCluster cluster(cache, options.claim_controller_lag);
   SchedulerOptions scheduler_options;
   scheduler_options.period = options.period;
   scheduler_options.cycle = options.cycle;
@@ -61,6 +114,7 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
   v1::ReplayReport report;
   *clock = cache.LatestCreation();
   for (int c = 0; c < options.cycles; ++c, *clock += options.period) {
+    cluster.BeforeCycle(c);
     std::shared_ptr<const AppliedCycle> applied = scheduler.RunOnce();
     v1::CycleReport* cycle = report.add_cycles();
     for (const auto& b : applied->binds) {
@@ -77,6 +131,8 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
         c->set_pod(b.pod);
         c->set_node(w.allocation.PinnedNode());
         c->set_created(w.create != nullptr);
+        for (const api::ClaimConsumer& r : w.reserved_for)
+          c->add_reserved_for(absl::StrCat(r.resource, "/", r.name));
         for (const api::ContainerRequestMapping& m : w.mappings) {
           v1::RequestMapping* out = c->add_mappings();
           out->set_container(m.container);

@@ -18,6 +18,12 @@ struct ReplayOptions {
   int cycles = 1;
   absl::Duration period = absl::Seconds(1);
   framework::CycleSettings cycle;
+  // The replay plays Kubernetes' resourceclaim controller this many
+  // cycles after an eviction: the evicted pod leaves its claims'
+  // status.reservedFor, and a claim no pod reserves any more is
+  // deallocated (deleted, if it was made for that pod). 1: before the
+  // next cycle; 0: never (the claims keep the evicted pods).
+  int claim_controller_lag = 1;
 };
 
 // `cache` must read the time from `*clock`, which the replay sets before

@@ -119,7 +119,11 @@ class Walker {
                                        kMaxExpressionLength, " bytes")});
       return;
     }
-    absl::Status s = cel::CheckDraSelector(expression);
+    // A 1.36 server's default gates: DRAListTypeAttributes (alpha) off, so
+    // a new selector may not call includes() nor iterate an attribute, as
+    // the real server refuses them; one it stored already (Unchanged
+    // above) is not checked again.
+    absl::Status s = cel::CheckDraSelector(expression, cel::DraCelFeatures{});
     // Unimplemented: a construct the checker leaves to the server.
     if (s.code() != absl::StatusCode::kInvalidArgument) return;
     errors_->push_back({field, "FieldValueInvalid",

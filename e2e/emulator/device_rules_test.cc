@@ -173,5 +173,40 @@ TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
   EXPECT_EQ(code, 201);
 }
 
+// DRAListTypeAttributes is alpha and off by default in 1.36: the server
+// declares no includes() and keeps an attribute google.protobuf.Any, so a
+// new selector asking a list-typed attribute either way is refused; `in`
+// and indexing type-check on Any and pass.
+TEST_F(DeviceRulesTest,
+       RefusesListAttributeSelectorsAsA136ServerWithTheGateOff) {
+  int code = 0;
+  json status = Send(
+      "POST", kClaims,
+      Claim("inc", "device.attributes['gpu.example.com'].numa.includes(1)"),
+      &code);
+  EXPECT_EQ(code, 422);
+  EXPECT_EQ(status["details"]["causes"][0]["message"],
+            "Invalid value: \"device.attributes['gpu.example.com'].numa."
+            "includes(1)\": compilation failed: ERROR: <input>:1:51: "
+            "undeclared reference to 'includes' (in container '')\n"
+            " | device.attributes['gpu.example.com'].numa.includes(1)\n"
+            " | ..................................................^");
+  status = Send("POST", kClaims,
+                Claim("each",
+                      "device.attributes['gpu.example.com'].numa."
+                      "exists(n, n == 1)"),
+                &code);
+  EXPECT_EQ(code, 422);
+  const std::string message = status["details"]["causes"][0]["message"];
+  EXPECT_EQ(message.substr(0, message.find('\n')),
+            "Invalid value: \"device.attributes['gpu.example.com'].numa."
+            "exists(n, n == 1)\": compilation failed: ERROR: <input>:1:37: "
+            "expression of type 'google.protobuf.Any' cannot be range of a "
+            "comprehension (must be list, map, or dynamic)");
+  Send("POST", kClaims,
+       Claim("in", "1 in device.attributes['gpu.example.com'].numa"), &code);
+  EXPECT_EQ(code, 201);
+}
+
 }  // namespace
 }  // namespace shoal::emulator

@@ -209,9 +209,49 @@ class Allocate : public framework::Action {
         attempt = TryPlace(s, j, cursor);
         if (attempt != Attempt::kFailed) break;
       }
+      if (attempt == Attempt::kFailed && cursor.confined == nullptr)
+        attempt = PlaceSharersNodeByNode(s, j, cursor, first);
       // Pods beyond the gang's minimum grow by the scores again.
       if (attempt != Attempt::kFailed) cursor.fit = JobCursor::Fit::kScores;
     }
+    return attempt;
+  }
+
+  // Some pod of the gang shares a claim not allocated yet with pods after
+  // it: wherever the first of them goes, the claim's devices go, and the
+  // others must follow. The scores (and the packing order) may send it
+  // to a node that holds the devices but not its sharers; it is tried on
+  // each node whose room holds them all, one node at a time (at most
+  // kMaxSharerNodes), the rest of the gang placed as before.
+  static Attempt PlaceSharersNodeByNode(Session& s, api::JobIndex j,
+                                        JobCursor& cursor, size_t first) {
+    constexpr int kMaxSharerNodes = 64;
+    const api::ClusterInfo& c = s.cluster();
+    api::TaskIndex head = api::kNone;
+    api::Resource together;
+    for (size_t i = first; i < cursor.tasks.size() && head == api::kNone; ++i) {
+      together = c.tasks[cursor.tasks[i]].request();
+      for (size_t k = i + 1; k < cursor.tasks.size(); ++k) {
+        if (!ShareAClaim(c, cursor.tasks[i], cursor.tasks[k])) continue;
+        together += c.tasks[cursor.tasks[k]].request();
+        head = cursor.tasks[i];
+      }
+    }
+    if (head == api::kNone) return Attempt::kFailed;
+    int tried = 0;
+    Attempt attempt = Attempt::kFailed;
+    for (const api::NodeInfo& n : c.nodes) {
+      if (!together.FitsIn(n.idle())) continue;
+      if (++tried > kMaxSharerNodes) break;
+      cursor.pinned_task = head;
+      cursor.pinned_node[0] = n.index();
+      cursor.fit = JobCursor::Fit::kFirst;
+      cursor.next = first;
+      attempt = TryPlace(s, j, cursor);
+      if (attempt != Attempt::kFailed) break;
+    }
+    cursor.pinned_task = api::kNone;
+    if (attempt == Attempt::kFailed) cursor.next = first;
     return attempt;
   }
 

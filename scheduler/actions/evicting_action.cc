@@ -165,7 +165,8 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
                               n)) {
         continue;
       }
-      if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) nodes.push_back(n);
+      if (s.FitsOnceReleased(task, s.node(n), s.node(n).FutureIdle()))
+        nodes.push_back(n);
     }
     roomy.emplace_back(&task, std::move(nodes));
     return roomy.back().second;
@@ -217,6 +218,16 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
         stmt.Evict(v, why, task.pod->Key());
       }
       if (!may_take && !MayTake(s, task)) {
+        stmt.DiscardSince(mark);
+        continue;
+      }
+      // Its claims are allocated on the devices the victims now give
+      // back (Pipeline places them so); the search supposed the same
+      // victims gone, and this is the statement's own word, before
+      // anything is evicted for real.
+      const api::NodeInfo& target = s.node(room->node);
+      if (!task.pod->resource_claims.empty() &&
+          !s.FitsOnceReleased(task, target, target.FutureIdle())) {
         stmt.DiscardSince(mark);
         continue;
       }

@@ -67,10 +67,13 @@ PlaceStep PlaceTask(Session& s, api::JobInfo& job, JobCursor& cursor,
         s.borrowing() ? kCapabilityReached : kDeservedShareReached);
     return PlaceStep::kHeld;
   }
+  const bool pinned = t == cursor.pinned_task;
+  if (pinned) cursor.picker.RestrictToNodes(&cursor.pinned_node);
   api::NodeIndex n =
       cursor.fit == JobCursor::Fit::kTightest ? cursor.picker.TightestFit(task)
       : cursor.fit == JobCursor::Fit::kFirst  ? cursor.picker.FirstFit(task)
                                               : cursor.picker.Best(task);
+  if (pinned) cursor.picker.RestrictToNodes(cursor.confined);
   if (n != api::kNone) {
     stmt.Allocate(t, n);
   } else if (s.any_releasing() &&

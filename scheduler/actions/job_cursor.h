@@ -29,6 +29,10 @@ struct JobCursor {
   // Under a hard network constraint, once the job has pods placed: the
   // domain its pods must stay in (network_domains.h).
   const std::vector<api::NodeIndex>* confined = nullptr;
+  // While `pinned_task` is set, that task is tried on `pinned_node` alone
+  // (the first of pods sharing a claim, tried node by node: allocate.cc).
+  api::TaskIndex pinned_task = api::kNone;
+  std::vector<api::NodeIndex> pinned_node = std::vector<api::NodeIndex>(1);
   // A job with sub-groups: those that found no room this pass, and
   // kUngrouped for its pods of no sub-group (api/sub_groups.h).
   std::set<int32_t> failed_groups;

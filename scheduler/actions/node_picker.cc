@@ -263,7 +263,7 @@ api::NodeIndex NodePicker::BestAfterEvictions(const api::TaskInfo& task) {
   double best_score = 0;
   for (api::NodeIndex n : SearchedNodes(task)) {
     const api::NodeInfo& node = s_.node(n);
-    if (!s_.Fits(task, node, node.FutureIdle())) continue;
+    if (!s_.FitsOnceReleased(task, node, node.FutureIdle())) continue;
     double score = s_.Score(task, node) + s_.DomainScore(task, node);
     if (best == api::kNone || Worse(best_score, best, score, n)) {
       best = n;

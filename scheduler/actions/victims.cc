@@ -224,6 +224,39 @@ bool EndedWholeRatherThanShrunk(const framework::Session& s,
          job.priority < s.cluster().jobs[taker.job].priority;
 }
 
+// Victims supposed gone for the device part of a fit check
+// (Session::SupposeGone), undone when dropped or when the whole goes out
+// of scope: nothing of a search's what-if outlives it. Only a taker with
+// claims needs it, and only victims with claims change anything.
+class SupposedGone {
+ public:
+  SupposedGone(framework::Session& s, const api::TaskInfo& taker)
+      : s_(s), active_(!taker.pod->resource_claims.empty()) {}
+  ~SupposedGone() {
+    for (auto it = gone_.rbegin(); it != gone_.rend(); ++it)
+      s_.UnsupposeGone(*it);
+  }
+  SupposedGone(const SupposedGone&) = delete;
+  SupposedGone& operator=(const SupposedGone&) = delete;
+
+  void Add(api::TaskIndex t) {
+    if (!active_ || s_.task(t).pod->resource_claims.empty()) return;
+    s_.SupposeGone(t);
+    gone_.push_back(t);
+  }
+  void Drop(api::TaskIndex t) {
+    auto it = std::find(gone_.begin(), gone_.end(), t);
+    if (it == gone_.end()) return;
+    s_.UnsupposeGone(t);
+    gone_.erase(it);
+  }
+
+ private:
+  framework::Session& s_;
+  const bool active_;
+  std::vector<api::TaskIndex> gone_;
+};
+
 }  // namespace
 
 EvictableRoom::EvictableRoom(const framework::Session& s,
@@ -310,7 +343,8 @@ std::optional<Room> FindRoom(
     for (api::NodeIndex n :
          fits_without_eviction != nullptr ? *fits_without_eviction : nodes) {
       if (outside(n)) continue;
-      if (s.Fits(task, s.node(n), s.node(n).FutureIdle())) return Room{n, {}};
+      if (s.FitsOnceReleased(task, s.node(n), s.node(n).FutureIdle()))
+        return Room{n, {}};
     }
   }
   const bool taker_best_effort = task.best_effort();
@@ -338,9 +372,13 @@ std::optional<Room> FindRoom(
       candidates.push_back(t);
       most += other.request();
     }
-    if (candidates.empty() || !s.Fits(task, node, most) ||
-        (freed_enough && !freed_enough(most - room))) {
+    if (candidates.empty() || (freed_enough && !freed_enough(most - room))) {
       continue;
+    }
+    {
+      SupposedGone all(s, task);
+      for (api::TaskIndex t : candidates) all.Add(t);
+      if (!s.FitsOnceReleased(task, node, most)) continue;
     }
     SortByExpendability(s, candidates);
     std::vector<api::TaskIndex> allowed = ask(candidates);
@@ -349,8 +387,10 @@ std::optional<Room> FindRoom(
     GangFloor floor(s);
     GuaranteeFloor guaranteed(s, task);
     api::Resource freed;  // only kept when `freed_enough` asks about it
+    SupposedGone gone(s, task);
     auto enough = [&] {
-      return s.Fits(task, node, room) && (!freed_enough || freed_enough(freed));
+      return s.FitsOnceReleased(task, node, room) &&
+             (!freed_enough || freed_enough(freed));
     };
     for (api::TaskIndex v : allowed) {
       if (enough()) break;
@@ -362,10 +402,33 @@ std::optional<Room> FindRoom(
       guaranteed.Take(s.task(v));
       room += s.task(v).request();
       if (freed_enough) freed += s.task(v).request();
+      gone.Add(v);
       plan.victims.push_back(v);
     }
-    if (enough()) return plan;
-    if (bounds != nullptr) bounds->Forget(n);
+    if (!enough()) {
+      if (bounds != nullptr) bounds->Forget(n);
+      continue;
+    }
+    if (!task.pod->resource_claims.empty()) {
+      // Devices do not add up like cpu: a victim's claims free nothing
+      // while a staying pod shares them, nor anything of a class the
+      // task does not ask for. Each victim, least expendable first,
+      // stays if the task fits without it (as kube-scheduler reprieves).
+      for (size_t i = plan.victims.size(); i-- > 0;) {
+        const api::TaskIndex v = plan.victims[i];
+        gone.Drop(v);
+        room -= s.task(v).request();
+        if (freed_enough) freed -= s.task(v).request();
+        if (enough()) {
+          plan.victims.erase(plan.victims.begin() + i);
+          continue;
+        }
+        gone.Add(v);
+        room += s.task(v).request();
+        if (freed_enough) freed += s.task(v).request();
+      }
+    }
+    return plan;
   }
   return std::nullopt;
 }
@@ -395,7 +458,17 @@ std::optional<Room> FindWholeGang(
     }
     std::vector<api::JobIndex> jobs;
     for (const auto& [j, held] : on_node) {
-      if (refused.count(j) == 0 && s.Fits(task, node, node.FutureIdle() + held))
+      if (refused.count(j) > 0) continue;
+      // The devices its pods' claims give back too, once all are gone.
+      SupposedGone gone(s, task);
+      for (api::TaskIndex t : s.job(j).tasks) {
+        const api::TaskInfo& member = s.task(t);
+        if (task.pod->resource_claims.empty()) break;
+        if (api::HoldsShare(member.status) &&
+            member.status != api::TaskStatus::kPipelined)
+          gone.Add(t);
+      }
+      if (s.FitsOnceReleased(task, node, node.FutureIdle() + held))
         jobs.push_back(j);
     }
     std::stable_sort(jobs.begin(), jobs.end(),

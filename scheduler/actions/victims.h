@@ -2,7 +2,11 @@
 // preempt and reclaim. Which tasks may go is the tiers' answer
 // (Preemptable or Reclaimable); the search picks, node by node, the
 // fewest of them, most expendable first, that make the task fit. Whatever
-// the tiers say, no running gang is cut below its minMember.
+// the tiers say, no running gang is cut below its minMember. A victim
+// gives back everything it holds, devices included: those of its claims
+// that no staying pod shares (dra::Ledger::Release). The task's claims
+// are allocated with the victims supposed gone before room is named,
+// and a task with claims keeps only the victims it needs.
 #ifndef SHOAL_SCHEDULER_ACTIONS_VICTIMS_H_
 #define SHOAL_SCHEDULER_ACTIONS_VICTIMS_H_
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -24,6 +25,7 @@
 #include "proto/admin.grpc.pb.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/admin/cache_backend.h"
+#include "scheduler/admin/devices_text.h"
 #include "scheduler/admin/file_backend.h"
 #include "scheduler/admin/server.h"
 #include "scheduler/explain.h"
@@ -81,6 +83,7 @@ Served Serve(const std::string& file, int cycles, bool whatif) {
 constexpr char kGang[] = "e2e/snapshots/gang-deadlock.yaml";
 constexpr char kPreempt[] = "scheduler/admin/testdata/preempt.yaml";
 constexpr char kQueues[] = "scheduler/admin/testdata/queues.yaml";
+constexpr char kDevices[] = "scheduler/admin/testdata/devices.yaml";
 
 TEST(Explain, PendingGangNamesPerNodeReasonsAsExplainDoes) {
   Served s = Serve(kGang, 1, false);
@@ -528,6 +531,165 @@ TEST(Server, SocketInUseIsRefusedStaleOneReplaced) {
   (*first)->Shutdown();
   auto third = StartAdminServer(options, *backend);
   EXPECT_TRUE(third.ok()) << third.status();
+}
+
+// scheduler/admin/testdata/devices.yaml: shares, partitions and their
+// counters, taints (a slice's and a DeviceTaintRule's) and a device
+// waiting for its binding condition, as `shoalctl devices` prints them.
+TEST(Devices, PerNodeSharesPartitionsTaintsAndBindingWaits) {
+  Served s = Serve(kDevices, 0, false);
+  v1::DevicesResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Devices(&ctx, v1::DevicesRequest(), &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.pools_size(), 2);
+  const v1::DevicePool& n1 = resp.pools(0);
+  EXPECT_EQ(n1.node(), "n1");
+  EXPECT_EQ(n1.reach(), "node n1");
+  ASSERT_EQ(n1.devices_size(), 7);
+  const v1::DeviceState& shared = n1.devices(0);
+  EXPECT_EQ(shared.name(), "gpu-0");
+  EXPECT_EQ(shared.state(), "shared");
+  EXPECT_EQ(shared.shares(), 2);
+  ASSERT_EQ(shared.capacity_size(), 1);
+  EXPECT_EQ(shared.capacity(0).used(), "60Gi");
+  EXPECT_EQ(shared.capacity(0).total(), "80Gi");
+  ASSERT_EQ(n1.counter_sets_size(), 1);
+  EXPECT_EQ(n1.counter_sets(0).counters(0).used(), "40Gi");
+  EXPECT_EQ(resp.pools(1).devices(0).taints(0).rule(), "drain-n2-gpu-0");
+
+  EXPECT_EQ(DevicesText(resp, false),
+            "Node n1\n"
+            "  Pool gpu.example.com/n1 (generation 1): 7 devices: 3 allocated "
+            "(1 partition, 1 waiting for binding conditions), 1 shared (2 "
+            "shares), 1 tainted, 1 kept by spent counters, 1 free\n"
+            "  DEVICE         STATE                CLAIMS                     "
+            "      DETAIL\n"
+            "  gpu-0          shared by 2 claims   ml/share-a-gpu, "
+            "ml/share-b-gpu   memory 60Gi/80Gi\n"
+            "  gpu-1          tainted              -                          "
+            "      gpu.example.com/unhealthy=true:NoSchedule\n"
+            "  gpu-2          allocated            ml/train-0-gpu             "
+            "      waiting for binding condition dra.example.com/attached\n"
+            "  gpu-3          allocated            ml/whole-gpu\n"
+            "  gpu-4          counters spent       -                          "
+            "      partition of gpu-4-counters\n"
+            "  gpu-4-half-0   allocated            ml/half-a-gpu              "
+            "      partition of gpu-4-counters\n"
+            "  Counters gpu-4-counters: memory 40Gi/80Gi\n"
+            "\n"
+            "Node n2\n"
+            "  Pool gpu.example.com/n2 (generation 1): 1 device: 1 tainted\n"
+            "  DEVICE   STATE     CLAIMS   DETAIL\n"
+            "  gpu-0    tainted   -        "
+            "example.com/maintenance=planned:NoExecute (DeviceTaintRule "
+            "drain-n2-gpu-0)\n");
+  // --all lists the free half too.
+  const std::string all = DevicesText(resp, true);
+  EXPECT_NE(all.find("\n  gpu-4-half-1   free                 -        "
+                     "                        partition of gpu-4-counters\n"),
+            std::string::npos)
+      << all;
+}
+
+TEST(Devices, OneNodeOrNotFound) {
+  Served s = Serve(kDevices, 0, false);
+  v1::DevicesRequest req;
+  req.set_node("n2");
+  v1::DevicesResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Devices(&ctx, req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.pools_size(), 1);
+  EXPECT_EQ(resp.pools(0).node(), "n2");
+  req.set_node("nope");
+  grpc::ClientContext nctx;
+  st = s.stub->Devices(&nctx, req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(st.error_message(), "node \"nope\" is not in the cache");
+}
+
+// A pod waiting on devices: the allocator's reason per node (shares too
+// full, counters spent by partitions, taints, a binding condition not
+// reported), what its claim asks, and what the refusing node's devices
+// hold.
+TEST(Explain, DeviceWaitsNameSharesPartitionsTaintsAndBindingConditions) {
+  Served s = Serve(kDevices, 0, false);
+  auto explain = [&](const std::string& pod) {
+    v1::ExplainRequest req;
+    req.set_pod(pod);
+    v1::ExplainResponse resp;
+    grpc::ClientContext ctx;
+    grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    EXPECT_EQ(resp.pods_size(), 1);
+    return resp.pods_size() == 1 ? resp.pods(0) : v1::PodExplanation();
+  };
+  auto reason = [](const v1::PodExplanation& p, const std::string& node) {
+    for (const auto& n : p.nodes()) {
+      if (n.node() == node) return absl::StrJoin(n.reasons(), "; ");
+    }
+    return std::string("no node ") + node;
+  };
+  const std::vector<std::string> n1_notes = {
+      "gpu-0 shared by 2 claims: memory 60Gi/80Gi",
+      "counters gpu-4-counters: memory 40Gi/80Gi",
+      "3 devices of pool gpu.example.com/n1 allocated whole",
+      "gpu-1 tainted gpu.example.com/unhealthy=true:NoSchedule"};
+
+  v1::PodExplanation share = explain("ml/share-c");
+  EXPECT_EQ(reason(share, "n1"),
+            "claim share-c-gpu, request gpu: no matching device of class "
+            "shared.gpu.example.com is free: 1 shared with too little "
+            "capacity left");
+  EXPECT_EQ(
+      std::vector<std::string>(share.claims().begin(), share.claims().end()),
+      (std::vector<std::string>{
+          "ml/share-c-gpu: not allocated; request gpu: 1 of class "
+          "shared.gpu.example.com, capacity memory 30Gi"}));
+  ASSERT_EQ(share.devices_size(), 2);
+  EXPECT_EQ(share.devices(0).node(), "n1");
+  EXPECT_EQ(std::vector<std::string>(share.devices(0).notes().begin(),
+                                     share.devices(0).notes().end()),
+            n1_notes);
+
+  v1::PodExplanation big = explain("ml/big");
+  EXPECT_EQ(reason(big, "n1"),
+            "claim big-gpu, request gpu: no matching device of class "
+            "whole.gpu.example.com is free: 1 whose shared counters "
+            "allocated partitions have spent");
+
+  v1::PodExplanation plain = explain("ml/plain");
+  EXPECT_EQ(reason(plain, "n1"),
+            "claim plain-gpu, request gpu: no matching device of class "
+            "plain.gpu.example.com is free: 2 allocated, 1 with a taint the "
+            "request does not tolerate "
+            "(gpu.example.com/unhealthy=true:NoSchedule)");
+  EXPECT_EQ(reason(plain, "n2"),
+            "claim plain-gpu, request gpu: 1 matching device of class "
+            "plain.gpu.example.com has a taint the request does not tolerate "
+            "(example.com/maintenance=planned:NoExecute)");
+  ASSERT_EQ(plain.devices_size(), 2);
+  EXPECT_EQ(std::vector<std::string>(plain.devices(1).notes().begin(),
+                                     plain.devices(1).notes().end()),
+            (std::vector<std::string>{
+                "gpu-0 tainted example.com/maintenance=planned:NoExecute "
+                "(DeviceTaintRule drain-n2-gpu-0)"}));
+
+  // Waiting for its device to report: the claim's state, the same on
+  // every node, so no node's devices are listed.
+  v1::PodExplanation train = explain("ml/train-0");
+  EXPECT_EQ(train.pod_reason(),
+            "pod ml/train-0: resourceclaim ml/train-0-gpu: waiting for device "
+            "gpu.example.com/n1/gpu-2 to report binding condition "
+            "dra.example.com/attached");
+  EXPECT_EQ(
+      std::vector<std::string>(train.claims().begin(), train.claims().end()),
+      (std::vector<std::string>{
+          "ml/train-0-gpu: allocated gpu.example.com/n1/gpu-2; waiting "
+          "for binding conditions: gpu-2 has not reported "
+          "dra.example.com/attached"}));
+  EXPECT_EQ(train.devices_size(), 0);
 }
 
 }  // namespace

@@ -22,6 +22,11 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend);
 // applied. InvalidArgument with the loader's message for a bad policy.
 absl::StatusOr<v1::WhatIfResponse> WhatIf(const AdminBackend& backend,
                                           const v1::WhatIfRequest& request);
+// The devices of the backend's snapshot (dra/device_report.h), those a
+// node reaches when the request names one; NotFound for a node not in
+// the cache.
+absl::StatusOr<v1::DevicesResponse> Devices(const AdminBackend& backend,
+                                            const v1::DevicesRequest& request);
 
 class AdminService final : public v1::Admin::Service {
  public:
@@ -36,6 +41,8 @@ class AdminService final : public v1::Admin::Service {
                         v1::SnapshotResponse* response) override;
   grpc::Status WhatIf(grpc::ServerContext*, const v1::WhatIfRequest* request,
                       v1::WhatIfResponse* response) override;
+  grpc::Status Devices(grpc::ServerContext*, const v1::DevicesRequest* request,
+                       v1::DevicesResponse* response) override;
 
  private:
   const AdminBackend& backend_;

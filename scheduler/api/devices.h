@@ -21,15 +21,67 @@
 namespace shoal::api {
 
 // A device attribute's value: exactly one of bool, int, string, version
-// (a semantic version, kept as written).
+// (a semantic version, kept as written); or, `list` (resource.k8s.io's
+// list-typed attributes, DRAListTypeAttributes, KEP-5491: bools, ints,
+// strings, versions), a non-empty list of values of one kind, held in
+// `bools`, `ints` or `strings` (versions too) with the scalar fields
+// unused. Constraints take either as the set of its values: a scalar is
+// a set of one.
 struct DeviceAttribute {
   enum class Kind { kBool, kInt, kString, kVersion };
   Kind kind = Kind::kString;
   bool b = false;
   int64_t i = 0;
   std::string s;  // string or version
+  bool list = false;
+  std::vector<bool> bools;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;  // strings or versions
   bool operator==(const DeviceAttribute& o) const {
-    return kind == o.kind && b == o.b && i == o.i && s == o.s;
+    return kind == o.kind && b == o.b && i == o.i && s == o.s &&
+           list == o.list && bools == o.bools && ints == o.ints &&
+           strings == o.strings;
+  }
+  // How many values it holds (1 for a scalar).
+  size_t size() const {
+    if (!list) return 1;
+    switch (kind) {
+      case Kind::kBool:
+        return bools.size();
+      case Kind::kInt:
+        return ints.size();
+      default:
+        return strings.size();
+    }
+  }
+  // Value `k` (k < size()) is value `j` of `o`, an attribute of its kind.
+  // Versions compare as written: semver 2.0.0 keeps them minimal, as
+  // kube-scheduler's allocator compares them.
+  bool SameValue(size_t k, const DeviceAttribute& o, size_t j) const {
+    switch (kind) {
+      case Kind::kBool:
+        return (list ? bools[k] : b) == (o.list ? o.bools[j] : o.b);
+      case Kind::kInt:
+        return (list ? ints[k] : i) == (o.list ? o.ints[j] : o.i);
+      default:
+        return (list ? strings[k] : s) == (o.list ? o.strings[j] : o.s);
+    }
+  }
+  // It holds value `j` of `o`: the two are of one kind, and that value
+  // is among its own.
+  bool Holds(const DeviceAttribute& o, size_t j) const {
+    if (kind != o.kind) return false;
+    for (size_t k = 0; k < size(); ++k) {
+      if (SameValue(k, o, j)) return true;
+    }
+    return false;
+  }
+  // The two share a value (attributes of different kinds share none).
+  bool Overlaps(const DeviceAttribute& o) const {
+    for (size_t j = 0; j < o.size(); ++j) {
+      if (Holds(o, j)) return true;
+    }
+    return false;
   }
 };
 
@@ -263,8 +315,11 @@ struct ClaimConsumer {
   std::string resource = "pods";
   std::string name;
   std::string uid;
+  // "" for the core group (pods); "scheduling.k8s.io" for a PodGroup.
+  std::string api_group;
   bool operator==(const ClaimConsumer& o) const {
-    return resource == o.resource && name == o.name && uid == o.uid;
+    return resource == o.resource && name == o.name && uid == o.uid &&
+           api_group == o.api_group;
   }
 };
 
@@ -331,10 +386,13 @@ struct PodClaim {
   bool extended = false;
   // The extended resources it serves (by resource id), when `extended`.
   std::vector<ResourceId> serves;
+  // The claim of the pod's PodGroup (KEP-5729), reserved for the group
+  // (this consumer) rather than for the pod; empty name otherwise.
+  ClaimConsumer group;
   bool operator==(const PodClaim& o) const {
     return name == o.name && claim == o.claim &&
            template_name == o.template_name && extended == o.extended &&
-           serves == o.serves;
+           serves == o.serves && group == o.group;
   }
 };
 

@@ -70,6 +70,11 @@ struct JobInfo {
   // naming it, rather than be placed as if it were absent. Its value
   // (JSON) is kept so that a snapshot of the cache writes it back.
   std::string unsupported_field;
+  // A scheduling.k8s.io PodGroup's spec.resourceClaims (KEP-5729): claims
+  // reserved for the whole group and shared by its pods, each resolved
+  // to its claim's name (a template's from status.resourceClaimStatuses,
+  // "" until the resourceclaim controller has made it).
+  std::vector<PodClaim> group_claims;
   std::string unsupported_value;
   // Admitted (Inqueue) in an earlier cycle without placing anything yet:
   // the session puts it back to Pending and enqueue decides again, so an

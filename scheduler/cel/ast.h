@@ -85,6 +85,8 @@ enum class Fn {
   kMajor,
   kMinor,
   kPatch,
+  // Kubernetes DRA: includes() on a (list-typed) attribute.
+  kIncludes,
 };
 
 struct Expr {

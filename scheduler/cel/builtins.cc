@@ -364,6 +364,27 @@ absl::StatusOr<Value> In(const Value& elem, const Value& container) {
   return NoOverload("in", {elem, container});
 }
 
+// Kubernetes DRA's <target>.includes(<arg>) (DRAListTypeAttributes):
+// whether a list has an element equal to `arg`, or any other value is
+// equal to it. Lists longer than a device's attribute values may be
+// (ResourceSliceMaxAttributeValuesPerDevice) are an error, bounding the
+// cost as Kubernetes does.
+constexpr size_t kMaxAttributeValues = 48;
+
+absl::StatusOr<Value> Includes(const Value& target, const Value& arg) {
+  if (target.kind() != Kind::kList) return Value::Bool(target.Equals(arg));
+  const std::vector<Value>& list = target.as_list();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i >= kMaxAttributeValues) {
+      return Err(absl::StrCat(
+          "'includes' function cannot be applied to lists longer than ",
+          kMaxAttributeValues, " values"));
+    }
+    if (list[i].Equals(arg)) return Value::Bool(true);
+  }
+  return Value::Bool(false);
+}
+
 absl::StatusOr<Value> Size(const Value& v) {
   switch (v.kind()) {
     case Kind::kString:
@@ -484,6 +505,8 @@ absl::StatusOr<Value> CallBuiltin(const Expr& call,
       return Value::Type(std::string(args[0].TypeName()));
     case Fn::kDyn:
       return args[0];
+    case Fn::kIncludes:
+      return Includes(args[0], args[1]);
     default:
       return KubernetesBuiltin(call.fn, name, args);
   }

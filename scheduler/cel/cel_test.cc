@@ -24,6 +24,8 @@ Value Device() {
                 {"index", Value::Int(3)},
                 {"mig", Value::Bool(true)},
                 {"driverVersion", *Value::SemverFromString("550.54.15")},
+                // A list-typed attribute (DRAListTypeAttributes).
+                {"numa", Value::List({Value::Int(0), Value::Int(1)})},
             })},
        })},
       {"capacity", Value::MapWithEmptyDefault({
@@ -138,6 +140,33 @@ TEST(EvalTest, DraDeviceSemantics) {
   EXPECT_TRUE(True(
       "device.attributes['gpu.example.com'].driverVersion.major() == 550"));
   EXPECT_TRUE(True("device.attributes['gpu.example.com'].index in [1, 3]"));
+}
+
+// Kubernetes DRA's includes() (DRAListTypeAttributes): membership in a
+// list-typed attribute, equality with a scalar one.
+TEST(EvalTest, IncludesAsksAListOrAScalar) {
+  const std::string attrs = "device.attributes['gpu.example.com']";
+  EXPECT_TRUE(True(attrs + ".numa.includes(1)"));
+  EXPECT_TRUE(True("!" + attrs + ".numa.includes(2)"));
+  EXPECT_TRUE(True(attrs + ".numa.includes(1u)"));  // numbers across kinds
+  EXPECT_TRUE(True("!" + attrs + ".numa.includes('1')"));
+  EXPECT_TRUE(True(attrs + ".index.includes(3)"));
+  EXPECT_TRUE(True("!" + attrs + ".model.includes('A')"));
+  EXPECT_TRUE(True(attrs + ".driverVersion.includes(semver('550.54.15'))"));
+  EXPECT_TRUE(True(attrs + ".numa.exists(n, n == 0) && " + attrs +
+                   ".numa.size() == 2 && " + attrs + ".numa[1] == 1"));
+  // At most a device's 48 attribute values are looked at, as Kubernetes
+  // bounds its cost.
+  std::string list = "[0";
+  for (int i = 1; i < 48; ++i) list += ", 0";
+  EXPECT_EQ(EvalError(list + "].includes(1)"), "ok: false");
+  EXPECT_EQ(EvalError(list + ", 0].includes(1)"),
+            "'includes' function cannot be applied to lists longer than 48 "
+            "values");
+  EXPECT_EQ(EvalError(list + ", 1].includes(0)"), "ok: true");
+  EXPECT_EQ(CompileError("includes([1], 1)"),
+            "no matching overload for function includes() with 2 arguments "
+            "at column 1");
 }
 
 TEST(QuantityTest, ExactComparisons) {

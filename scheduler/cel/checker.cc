@@ -28,13 +28,17 @@ bool IsDyn(const Type& t) {
 }
 
 // The fields of `device`. An attribute value is google.protobuf.Any in
-// 1.36 (dyn only with the ListTypeAttributes gate).
-TypePtr DeviceField(absl::string_view name) {
+// 1.36, dyn with the DRAListTypeAttributes gate (kube-apiserver's
+// dynamic-resource-allocation/cel compile.go: "use DynType instead of
+// AnyType so that iterate functions can work").
+TypePtr DeviceField(absl::string_view name, const DraCelFeatures& features) {
   if (name == "driver") return T(TypeKind::kString);
   if (name == "allowMultipleAllocations") return T(TypeKind::kBool);
   if (name == "attributes") {
+    const TypeKind value =
+        features.list_type_attributes ? TypeKind::kDyn : TypeKind::kAny;
     return Type::Map(T(TypeKind::kString),
-                     Type::Map(T(TypeKind::kString), T(TypeKind::kAny)));
+                     Type::Map(T(TypeKind::kString), T(value)));
   }
   if (name == "capacity") {
     return Type::Map(
@@ -73,9 +77,16 @@ const char* MacroName(ExprKind kind) {
   }
 }
 
+// Functions declared only with a feature gate: includes() with
+// DRAListTypeAttributes.
+bool Gated(absl::string_view name, const DraCelFeatures& features) {
+  return name == "includes" && !features.list_type_attributes;
+}
+
 class Checker {
  public:
-  explicit Checker(absl::string_view source) : src_(source) {}
+  Checker(absl::string_view source, const DraCelFeatures& features)
+      : src_(source), features_(features) {}
 
   TypePtr Check(const Expr& e) {
     switch (e.kind) {
@@ -245,7 +256,7 @@ class Checker {
         break;
       case TypeKind::kObject:
         if (t->name == kDevice) {
-          result = DeviceField(field);
+          result = DeviceField(field, features_);
           if (result == nullptr) {
             result =
                 Fail(Loc(e), absl::StrCat("undefined field '", field, "'"));
@@ -275,7 +286,9 @@ class Checker {
                   std::vector<TypePtr> args, bool member) {
     const auto& table = DraFunctions();
     auto it = table.find(name);
-    if (it == table.end()) return Undeclared(loc, name);
+    if (it == table.end() || Gated(name, features_)) {
+      return Undeclared(loc, name);
+    }
     TypePtr result;
     for (const Overload& o : it->second) {
       if (o.member != member || o.args.size() != args.size()) continue;
@@ -365,7 +378,9 @@ class Checker {
     }
     std::vector<TypePtr> args = Types(e.args, 1);
     args.insert(args.begin(), Check(target));
-    if (!DraFunctions().contains(name)) return Undeclared(Loc(e), name);
+    if (!DraFunctions().contains(name) || Gated(name, features_)) {
+      return Undeclared(Loc(e), name);
+    }
     return Resolve(name, Loc(e), std::move(args), true);
   }
 
@@ -470,6 +485,7 @@ class Checker {
   }
 
   absl::string_view src_;
+  DraCelFeatures features_;
   Substitutions subs_;
   std::vector<std::pair<std::string, TypePtr>> scope_;
   std::vector<std::pair<size_t, std::string>> errors_;
@@ -496,7 +512,8 @@ absl::Status SyntaxError(absl::string_view source, absl::string_view message) {
 
 }  // namespace
 
-absl::Status CheckDraSelector(absl::string_view source) {
+absl::Status CheckDraSelector(absl::string_view source,
+                              const DraCelFeatures& features) {
   ParseOptions options;
   options.for_checker = true;
   absl::StatusOr<std::unique_ptr<Expr>> root = Parse(source, options);
@@ -507,7 +524,7 @@ absl::Status CheckDraSelector(absl::string_view source) {
     }
     return SyntaxError(source, m);
   }
-  Checker checker(source);
+  Checker checker(source, features);
   TypePtr type = checker.Check(**root);
   if (checker.unsupported()) {
     return absl::UnimplementedError(
@@ -518,10 +535,13 @@ absl::Status CheckDraSelector(absl::string_view source) {
         absl::StrCat("compilation failed: ", checker.Errors()));
   }
   type = checker.substitutions().Apply(type, true);
-  // bool, or the attribute values' unknown type. dyn passes too: with
-  // the ListTypeAttributes gate an attribute is dyn, and refusing what a
-  // cluster may accept would fail a valid selector in tests only.
-  if (type->kind == TypeKind::kBool || IsDyn(*type)) return absl::OkStatus();
+  // bool, or the attribute values' unknown type: google.protobuf.Any,
+  // and dyn only with the DRAListTypeAttributes gate (where an attribute
+  // is dyn).
+  if (type->kind == TypeKind::kBool || type->kind == TypeKind::kAny ||
+      (type->kind == TypeKind::kDyn && features.list_type_attributes)) {
+    return absl::OkStatus();
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "must evaluate to bool or the unknown type, not ", FormatType(*type)));
 }

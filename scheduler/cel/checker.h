@@ -21,6 +21,18 @@
 
 namespace shoal::cel {
 
+// What kube-apiserver's feature gates change in DRA's CEL environment.
+// The defaults are a 1.36 server's.
+struct DraCelFeatures {
+  // DRAListTypeAttributes (alpha in 1.36, off by default): an attribute
+  // value is dyn instead of google.protobuf.Any, so a list-typed one can
+  // be the range of all/exists/map/filter; the member function
+  // includes(dyn) -> bool is declared; and a selector may evaluate to
+  // dyn. Off, the server refuses all three in a new or changed selector
+  // (one it has stored already is not checked again).
+  bool list_type_attributes = false;
+};
+
 // OK: the API server accepts the selector's types. InvalidArgument: the
 // detail kube-apiserver's validation reports after the expression
 // ("compilation failed: ERROR: <input>:L:C: ..." with cel-go's source
@@ -29,7 +41,8 @@ namespace shoal::cel {
 // Unimplemented: a construct this checker cannot type (two-variable
 // comprehensions, optional list or map entries, message literals); the
 // caller should let it through, as the API server may accept it.
-absl::Status CheckDraSelector(absl::string_view source);
+absl::Status CheckDraSelector(absl::string_view source,
+                              const DraCelFeatures& features = {});
 
 }  // namespace shoal::cel
 

@@ -192,6 +192,59 @@ TEST(CheckerTest, AcceptsWhatCelGoAccepts) {
   }
 }
 
+// DRAListTypeAttributes (alpha, off by default in 1.36): off, an
+// attribute is google.protobuf.Any, includes() is not declared and a dyn
+// result is refused; on, an attribute is dyn (a list-typed one can be
+// iterated), includes() is declared and dyn results pass.
+TEST(CheckerTest, ListTypeAttributesGateOffAsA136ServerHasIt) {
+  EXPECT_EQ(Refusal("device.attributes['d'].numa.includes(1)"),
+            "compilation failed: ERROR: <input>:1:37: undeclared reference to "
+            "'includes' (in container '')\n"
+            " | device.attributes['d'].numa.includes(1)\n"
+            " | ....................................^");
+  std::string got = Refusal("device.attributes['d'].numa.exists(n, n == 1)");
+  EXPECT_EQ(got.substr(0, got.find('\n')),
+            "compilation failed: ERROR: <input>:1:23: expression of type "
+            "'google.protobuf.Any' cannot be range of a comprehension (must "
+            "be list, map, or dynamic)");
+  EXPECT_EQ(Refusal("dyn(true)"),
+            "must evaluate to bool or the unknown type, not dyn");
+  // What a 1.36 server takes either way.
+  EXPECT_TRUE(CheckDraSelector("device.attributes['d'].numa").ok());
+  EXPECT_TRUE(CheckDraSelector("1 in device.attributes['d'].numa").ok());
+  EXPECT_TRUE(CheckDraSelector("device.attributes['d'].numa[0] == 1").ok());
+}
+
+TEST(CheckerTest, ListTypeAttributesGateOn) {
+  DraCelFeatures on;
+  on.list_type_attributes = true;
+  for (const char* source : {
+           "device.attributes['d'].numa.includes(1)",
+           "device.attributes['d'].model.includes('a100')",
+           "device.attributes['d'].numa.exists(n, n == 1)",
+           "device.attributes['d'].numa.all(n, n < 8) && "
+           "device.attributes['d'].numa.map(n, n * 2).size() > 1",
+           "device.attributes['d'].numa",
+           "dyn(true)",
+           "cel.bind(a, device.attributes['d'], a.roots.includes('pci0'))",
+       }) {
+    absl::Status s = CheckDraSelector(source, on);
+    EXPECT_TRUE(s.ok()) << source << "\n" << s;
+  }
+  absl::Status s =
+      CheckDraSelector("includes(device.attributes['d'].x, 1)", on);
+  EXPECT_EQ(s.message(),
+            "compilation failed: ERROR: <input>:1:9: found no matching "
+            "overload for 'includes' applied to '(dyn, int)'\n"
+            " | includes(device.attributes['d'].x, 1)\n"
+            " | ........^");
+  EXPECT_EQ(CheckDraSelector("device.driver.includes(1) == 1", on).message(),
+            "compilation failed: ERROR: <input>:1:27: found no matching "
+            "overload for '_==_' applied to '(bool, int)'\n"
+            " | device.driver.includes(1) == 1\n"
+            " | ..........................^");
+}
+
 TEST(CheckerTest, LeavesUncheckableConstructsToTheServer) {
   EXPECT_EQ(CheckDraSelector("[1].exists(i, v, v == 1)").code(),
             absl::StatusCode::kUnimplemented);

@@ -209,6 +209,10 @@ constexpr const char* kDeclarations[] = {
     "isGreaterThan: kubernetes.Semver.(kubernetes.Semver) -> bool",
     "isLessThan: kubernetes.Semver.(kubernetes.Semver) -> bool",
     "compareTo: kubernetes.Semver.(kubernetes.Semver) -> int",
+    // DRA's own, declared only with the DRAListTypeAttributes gate (the
+    // checker leaves it out otherwise): a value, or a list-typed
+    // attribute's values, include the argument.
+    "includes: dyn.(dyn) -> bool",
     // Kubernetes regex and lists libraries.
     "find: string.(string) -> string",
     "findAll: string.(string) -> list(string)",

@@ -53,6 +53,7 @@ constexpr Builtin kBuiltins[] = {
     {"major", true, 0, Fn::kMajor},
     {"minor", true, 0, Fn::kMinor},
     {"patch", true, 0, Fn::kPatch},
+    {"includes", true, 1, Fn::kIncludes},
 };
 
 // Functions of CEL's standard library, its extensions or Kubernetes'

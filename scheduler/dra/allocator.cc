@@ -306,7 +306,14 @@ bool Allocator::Candidates(Slot& slot, std::string* why) {
   return false;
 }
 
+// An attribute is the set of its values (a scalar a set of one), as
+// kube-scheduler's allocator takes it with list-typed attributes
+// (DRAListTypeAttributes): matchAttribute holds while the sets of the
+// chosen devices have a value in common (for scalars: all equal), and
+// distinctAttribute while no two of them share a value (for scalars: all
+// different). Values of different kinds never match, and never clash.
 bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
+  std::vector<const api::DeviceAttribute*>& theirs = attributes_;
   for (const api::DeviceConstraint& k : slot.claim->constraints) {
     if (!slot.Covers(k)) continue;
     const bool distinct = !k.distinct_attribute.empty();
@@ -315,6 +322,7 @@ bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
     const api::DeviceAttribute* mine =
         AttributeOf(*inv_.devices()[d].device, name);
     if (mine == nullptr) return false;
+    theirs.clear();
     for (size_t s = 0; s < slot_count_; ++s) {
       const Slot& other = slots_[s];
       if (other.claim != slot.claim || other.chosen.empty() ||
@@ -322,12 +330,26 @@ bool Allocator::AgreesWithConstraints(const Slot& slot, DeviceId d) const {
         continue;
       }
       for (DeviceId o : other.chosen) {
-        const api::DeviceAttribute* theirs =
+        const api::DeviceAttribute* a =
             AttributeOf(*inv_.devices()[o].device, name);
-        if (theirs == nullptr) return false;
-        if (distinct ? *theirs == *mine : !(*theirs == *mine)) return false;
+        if (a == nullptr) return false;
+        if (distinct && a->Overlaps(*mine)) return false;
+        theirs.push_back(a);
       }
     }
+    if (distinct || theirs.empty()) continue;
+    // Some value of this device is every chosen device's too.
+    bool common = false;
+    for (size_t j = 0; j < mine->size() && !common; ++j) {
+      common = true;
+      for (const api::DeviceAttribute* a : theirs) {
+        if (!a->Holds(*mine, j)) {
+          common = false;
+          break;
+        }
+      }
+    }
+    if (!common) return false;
   }
   return true;
 }

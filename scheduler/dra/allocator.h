@@ -6,7 +6,9 @@
 // spent, a shared device's capacity not consumed. ExactCount takes
 // `count`, All takes every matching one (and fails if any is taken);
 // firstAvailable tries its alternatives in order; matchAttribute and
-// distinctAttribute constraints make the chosen devices agree or differ.
+// distinctAttribute constraints make the chosen devices agree or differ
+// (a list-typed attribute as the set of its values: match needs a value
+// common to all, distinct no value shared by two).
 // The search backtracks, bounded, over choices.
 #ifndef SHOAL_SCHEDULER_DRA_ALLOCATOR_H_
 #define SHOAL_SCHEDULER_DRA_ALLOCATOR_H_
@@ -87,6 +89,8 @@ class Allocator {
   std::vector<const api::ResourceClaim*> picked_;
   std::vector<std::pair<DeviceId, const api::ResourceClaim*>> touched_;
   std::vector<int64_t> amounts_;  // scratch
+  // Scratch of AgreesWithConstraints: the chosen devices' attributes.
+  mutable std::vector<const api::DeviceAttribute*> attributes_;
   // The search's slots are the first slot_count_; the rest keep their
   // vectors' room for the next call.
   std::vector<Slot> slots_;

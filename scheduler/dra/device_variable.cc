@@ -18,17 +18,42 @@ std::pair<std::string, std::string> SplitQualified(const std::string& name) {
   return {name.substr(0, slash), name.substr(slash + 1)};
 }
 
+cel::Value Version(const std::string& text) {
+  auto v = cel::Value::SemverFromString(text);
+  // The API server refuses bad versions; keep the text if one slips by.
+  return v.ok() ? *v : cel::Value::String(text);
+}
+
+// A scalar as its CEL value; a list-typed attribute as a CEL list of its
+// values (what a selector iterates, indexes or asks includes() of).
 cel::Value AttributeValue(const api::DeviceAttribute& a) {
+  if (a.list) {
+    std::vector<cel::Value> values;
+    values.reserve(a.size());
+    switch (a.kind) {
+      case api::DeviceAttribute::Kind::kBool:
+        for (bool b : a.bools) values.push_back(cel::Value::Bool(b));
+        break;
+      case api::DeviceAttribute::Kind::kInt:
+        for (int64_t i : a.ints) values.push_back(cel::Value::Int(i));
+        break;
+      case api::DeviceAttribute::Kind::kVersion:
+        for (const std::string& s : a.strings) values.push_back(Version(s));
+        break;
+      case api::DeviceAttribute::Kind::kString:
+        for (const std::string& s : a.strings)
+          values.push_back(cel::Value::String(s));
+        break;
+    }
+    return cel::Value::List(std::move(values));
+  }
   switch (a.kind) {
     case api::DeviceAttribute::Kind::kBool:
       return cel::Value::Bool(a.b);
     case api::DeviceAttribute::Kind::kInt:
       return cel::Value::Int(a.i);
-    case api::DeviceAttribute::Kind::kVersion: {
-      auto v = cel::Value::SemverFromString(a.s);
-      // The decoder refuses bad versions; keep the text if one slips by.
-      return v.ok() ? *v : cel::Value::String(a.s);
-    }
+    case api::DeviceAttribute::Kind::kVersion:
+      return Version(a.s);
     case api::DeviceAttribute::Kind::kString:
       break;
   }

@@ -182,6 +182,13 @@ Inventory::Inventory(std::shared_ptr<const api::DeviceWorld> world,
         absl::StrAppend(&key, "\na", name.size(), ":", name,
                         static_cast<int>(a.kind), a.b ? "t" : "f", a.i, ":",
                         a.s.size(), ":", a.s);
+        if (!a.list) continue;
+        // A list's values, in order (a selector may index them).
+        absl::StrAppend(&key, "[", a.size());
+        for (bool b : a.bools) key.push_back(b ? 't' : 'f');
+        for (int64_t i : a.ints) absl::StrAppend(&key, ",", i);
+        for (const std::string& v : a.strings)
+          absl::StrAppend(&key, ",", v.size(), ":", v);
       }
       for (const api::DeviceCapacity& c : e.device->capacity) {
         absl::StrAppend(&key, "\nc", c.name.size(), ":", c.name, c.value);

@@ -91,16 +91,8 @@ Ledger::Ledger(std::shared_ptr<const api::DeviceWorld> world,
   // of both. Admin access holds nothing.
   for (const auto& [key, c] : inv_.world().claims) {
     if (!c.allocation.has_value()) continue;
-    for (const api::DeviceResult& r : c.allocation->results) {
-      if (r.admin_access) continue;
-      const std::vector<DeviceId>& ids = inv_.Find(r);
-      if (ids.empty()) continue;
-      // A device that allows multiple allocations but was given without
-      // a share id is held whole: it is not shared until it is free.
-      const api::Device& device = *inv_.devices()[ids[0]].device;
-      usage_.Take(ids[0], AmountsOf(r, device),
-                  device.allow_multiple_allocations && r.share_id.empty());
-    }
+    for (const SnapshotHold& h : SnapshotHolds(c))
+      usage_.Take(h.device, h.amounts, h.whole);
   }
 }
 
@@ -132,10 +124,14 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
     if (pc.claim.empty()) {
       *kube_words = absl::StrCat("pod \"", pod.Key(),
                                  "\": ResourceClaim not created yet");
-      return absl::StrCat(who, "spec.resourceClaims[", i, "] (", pc.name,
-                          "): waiting for the claim made from template ",
-                          pc.template_name,
-                          " (pod status.resourceClaimStatuses names none yet)");
+      return absl::StrCat(
+          who, "spec.resourceClaims[", i, "] (", pc.name,
+          "): waiting for the claim made from template ", pc.template_name,
+          pc.group.name.empty()
+              ? " (pod status.resourceClaimStatuses names none yet)"
+              : absl::StrCat(" for podgroup ", pod.ns, "/", pc.group.name,
+                             " (its status.resourceClaimStatuses names none "
+                             "yet)"));
     }
     auto it = inv_.world().claims.find(absl::StrCat(pod.ns, "/", pc.claim));
     if (it == inv_.world().claims.end()) {
@@ -148,7 +144,9 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
           absl::StrCat("resourceclaim \"", pc.claim, "\" is being deleted");
       return absl::StrCat(who, *kube_words);
     }
-    if (!pc.template_name.empty() && c.owner_uid != pod.uid) {
+    // A template's claim is the pod's own (or its PodGroup's).
+    if (!pc.template_name.empty() && pc.group.name.empty() &&
+        c.owner_uid != pod.uid) {
       *kube_words =
           absl::StrCat("ResourceClaim ", c.Key(), " was not created for pod ",
                        pod.Key(), " (pod is not owner)");
@@ -348,6 +346,10 @@ bool Ledger::Split(const api::PodInfo& pod, const api::NodeInfo& n,
     const api::DeviceAllocation* a = AllocationOf(*c);
     if (a == nullptr) {
       to_allocate->push_back(c);
+    } else if (!lending_ && !c->allocation.has_value() && WaitsForRelease(*c)) {
+      *why = absl::StrCat("resourceclaim ", c->name,
+                          " is allocated to devices victims still hold");
+      return false;
     } else if (!Reaches(*a, n)) {
       *why = a->node.empty()
                  ? absl::StrCat("resourceclaim ", c->name,
@@ -388,6 +390,7 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
         t.allocation.config =
             ConfigOf(inv_.world(), *to_allocate[i], t.allocation);
         t.holds = std::move(holds[i]);
+        t.once_released = lending_;
         for (const Hold& h : t.holds) {
           if (!h.admin) usage_.Take(h.device, h.amounts);
         }
@@ -395,21 +398,22 @@ void Ledger::Place(const api::PodInfo& pod, const api::NodeInfo& n) {
     }
   }
   // Every claim of the pod made this session counts the pod once, and
-  // every claim it uses lists it among this session's consumers.
+  // every claim it uses lists it (or its PodGroup) among this session's
+  // consumers.
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
     auto it = tentative_.find(c);
     if (it != tentative_.end()) ++it->second.users;
-    consumers_[c].push_back({"pods", pod.name, pod.uid});
+    consumers_[c].push_back(ConsumerOf(pod, *c));
   }
 }
 
 void Ledger::Unplace(const api::PodInfo& pod) {
+  waiting_.erase(pod.uid);
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
     if (c == nullptr) continue;
     std::vector<api::ClaimConsumer>& users = consumers_[c];
-    auto mine = std::find(users.begin(), users.end(),
-                          api::ClaimConsumer{"pods", pod.name, pod.uid});
+    auto mine = std::find(users.begin(), users.end(), ConsumerOf(pod, *c));
     if (mine != users.end()) users.erase(mine);
     auto it = tentative_.find(c);
     if (it == tentative_.end() || --it->second.users > 0) continue;
@@ -458,6 +462,14 @@ std::string Ledger::Signature(
   return out;
 }
 
+api::ClaimConsumer Ledger::ConsumerOf(const api::PodInfo& pod,
+                                      const api::ResourceClaim& c) const {
+  for (const api::PodClaim& pc : pod.resource_claims) {
+    if (pc.claim == c.name && !pc.group.name.empty()) return pc.group;
+  }
+  return {"pods", pod.name, pod.uid};
+}
+
 std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
   std::vector<api::ClaimWrite> out;
   for (const api::ResourceClaim* c : ClaimsOf(pod)) {
@@ -471,7 +483,7 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
     w.resource_version = c->resource_version;
     w.api_version = c->api_version;
     w.allocation = *a;
-    w.consumer = {"pods", pod.name, pod.uid};
+    w.consumer = ConsumerOf(pod, *c);
     if (c->to_create) w.create = std::make_shared<api::ResourceClaim>(*c);
     // The pod's status names the claim serving its extended resources
     // (and which request serves which container) once it is written.
@@ -494,6 +506,12 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
       continue;
     }
     w.newly_allocated = !c->allocation.has_value();
+    // A PodGroup's claim reserved for the group already: nothing to write.
+    if (!w.newly_allocated && w.consumer.resource != "pods" &&
+        std::find(c->reserved_for.begin(), c->reserved_for.end(), w.consumer) !=
+            c->reserved_for.end()) {
+      continue;
+    }
     w.reserved_for = c->reserved_for;
     auto users = consumers_.find(c);
     std::vector<api::ClaimConsumer> all = {w.consumer};
@@ -501,6 +519,7 @@ std::vector<api::ClaimWrite> Ledger::WritesFor(const api::PodInfo& pod) const {
       all.insert(all.end(), users->second.begin(), users->second.end());
     }
     for (const api::ClaimConsumer& u : all) {
+      if (u.resource == "pods" && waiting_.contains(u.uid)) continue;
       if (std::find(w.reserved_for.begin(), w.reserved_for.end(), u) ==
           w.reserved_for.end()) {
         w.reserved_for.push_back(u);

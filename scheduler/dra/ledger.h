@@ -61,6 +61,33 @@ class Ledger {
   // written by the first with all of them (see ledger.cc).
   std::vector<api::ClaimWrite> WritesFor(const api::PodInfo& pod) const;
 
+  // --- Making room (preempt, reclaim). A pod leaving its node (evicted
+  // in the session, or Releasing in the snapshot) gives back the devices
+  // of each claim it holds that only leaving pods reserve
+  // (status.reservedFor) and no pod placed this session uses: whole
+  // devices, shares with what they consume, and the counters of both. A
+  // claim a staying pod shares keeps them. They are free only for what
+  // waits for the victims (FitsOnceReleased, PlaceOnceReleased: a
+  // pipelined pod, which writes nothing); for what binds now (Fits,
+  // Place) they stay held, since the claim's status holds them until
+  // Kubernetes' resourceclaim controller deallocates it, and a device is
+  // never given to two claims. Nothing but the snapshot's claims is
+  // released: a claim this session allocated belongs to a pod that stays.
+  //
+  // The pod leaves; returns how many of its claims that freed.
+  int Release(const api::PodInfo& pod);
+  // Undoes Release (a discarded eviction, the victim search's what-if):
+  // its claims hold their devices again. Undone before any pod placed
+  // once released is unplaced would double-book them, so statements
+  // undo newest first.
+  void Unrelease(const api::PodInfo& pod);
+  // Fits and Place with the released devices free.
+  bool FitsOnceReleased(const api::PodInfo& pod, const api::NodeInfo& n,
+                        std::string* why = nullptr);
+  void PlaceOnceReleased(const api::PodInfo& pod, const api::NodeInfo& n);
+  // Claims released now, for tests.
+  int ReleasedCount() const { return static_cast<int>(released_.size()); }
+
   // Devices held right now (in the snapshot or by this session's
   // placements), for tests and the properties' oracle.
   int TakenCount() const;
@@ -74,6 +101,8 @@ class Ledger {
     api::DeviceAllocation allocation;
     std::vector<Hold> holds;
     int users = 0;
+    // Made by PlaceOnceReleased: on devices victims still hold.
+    bool once_released = false;
   };
   // The claims the pod names, each once; null for one that is missing.
   std::vector<const api::ResourceClaim*> ClaimsOf(
@@ -90,6 +119,29 @@ class Ledger {
   bool Split(const api::PodInfo& pod, const api::NodeInfo& n,
              std::vector<const api::ResourceClaim*>* to_allocate,
              std::string* why) const;
+
+  // What a claim allocated in the snapshot holds (the constructor takes
+  // it, Release lends it): admin access holds nothing, and a device that
+  // allows multiple allocations given without a share id is held whole.
+  struct SnapshotHold {
+    DeviceId device = 0;
+    std::vector<int64_t> amounts;
+    bool whole = false;
+  };
+  std::vector<SnapshotHold> SnapshotHolds(const api::ResourceClaim& c) const;
+  // Whether every consumer of `c` is a leaving pod (and there is one).
+  bool OnlyLeavingUse(const api::ResourceClaim& c) const;
+  // Gives back (`give`) or takes again what the released claims `n` may
+  // use hold: FitsOnceReleased looks between the two.
+  void LendReleased(const api::NodeInfo& n, bool give);
+  // Whether `c` was allocated this session on devices victims still hold:
+  // a pod that binds now may not use it (Split).
+  bool WaitsForRelease(const api::ResourceClaim& c) const;
+
+  // Who the pod's use of claim `c` reserves it for: the pod, or its
+  // PodGroup when `c` is the group's (group_claims.h).
+  api::ClaimConsumer ConsumerOf(const api::PodInfo& pod,
+                                const api::ResourceClaim& c) const;
 
   // Why a claim allocated with devices that have binding conditions
   // keeps its pods from binding: a device not yet reporting one, or
@@ -117,6 +169,19 @@ class Ledger {
   mutable absl::flat_hash_map<const api::ResourceClaim*,
                               std::vector<api::ClaimConsumer>>
       written_;
+  // Release's state: the leaving pods (by uid, how many times), the
+  // released claims with what they hold, and those by the node their
+  // allocation is pinned to ("": not pinned to one).
+  absl::flat_hash_map<std::string, int> leaving_;
+  absl::flat_hash_map<const api::ResourceClaim*, std::vector<SnapshotHold>>
+      released_;
+  absl::flat_hash_map<std::string, std::vector<const api::ResourceClaim*>>
+      released_by_node_;
+  // While the released devices are lent (LendReleased).
+  bool lending_ = false;
+  // Pods placed once released (by uid): not reserved in a claim's write
+  // until they bind themselves.
+  absl::flat_hash_set<std::string> waiting_;
   // Kept between calls, with the room of its vectors.
   Allocator allocator_;
   // Fits' claims to allocate, kept to spare an allocation per call.

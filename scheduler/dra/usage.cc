@@ -26,7 +26,7 @@ bool Usage::CountersSpent(DeviceId d) const {
 
 bool Usage::CanTake(DeviceId d, const std::vector<int64_t>& amounts) const {
   if (!Shared(d)) return held_[d] == 0 && !CountersSpent(d);
-  if (whole_[d] || CountersSpent(d)) return false;
+  if (whole_[d] > 0 || CountersSpent(d)) return false;
   const std::vector<int64_t>& total = inv_.devices()[d].capacity;
   for (size_t i = 0; i < total.size() && i < amounts.size(); ++i) {
     if (consumed_[offset_[d] + i] + amounts[i] > total[i]) return false;
@@ -45,7 +45,7 @@ void Usage::Take(DeviceId d, const std::vector<int64_t>& amounts, bool whole) {
   // lists it) is held alike.
   for (DeviceId e : inv_.Same(d)) {
     if (held_[e]++ == 0) Spend(e, +1);
-    if (whole) whole_[e] = 1;
+    if (whole) ++whole_[e];
     if (!Shared(e)) continue;
     for (size_t i = 0;
          i < amounts.size() && i < inv_.devices()[e].capacity.size(); ++i) {
@@ -54,9 +54,10 @@ void Usage::Take(DeviceId d, const std::vector<int64_t>& amounts, bool whole) {
   }
 }
 
-void Usage::Give(DeviceId d, const std::vector<int64_t>& amounts) {
+void Usage::Give(DeviceId d, const std::vector<int64_t>& amounts, bool whole) {
   for (DeviceId e : inv_.Same(d)) {
     if (held_[e] == 0) continue;
+    if (whole && whole_[e] > 0) --whole_[e];
     if (--held_[e] == 0) {
       Spend(e, -1);
       whole_[e] = 0;

@@ -25,10 +25,13 @@ class Usage {
   // its first share).
   bool CanTake(DeviceId d, const std::vector<int64_t>& amounts) const;
   // `whole`: a device that allows multiple allocations is held whole
-  // (an allocation without a share, as a claim's status may say).
+  // (an allocation without a share, as a claim's status may say). Give
+  // says `whole` for what was taken whole: a claim being released gives
+  // its devices back as it took them (Ledger::Release).
   void Take(DeviceId d, const std::vector<int64_t>& amounts,
             bool whole = false);
-  void Give(DeviceId d, const std::vector<int64_t>& amounts);
+  void Give(DeviceId d, const std::vector<int64_t>& amounts,
+            bool whole = false);
 
   // Held whole, or by some share.
   bool Held(DeviceId d) const { return held_[d] > 0; }
@@ -51,8 +54,10 @@ class Usage {
   const Inventory& inv_;
   // Per device entry: allocations (whole: 0 or 1; shares: how many).
   std::vector<int32_t> held_;
-  // Per device entry: held whole though it could be shared.
-  std::vector<uint8_t> whole_;
+  // Per device entry: how many holders hold it whole though it could be
+  // shared (counted: a claim released for a what-if gives its hold back
+  // and takes it again while a preemptor's share is placed beside it).
+  std::vector<int32_t> whole_;
   // Per device entry, from offset_[d]: what its shares consume of each
   // capacity.
   std::vector<size_t> offset_;

@@ -9,15 +9,19 @@
 #include "scheduler/api/queue_tree.h"
 #include "scheduler/dra/device_quota.h"
 #include "scheduler/dra/extended_resources.h"
+#include "scheduler/dra/group_claims.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal::framework {
 
 namespace {
 
-// The cluster with each pending pod's claim for its extended resources
-// (dra/extended_resources.h), before the ledger reads the claims.
-api::ClusterInfo WithExtendedResourceClaims(api::ClusterInfo cluster) {
+// The cluster with its pods' claims as the session reads them, before
+// the ledger does: a PodGroup's claims resolved for its pods
+// (dra/group_claims.h), each pending pod's claim for its extended
+// resources added (dra/extended_resources.h).
+api::ClusterInfo WithSessionClaims(api::ClusterInfo cluster) {
+  dra::ResolveGroupClaims(cluster);
   dra::AddExtendedResourceClaims(cluster);
   return cluster;
 }
@@ -25,7 +29,7 @@ api::ClusterInfo WithExtendedResourceClaims(api::ClusterInfo cluster) {
 }  // namespace
 
 Session::Session(api::ClusterInfo cluster, Policy& policy)
-    : cluster_(WithExtendedResourceClaims(std::move(cluster))),
+    : cluster_(WithSessionClaims(std::move(cluster))),
       policy_(policy),
       topology_(std::make_unique<PodTopology>(cluster_)),
       devices_(std::make_unique<dra::Ledger>(cluster_.devices, cluster_.nodes)),
@@ -54,7 +58,12 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
   for (api::QueueInfo& q : cluster_.queues) q.UnlimitNamesSeenSince();
   queue_held_.assign(cluster_.queues.size(), api::Resource());
   for (const auto& t : cluster_.tasks) {
-    if (t.status == api::TaskStatus::kReleasing) ++releasing_count_;
+    if (t.status == api::TaskStatus::kReleasing) {
+      ++releasing_count_;
+      // Its claims' devices wait for it like its node room does: free
+      // for what is pipelined, held for what binds now.
+      if (!t.pod->resource_claims.empty()) devices_->Release(*t.pod);
+    }
     if (api::HoldsShare(t.status)) HoldInQueues(t, +1);
   }
   // Admission is renewed every cycle until the gang holds something: a
@@ -400,13 +409,27 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
   // Claims are allocated when a pending pod is placed and given back
   // when that placement is undone; a placed pod's claims stay allocated
   // through binding, running and eviction (the claim outlives the move).
+  // A pipelined pod's claims take devices its victims give back; an
+  // evicted pod gives back those of its claims no staying pod shares,
+  // for pipelined pods only (dra::Ledger::Release).
   if (!task.pod->resource_claims.empty()) {
-    if (old_status == api::TaskStatus::kPending && node != api::kNone &&
+    using api::TaskStatus;
+    if (old_status == TaskStatus::kPending && node != api::kNone &&
         api::OccupiesNode(status)) {
       devices_->Place(*task.pod, cluster_.nodes[node]);
-    } else if (status == api::TaskStatus::kPending && old_node != api::kNone &&
-               api::OccupiesNode(old_status)) {
+    } else if (old_status == TaskStatus::kPending &&
+               status == TaskStatus::kPipelined) {
+      devices_->PlaceOnceReleased(*task.pod, cluster_.nodes[node]);
+    } else if (status == TaskStatus::kPending && old_node != api::kNone &&
+               (api::OccupiesNode(old_status) ||
+                old_status == TaskStatus::kPipelined)) {
       devices_->Unplace(*task.pod);
+    } else if (status == TaskStatus::kReleasing &&
+               old_status != TaskStatus::kReleasing) {
+      devices_->Release(*task.pod);
+    } else if (old_status == TaskStatus::kReleasing &&
+               status != TaskStatus::kReleasing) {
+      devices_->Unrelease(*task.pod);
     }
   }
   if (old_node != api::kNone) {

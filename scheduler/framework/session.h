@@ -168,14 +168,23 @@ class Session {
   bool Fits(const api::TaskInfo& t, const api::NodeInfo& n,
             const api::Resource& available,
             TopologyScope scope = TopologyScope::kAll) const {
-    return t.request().FitsIn(available) &&
-           n.HostPortsFree(t.pod->host_ports) &&
-           n.VolumesFit(t.pod->csi_volumes) &&
-           (t.pod->resource_claims.empty() || devices_->Fits(*t.pod, n)) &&
-           (t.topology_class == 0 ||
-            topology_->Refusal(t, n, scope) == nullptr) &&
-           Call<Fit>(t, n, available, nullptr);
+    return FitsIn(t, n, available, scope, /*once_released=*/false);
   }
+  // Like Fits, for room once the pods leaving now are gone (`available`:
+  // the node's FutureIdle, or that and what victims would free): the
+  // devices their claims give back count as free (dra::Ledger::Release).
+  // What pipelines a task asks this; what places it to bind now, Fits.
+  bool FitsOnceReleased(const api::TaskInfo& t, const api::NodeInfo& n,
+                        const api::Resource& available) const {
+    return FitsIn(t, n, available, TopologyScope::kAll,
+                  /*once_released=*/true);
+  }
+  // The victim search's what-if (actions/victims.cc): until undone, the
+  // task counts as evicted for FitsOnceReleased, so that the devices its
+  // claims would give back are free there. Moves and decides nothing;
+  // undone in reverse order.
+  void SupposeGone(api::TaskIndex t) { devices_->Release(*task(t).pod); }
+  void UnsupposeGone(api::TaskIndex t) { devices_->Unrelease(*task(t).pod); }
   // Whether the task's claims can have their devices on the node now
   // (DRA); true for a task without claims.
   bool DevicesFit(const api::TaskInfo& t, const api::NodeInfo& n) const {
@@ -247,6 +256,19 @@ class Session {
   void CountDiscard() { ++discards_; }
   // Sets each task's claims_class (PlacedAlike).
   void ClassifyClaims();
+  bool FitsIn(const api::TaskInfo& t, const api::NodeInfo& n,
+              const api::Resource& available, TopologyScope scope,
+              bool once_released) const {
+    return t.request().FitsIn(available) &&
+           n.HostPortsFree(t.pod->host_ports) &&
+           n.VolumesFit(t.pod->csi_volumes) &&
+           (t.pod->resource_claims.empty() ||
+            (once_released ? devices_->FitsOnceReleased(*t.pod, n)
+                           : devices_->Fits(*t.pod, n))) &&
+           (t.topology_class == 0 ||
+            topology_->Refusal(t, n, scope) == nullptr) &&
+           Call<Fit>(t, n, available, nullptr);
+  }
   // FitsExplained but for the Fit callbacks.
   bool FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
                         const api::Resource& available, Reasons* why) const;

@@ -23,6 +23,19 @@ json Selectors(const std::vector<std::string>& exprs) {
 }
 
 json AttributeJson(const api::DeviceAttribute& a) {
+  if (a.list) {
+    switch (a.kind) {
+      case api::DeviceAttribute::Kind::kBool:
+        return {{"bools", a.bools}};
+      case api::DeviceAttribute::Kind::kInt:
+        return {{"ints", a.ints}};
+      case api::DeviceAttribute::Kind::kVersion:
+        return {{"versions", a.strings}};
+      case api::DeviceAttribute::Kind::kString:
+        break;
+    }
+    return {{"strings", a.strings}};
+  }
   switch (a.kind) {
     case api::DeviceAttribute::Kind::kBool:
       return {{"bool", a.b}};
@@ -156,7 +169,9 @@ json AllocationJson(const api::DeviceAllocation& a) {
 }
 
 json ConsumerJson(const api::ClaimConsumer& c) {
-  return {{"resource", c.resource}, {"name", c.name}, {"uid", c.uid}};
+  json out = {{"resource", c.resource}, {"name", c.name}, {"uid", c.uid}};
+  if (!c.api_group.empty()) out["apiGroup"] = c.api_group;
+  return out;
 }
 
 json ResourceSliceJson(const api::ResourceSlice& s) {

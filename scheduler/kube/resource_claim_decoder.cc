@@ -361,7 +361,8 @@ absl::StatusOr<api::ResourceClaim> DecodeResourceClaim(
                              r.String(c, "resource", at + ".resource"));
       SHOAL_ASSIGN_OR_RETURN(name, r.String(c, "name", at + ".name"));
       SHOAL_ASSIGN_OR_RETURN(uid, r.String(c, "uid", at + ".uid"));
-      out.reserved_for.push_back({resource, name, uid});
+      SHOAL_ASSIGN_OR_RETURN(group, r.String(c, "apiGroup", at + ".apiGroup"));
+      out.reserved_for.push_back({resource, name, uid, group});
     }
   }
   r.TakeWarnings(warnings);

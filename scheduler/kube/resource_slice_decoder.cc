@@ -142,14 +142,63 @@ std::string Qualified(const std::string& driver, const std::string& name) {
   return absl::StrContains(name, "/") ? name : absl::StrCat(driver, "/", name);
 }
 
+constexpr const char* kAttributeKinds =
+    "int, bool, string, version, ints, bools, strings, versions";
+
+// A list-typed attribute (DRAListTypeAttributes): `kind` is "ints",
+// "bools", "strings" or "versions", `value` a non-empty list of that.
+absl::StatusOr<api::DeviceAttribute> ListAttribute(const Reader& r,
+                                                   const std::string& kind,
+                                                   const json& value,
+                                                   const std::string& path) {
+  const std::string at = absl::StrCat(path, ".", kind);
+  const char* element = kind == "ints"    ? "an integer"
+                        : kind == "bools" ? "a boolean"
+                                          : "a string";
+  if (!value.is_array()) {
+    return r.Error(
+        at, absl::StrCat("must be a list of ", kind, ", got ", value.dump()));
+  }
+  if (value.empty()) return r.Error(at, "must not be empty");
+  api::DeviceAttribute a;
+  a.list = true;
+  a.kind = kind == "ints"       ? api::DeviceAttribute::Kind::kInt
+           : kind == "bools"    ? api::DeviceAttribute::Kind::kBool
+           : kind == "versions" ? api::DeviceAttribute::Kind::kVersion
+                                : api::DeviceAttribute::Kind::kString;
+  for (size_t k = 0; k < value.size(); ++k) {
+    const json& e = value[k];
+    const bool fits = kind == "ints"    ? e.is_number_integer()
+                      : kind == "bools" ? e.is_boolean()
+                                        : e.is_string();
+    if (!fits) {
+      return r.Error(absl::StrCat(at, "[", k, "]"),
+                     absl::StrCat("must be ", element, ", got ", e.dump()));
+    }
+    if (kind == "ints") {
+      a.ints.push_back(e.get<int64_t>());
+    } else if (kind == "bools") {
+      a.bools.push_back(e.get<bool>());
+    } else {
+      a.strings.push_back(e.get<std::string>());
+    }
+  }
+  return a;
+}
+
 absl::StatusOr<api::DeviceAttribute> Attribute(const Reader& r, const json& v,
                                                const std::string& path) {
   api::DeviceAttribute a;
   if (!v.is_object() || v.size() != 1) {
-    return r.Error(path, "must hold exactly one of int, bool, string, version");
+    return r.Error(path, absl::StrCat("must hold exactly one of ",
+                                      kAttributeKinds, ", got ", v.dump()));
   }
   const std::string kind = v.begin().key();
   const json& value = v.begin().value();
+  if (kind == "ints" || kind == "bools" || kind == "strings" ||
+      kind == "versions") {
+    return ListAttribute(r, kind, value, path);
+  }
   if (kind == "int" && value.is_number_integer()) {
     a.kind = api::DeviceAttribute::Kind::kInt;
     a.i = value.get<int64_t>();
@@ -162,9 +211,8 @@ absl::StatusOr<api::DeviceAttribute> Attribute(const Reader& r, const json& v,
     a.kind = api::DeviceAttribute::Kind::kVersion;
     a.s = value.get<std::string>();
   } else {
-    return r.Error(path, absl::StrCat("must hold exactly one of int, bool, "
-                                      "string, version, got ",
-                                      v.dump()));
+    return r.Error(path, absl::StrCat("must hold exactly one of ",
+                                      kAttributeKinds, ", got ", v.dump()));
   }
   return a;
 }

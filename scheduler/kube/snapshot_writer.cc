@@ -345,6 +345,26 @@ Containers EncodeContainers(const api::PodInfo& pod) {
   return out;
 }
 
+// spec.resourceClaims of a pod or a PodGroup; returns what the
+// resourceclaim controller recorded of them (status.resourceClaimStatuses).
+json ResourceClaims(const std::vector<api::PodClaim>& list, json& spec) {
+  json made = json::array();
+  if (list.empty()) return made;
+  json claims = json::array();
+  for (const api::PodClaim& c : list) {
+    if (c.template_name.empty()) {
+      claims.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
+      continue;
+    }
+    claims.push_back(
+        {{"name", c.name}, {"resourceClaimTemplateName", c.template_name}});
+    if (!c.claim.empty())
+      made.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
+  }
+  spec["resourceClaims"] = std::move(claims);
+  return made;
+}
+
 json EncodePod(const cache::CacheContents::Pod& entry) {
   const api::PodInfo& pod = *entry.pod;
   json meta = Metadata(pod.name, pod.ns);
@@ -418,21 +438,7 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
   if (pod.placement != nullptr) EncodePlacement(*pod.placement, spec);
   if (pod.inter_pod != nullptr) EncodeInterPod(*pod.inter_pod, spec);
 
-  json made = json::array();  // the resourceclaim controller's record
-  if (!pod.resource_claims.empty()) {
-    json claims = json::array();
-    for (const api::PodClaim& c : pod.resource_claims) {
-      if (c.template_name.empty()) {
-        claims.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
-        continue;
-      }
-      claims.push_back(
-          {{"name", c.name}, {"resourceClaimTemplateName", c.template_name}});
-      if (!c.claim.empty())
-        made.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
-    }
-    spec["resourceClaims"] = std::move(claims);
-  }
+  json made = ResourceClaims(pod.resource_claims, spec);
 
   json obj = Object("v1", "Pod", std::move(meta));
   obj["spec"] = std::move(spec);
@@ -490,8 +496,10 @@ json EncodeKubePodGroup(const api::JobInfo& job) {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
+  json made = ResourceClaims(job.group_claims, spec);
   WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);
+  if (!made.empty()) obj["status"]["resourceClaimStatuses"] = std::move(made);
   return obj;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "scheduler/kube/objects.h"
+#include "scheduler/kube/pod_resource_claims.h"
 #include "scheduler/kube/reader.h"
 
 namespace shoal::kube {
@@ -49,6 +50,8 @@ const SchedulingFields kKubePodGroupFields = {
         // PodGroup: disrupt the group together. Shoal's evictions never
         // leave a gang below its minimum; it does not evict the rest too.
         {"disruptionMode", FieldUse::kNoEffect},
+        // Claims reserved for the group, shared by its pods (KEP-5729).
+        {"resourceClaims", FieldUse::kHonoured},
     }};
 
 // What a Workload and a PodGroup of scheduling.k8s.io read alike from
@@ -204,6 +207,11 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   SHOAL_ASSIGN_OR_RETURN(
       pc, r.String(spec, "priorityClassName", "spec.priorityClassName"));
   job.priority_class = pc;
+  // Read as a pod's are: the same shape, the same controller resolving
+  // templates (status.resourceClaimStatuses).
+  SHOAL_ASSIGN_OR_RETURN(status, r.Section(obj, "status"));
+  SHOAL_ASSIGN_OR_RETURN(claims, DecodePodResourceClaims(r, spec, *status));
+  job.group_claims = std::move(claims);
   r.TakeWarnings(warnings);
   return job;
 }

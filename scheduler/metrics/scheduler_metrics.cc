@@ -158,6 +158,57 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "shoal_queue_running_gangs",
           "Gangs in this queue running with at least their minMember",
           {"queue_name"})),
+      device_count(r.AddGaugeFamily(
+          "shoal_device_count",
+          "Devices the newest generation of each ResourceSlice pool "
+          "publishes, by driver",
+          {"driver"})),
+      device_allocated_count(r.AddGaugeFamily(
+          "shoal_device_allocated_count",
+          "Devices a claim holds whole (partitions included), by driver",
+          {"driver"})),
+      device_partition_allocated_count(r.AddGaugeFamily(
+          "shoal_device_partition_allocated_count",
+          "Partitions (devices spending shared counters) a claim holds, by "
+          "driver",
+          {"driver"})),
+      device_shared_count(r.AddGaugeFamily(
+          "shoal_device_shared_count",
+          "Devices shared by claims (consumable capacity), by driver",
+          {"driver"})),
+      device_share_count(r.AddGaugeFamily(
+          "shoal_device_share_count",
+          "Shares claims hold of shared devices, by driver", {"driver"})),
+      device_tainted_count(r.AddGaugeFamily(
+          "shoal_device_tainted_count",
+          "Devices with a taint (from their slice or a DeviceTaintRule), by "
+          "driver and effect: NoSchedule, NoExecute, None",
+          {"driver", "effect"})),
+      device_binding_waiting_count(r.AddGaugeFamily(
+          "shoal_device_binding_waiting_count",
+          "Allocated devices that have not yet reported their binding "
+          "conditions, by driver",
+          {"driver"})),
+      device_shared_capacity_consumed(r.AddGaugeFamily(
+          "shoal_device_shared_capacity_consumed",
+          "What the shares of shared devices consume of a capacity (bytes "
+          "for memory), by driver and capacity",
+          {"driver", "capacity"})),
+      device_shared_capacity(r.AddGaugeFamily(
+          "shoal_device_shared_capacity",
+          "The capacity of the devices that allow multiple allocations, by "
+          "driver and capacity",
+          {"driver", "capacity"})),
+      device_counter_consumed(r.AddGaugeFamily(
+          "shoal_device_counter_consumed",
+          "What allocated partitions spend of their pools' shared counters, "
+          "by driver and counter",
+          {"driver", "counter"})),
+      device_counter_capacity(r.AddGaugeFamily(
+          "shoal_device_counter_capacity",
+          "The pools' shared counters (counter sets summed), by driver and "
+          "counter",
+          {"driver", "counter"})),
       job_share(r.AddGaugeFamily("shoal_job_share",
                                  "Share (dominant resource) for one job",
                                  {"job_ns", "job_id"})),
@@ -282,6 +333,40 @@ void ShoalMetrics::PublishQueues(const std::vector<QueueSample>& queues) {
   queue_pod_group_unknown_count.Replace(unknown);
   queue_pending_gangs.Replace(pending_gangs);
   queue_running_gangs.Replace(running_gangs);
+}
+
+void ShoalMetrics::PublishDevices(const std::vector<DeviceSample>& drivers) {
+  Values count, allocated, partitions, shared, shares, waiting, tainted,
+      consumed, capacity, counter_used, counter_total;
+  for (const DeviceSample& d : drivers) {
+    count.push_back({{d.driver}, double(d.devices)});
+    allocated.push_back({{d.driver}, double(d.allocated)});
+    partitions.push_back({{d.driver}, double(d.partitions_allocated)});
+    shared.push_back({{d.driver}, double(d.shared)});
+    shares.push_back({{d.driver}, double(d.shares)});
+    waiting.push_back({{d.driver}, double(d.binding_waiting)});
+    for (const auto& [effect, n] : d.tainted)
+      tainted.push_back({{d.driver, effect}, double(n)});
+    for (const auto& [name, use] : d.shared_capacity) {
+      consumed.push_back({{d.driver, name}, use.first});
+      capacity.push_back({{d.driver, name}, use.second});
+    }
+    for (const auto& [name, use] : d.counters) {
+      counter_used.push_back({{d.driver, name}, use.first});
+      counter_total.push_back({{d.driver, name}, use.second});
+    }
+  }
+  device_count.Replace(count);
+  device_allocated_count.Replace(allocated);
+  device_partition_allocated_count.Replace(partitions);
+  device_shared_count.Replace(shared);
+  device_share_count.Replace(shares);
+  device_binding_waiting_count.Replace(waiting);
+  device_tainted_count.Replace(tainted);
+  device_shared_capacity_consumed.Replace(consumed);
+  device_shared_capacity.Replace(capacity);
+  device_counter_consumed.Replace(counter_used);
+  device_counter_capacity.Replace(counter_total);
 }
 
 ShoalMetrics& Shoal() {

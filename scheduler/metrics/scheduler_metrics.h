@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scheduler/metrics/metrics.h"
@@ -68,6 +69,22 @@ struct QueueSample {
   int pending_gangs = 0, running_gangs = 0;
 };
 
+// Everything exported per device driver (DRA), for one cycle. Amounts
+// of capacities and counters are in their own units (bytes for memory),
+// as (consumed, total).
+struct DeviceSample {
+  std::string driver;
+  int devices = 0;
+  int allocated = 0;  // held whole by a claim, partitions included
+  int partitions_allocated = 0;
+  int shared = 0;  // held by one share or more
+  int shares = 0;
+  int binding_waiting = 0;
+  std::map<std::string, int> tainted;  // devices by taint effect
+  std::map<std::string, std::pair<double, double>> shared_capacity;
+  std::map<std::string, std::pair<double, double>> counters;
+};
+
 class ShoalMetrics {
  public:
   explicit ShoalMetrics(Registry& registry);
@@ -116,6 +133,18 @@ class ShoalMetrics {
   Family<Gauge>& queue_pod_group_unknown_count;
   Family<Gauge>& queue_pending_gangs;
   Family<Gauge>& queue_running_gangs;
+  // --- Devices (set all at once with PublishDevices) ---
+  Family<Gauge>& device_count;                      // {driver}
+  Family<Gauge>& device_allocated_count;            // {driver}
+  Family<Gauge>& device_partition_allocated_count;  // {driver}
+  Family<Gauge>& device_shared_count;               // {driver}
+  Family<Gauge>& device_share_count;                // {driver}
+  Family<Gauge>& device_tainted_count;              // {driver, effect}
+  Family<Gauge>& device_binding_waiting_count;      // {driver}
+  Family<Gauge>& device_shared_capacity_consumed;   // {driver, capacity}
+  Family<Gauge>& device_shared_capacity;            // {driver, capacity}
+  Family<Gauge>& device_counter_consumed;           // {driver, counter}
+  Family<Gauge>& device_counter_capacity;           // {driver, counter}
   // --- Jobs ---
   Family<Gauge>& job_share;       // {job_ns, job_id}
   Family<Gauge>& elastic_target;  // {job_ns, job_name}
@@ -150,6 +179,9 @@ class ShoalMetrics {
   // listed (deleted) is no longer exported, nor is a scalar resource a
   // queue no longer has.
   void PublishQueues(const std::vector<QueueSample>& queues);
+  // Likewise every per-driver device gauge: a driver no longer
+  // publishing devices is no longer exported.
+  void PublishDevices(const std::vector<DeviceSample>& drivers);
 };
 
 // Shoal's metrics on DefaultRegistry(), created at first use.

@@ -55,6 +55,46 @@ TEST(SchedulerMetricsTest, PublishQueuesReplacesTheWholeSet) {
             "shoal_queue_share{queue_name=\"b\"} 0\n");
 }
 
+TEST(SchedulerMetricsTest, PublishDevicesReplacesTheWholeSet) {
+  Registry r;
+  ShoalMetrics m(r);
+  DeviceSample gpu;
+  gpu.driver = "gpu.example.com";
+  gpu.devices = 8;
+  gpu.allocated = 3;
+  gpu.partitions_allocated = 1;
+  gpu.shared = 1;
+  gpu.shares = 2;
+  gpu.binding_waiting = 1;
+  gpu.tainted = {{"NoSchedule", 1}, {"NoExecute", 1}};
+  gpu.shared_capacity = {{"memory", {64424509440, 85899345920}}};
+  gpu.counters = {{"memory", {42949672960, 85899345920}}};
+  DeviceSample nic;
+  nic.driver = "nic.example.com";
+  nic.devices = 2;
+  m.PublishDevices({gpu, nic});
+  std::string text = r.Render();
+  EXPECT_EQ(Lines(text, "shoal_device_shared_capacity"),
+            "shoal_device_shared_capacity{driver=\"gpu.example.com\","
+            "capacity=\"memory\"} 85899345920\n"
+            "shoal_device_shared_capacity_consumed{driver=\"gpu.example.com\","
+            "capacity=\"memory\"} 64424509440\n");
+  EXPECT_EQ(Lines(text, "shoal_device_tainted_count{"),
+            "shoal_device_tainted_count{driver=\"gpu.example.com\","
+            "effect=\"NoExecute\"} 1\n"
+            "shoal_device_tainted_count{driver=\"gpu.example.com\","
+            "effect=\"NoSchedule\"} 1\n");
+  EXPECT_EQ(Lines(text, "shoal_device_count{"),
+            "shoal_device_count{driver=\"gpu.example.com\"} 8\n"
+            "shoal_device_count{driver=\"nic.example.com\"} 2\n");
+  // The GPU driver's slices are gone: none of its series is left.
+  m.PublishDevices({nic});
+  text = r.Render();
+  EXPECT_EQ(text.find("gpu.example.com"), std::string::npos) << text;
+  EXPECT_EQ(Lines(text, "shoal_device_allocated_count{"),
+            "shoal_device_allocated_count{driver=\"nic.example.com\"} 0\n");
+}
+
 TEST(SchedulerMetricsTest, UnlabelledMetricsExportFromTheStart) {
   Registry r;
   ShoalMetrics m(r);

@@ -18,6 +18,7 @@
 #include "grpcpp/grpcpp.h"
 #include "nlohmann/json.hpp"
 #include "proto/admin.grpc.pb.h"
+#include "scheduler/admin/devices_text.h"
 #include "scheduler/admin/server.h"
 #include "yaml-cpp/yaml.h"
 
@@ -41,6 +42,12 @@ const char kUsageText[] =
     "Kubernetes Workload\n"
     "  shoalctl queues                            each queue's weight, "
     "deserved and allocated share, gangs\n"
+    "  shoalctl devices [NODE] [--all]            DRA devices per node and "
+    "pool: allocated, shared (capacity\n"
+    "                                             consumed), partitions and "
+    "their counters, tainted, waiting\n"
+    "                                             for binding conditions "
+    "(--all: free ones too)\n"
     "  shoalctl snapshot > dump.json              the scheduler's cache as a "
     "kind: List (replay it with shoal-scheduler --snapshot)\n"
     "  shoalctl whatif --policy=FILE              one cycle of another "
@@ -57,6 +64,7 @@ const char kUsageText[] =
     "  --tls-key=FILE     this client's key\n"
     "  -o, --output=FMT   table (default), json or yaml\n"
     "  --timeout=SECONDS  give up after this long (default 30)\n"
+    "  --all              devices: list free devices too\n"
     "  -h, --help         this text\n";
 
 int Usage(const std::string& why) {
@@ -69,6 +77,7 @@ struct Args {
   std::string tls_ca, tls_cert, tls_key;
   std::string output = "table";
   std::string policy;
+  bool all = false;
   int timeout = 30;
   std::vector<std::string> words;
 };
@@ -135,28 +144,6 @@ bool PrintStructured(const Args& args, const google::protobuf::Message& m) {
   return false;
 }
 
-// Columns padded to their widest cell, three spaces apart, as kubectl.
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size());
-    for (size_t i = 0; i < r.size(); ++i)
-      width[i] = std::max(width[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size())
-        line += std::string(width[i] - r[i].size() + 3, ' ');
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
-  return out;
-}
-
 void PrintExplain(const v1::ExplainResponse& e) {
   std::ostringstream out;
   if (!e.podgroup().empty()) {
@@ -177,6 +164,7 @@ void PrintExplain(const v1::ExplainResponse& e) {
     if (!p.role().empty()) out << " (role " << p.role() << ")";
     out << ": " << p.available() << "\n";
     if (!p.pod_reason().empty()) out << "Waits: " << p.pod_reason() << "\n";
+    for (const auto& c : p.claims()) out << "Claim " << c << "\n";
     std::vector<std::vector<std::string>> rows = {
         {"NODE", "FITS", "WHY / SCORES"}};
     for (const auto& n : p.nodes()) {
@@ -193,7 +181,11 @@ void PrintExplain(const v1::ExplainResponse& e) {
       }
       rows.push_back({n.node(), n.feasible() ? "yes" : "no", detail});
     }
-    out << Table(rows);
+    out << shoal::admin::KubectlTable(rows);
+    for (const auto& d : p.devices()) {
+      out << "Devices on " << d.node() << ": " << absl::StrJoin(d.notes(), "; ")
+          << "\n";
+    }
     for (const auto& f : p.fixes()) out << "Fix: " << f.text() << "\n";
   }
   if (!e.gang_fix().empty()) out << "\nGang: " << e.gang_fix() << "\n";
@@ -213,7 +205,7 @@ void PrintExplain(const v1::ExplainResponse& e) {
       rows.push_back({d.name(), absl::StrCat(d.tier()), absl::StrCat(d.room()),
                       absl::StrCat(d.need()), verdict});
     }
-    if (rows.size() > 1) out << Table(rows);
+    if (rows.size() > 1) out << shoal::admin::KubectlTable(rows);
   }
   std::cout << out.str();
 }
@@ -242,7 +234,7 @@ void PrintQueues(const v1::QueuesResponse& r) {
     }
   };
   add("");
-  std::cout << Table(rows);
+  std::cout << shoal::admin::KubectlTable(rows);
 }
 
 void PrintWhatIf(const v1::WhatIfResponse& r) {
@@ -259,14 +251,14 @@ void PrintWhatIf(const v1::WhatIfResponse& r) {
   if (rows.size() == 1) {
     out << "No binds or evictions.\n";
   } else {
-    out << Table(rows);
+    out << shoal::admin::KubectlTable(rows);
   }
   if (!r.podgroups().empty()) {
     std::vector<std::vector<std::string>> groups = {
         {"PODGROUP", "PHASE", "MESSAGE"}};
     for (const auto& g : r.podgroups())
       groups.push_back({g.podgroup(), g.phase(), g.message()});
-    out << "\n" << Table(groups);
+    out << "\n" << shoal::admin::KubectlTable(groups);
   }
   out << "(nothing was bound or evicted)\n";
   std::cout << out.str();
@@ -323,6 +315,8 @@ int Run(Args& args) {
           "explain takes `pod NAMESPACE/NAME`, `podgroup NAMESPACE/NAME` or "
           "`workload NAMESPACE/NAME[/PODGROUP[/KEY]]`");
     }
+  } else if (cmd == "devices") {
+    if (w.size() > 2) return Usage("devices takes at most a node's name");
   } else if (cmd == "queues" || cmd == "snapshot") {
     if (w.size() != 1) return Usage(absl::StrCat(cmd, " takes no arguments"));
   } else if (cmd == "whatif") {
@@ -377,6 +371,14 @@ int Run(Args& args) {
     grpc::Status s = stub->Explain(Context(args).get(), req, &resp);
     if (!s.ok()) return Failed(args, s);
     if (!PrintStructured(args, resp)) PrintExplain(resp);
+  } else if (cmd == "devices") {
+    v1::DevicesRequest req;
+    if (w.size() == 2) req.set_node(w[1]);
+    v1::DevicesResponse resp;
+    grpc::Status s = stub->Devices(Context(args).get(), req, &resp);
+    if (!s.ok()) return Failed(args, s);
+    if (!PrintStructured(args, resp))
+      std::cout << shoal::admin::DevicesText(resp, args.all);
   } else if (cmd == "queues") {
     v1::QueuesResponse resp;
     grpc::Status s =
@@ -423,6 +425,10 @@ int main(int argc, char** argv) {
     }
     if (a.size() < 2 || a[0] != '-') {
       args.words.push_back(a);
+      continue;
+    }
+    if (a == "--all") {
+      args.all = true;
       continue;
     }
     std::string name = a, value;

@@ -109,6 +109,78 @@ TEST_F(ShoalctlTest, ExplainPodgroupListsNetworkDomains) {
       << r.out;
 }
 
+// DRA devices (scheduler/admin/testdata/devices.yaml): `devices` per
+// node, one node's, and `explain` of a pod waiting on a shared GPU.
+TEST_F(ShoalctlTest, DevicesAndExplainOfAPodWaitingOnThem) {
+  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy,
+                                                "policies/default.yaml");
+  ASSERT_TRUE(config.ok());
+  auto b =
+      FileBackend::Load("scheduler/admin/testdata/devices.yaml", *config, 0);
+  ASSERT_TRUE(b.ok()) << b.status();
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", *dir_, "/devices.sock");
+  auto server = StartAdminServer(options, **b);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const std::string at = absl::StrCat("--address=", (*server)->address(), " ");
+
+  Result r = Run(at + "devices n2", /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "Node n2\n"
+            "  Pool gpu.example.com/n2 (generation 1): 1 device: 1 tainted\n"
+            "  DEVICE   STATE     CLAIMS   DETAIL\n"
+            "  gpu-0    tainted   -        "
+            "example.com/maintenance=planned:NoExecute (DeviceTaintRule "
+            "drain-n2-gpu-0)\n");
+
+  r = Run(at + "devices", /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  gpu-0          shared by 2 claims   ml/share-a-gpu, "
+                       "ml/share-b-gpu   memory 60Gi/80Gi\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  Counters gpu-4-counters: memory 40Gi/80Gi\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("gpu-4-half-1"), std::string::npos) << r.out;
+  r = Run(at + "devices --all", /*with_address=*/false);
+  EXPECT_NE(r.out.find("  gpu-4-half-1   free "), std::string::npos) << r.out;
+
+  r = Run(at + "-o json devices n1", /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pools"][0]["devices"][0]["capacity"][0]["used"], "60Gi");
+
+  r = Run(at + "devices nope", /*with_address=*/false);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "Error from server (NotFound): node \"nope\" is not in the "
+            "cache\n");
+
+  r = Run(at + "explain pod ml/share-c", /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("Claim ml/share-c-gpu: not allocated; request gpu: 1 of class "
+                 "shared.gpu.example.com, capacity memory 30Gi\n"
+                 "NODE   FITS   WHY / SCORES\n"
+                 "n1     no     claim share-c-gpu, request gpu: no matching "
+                 "device of class shared.gpu.example.com is free: 1 shared "
+                 "with too little capacity left\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Devices on n1: gpu-0 shared by 2 claims: memory "
+                       "60Gi/80Gi; counters gpu-4-counters: memory "
+                       "40Gi/80Gi; 3 devices of pool gpu.example.com/n1 "
+                       "allocated whole; gpu-1 tainted "
+                       "gpu.example.com/unhealthy=true:NoSchedule\n"
+                       "Devices on n2: gpu-0 tainted "
+                       "example.com/maintenance=planned:NoExecute "
+                       "(DeviceTaintRule drain-n2-gpu-0)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(ShoalctlTest, ExplainPodgroupTable) {
   Result r = Run("explain podgroup ml-team/resnet-152");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -233,8 +305,9 @@ TEST_F(ShoalctlTest, UsageErrors) {
             std::string::npos);
   r = Run("--help", false);
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* sub : {"explain pod", "explain podgroup", "queues",
-                          "snapshot", "whatif --policy=FILE"}) {
+  for (const char* sub :
+       {"explain pod", "explain podgroup", "queues", "devices [NODE]",
+        "snapshot", "whatif --policy=FILE"}) {
     EXPECT_NE(r.out.find(absl::StrCat("shoalctl ", sub)), std::string::npos)
         << sub;
   }
