@@ -22,11 +22,6 @@ absl::StatusOr<v1::QueuesResponse> Queues(const AdminBackend& backend);
 // applied. InvalidArgument with the loader's message for a bad policy.
 absl::StatusOr<v1::WhatIfResponse> WhatIf(const AdminBackend& backend,
                                           const v1::WhatIfRequest& request);
-// The devices of the backend's snapshot (dra/device_report.h), those a
-// node reaches when the request names one; NotFound for a node not in
-// the cache.
-absl::StatusOr<v1::DevicesResponse> Devices(const AdminBackend& backend,
-                                            const v1::DevicesRequest& request);
 
 class AdminService final : public v1::Admin::Service {
  public:
