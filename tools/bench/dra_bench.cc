@@ -19,6 +19,16 @@
 // whole GPUs, half for partitions. BM_DraCycleShared: GPUs allowing
 // multiple allocations, 80Gi each, every claim asking for 20Gi.
 //
+// BM_DraCyclePreempt: making room for gangs by evicting device holders,
+// under `actions: enqueue, allocate, preempt, backfill` (priority, gang;
+// predicates, nodeorder). All 8,000 GPUs are held by running jobs of
+// priority 1, one per node, each pod with its own allocated claim of one
+// GPU: on 250 nodes elastic (minMember 4 of 8), on 750 gangs (minMember
+// 8). The 250 pending gangs have priority 1000. Allocate finds no device;
+// preempt evicts the elastic jobs' spare pods (one per pod placed, the
+// a100 holders for the pods asking an a100) and then ends whole gangs,
+// and pipelines the pending pods onto the devices their claims give back.
+//
 //   bazel run -c opt //tools/bench:dra_bench -- --benchmark_repetitions=5
 #include <algorithm>
 #include <cstdlib>
@@ -205,6 +215,111 @@ void RunCycles(benchmark::State& state, const DraWorld& world) {
   for (const auto& [name, value] : facts) state.counters[name] = value;
 }
 
+constexpr char kPreemptPolicy[] = R"(
+actions: "enqueue, allocate, preempt, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)";
+
+// What one preempting cycle did.
+struct Preempted {
+  size_t evictions = 0;
+  size_t pipelined = 0;
+  size_t binds = 0;
+};
+
+Preempted Count(const framework::CycleOutcome& out) {
+  Preempted p;
+  p.evictions = out.evictions.size();
+  p.binds = out.binds.size();
+  for (const api::TaskInfo& t : out.cluster.tasks)
+    p.pipelined += t.status == api::TaskStatus::kPipelined;
+  return p;
+}
+
+// Checks a preempting cycle: nothing binds (every device stays held
+// until the victims' claims are deallocated), only the low-priority pods
+// are evicted and only the pending ones pipelined, gangs whole; on each
+// node no more pods wait than victims leave, nor more of the pods asking
+// an a100 than a100 holders leave.
+Facts CheckPreempt(const framework::CycleOutcome& out) {
+  const api::ClusterInfo& c = out.cluster;
+  Check(out.binds.empty(), absl::StrCat(out.binds.size(), " binds, not 0"));
+  std::map<api::NodeIndex, int> freed, freed_a100, waiting, waiting_a100;
+  std::set<std::string> jobs_hit;
+  Facts facts;
+  for (const framework::EvictDecision& e : out.evictions) {
+    const api::TaskInfo& t = c.tasks[e.task];
+    Check(t.pod->ns == kLowNamespace, t.pod->Key() + " evicted");
+    Check(e.reason == "preempt" || e.reason == "elastic",
+          t.pod->Key() + " evicted for " + e.reason);
+    ++freed[t.node];
+    if (IsA100(PodIndex(t.pod->name))) ++freed_a100[t.node];
+    jobs_hit.insert(t.pod->group);
+    facts[e.reason == "elastic" ? "evicted_elastic" : "evicted_gang"] += 1;
+  }
+  std::map<std::string, int> per_job;
+  for (const api::TaskInfo& t : c.tasks) {
+    if (t.status != api::TaskStatus::kPipelined) continue;
+    Check(t.pod->ns != kLowNamespace, t.pod->Key() + " pipelined");
+    ++per_job[t.pod->group];
+    ++waiting[t.node];
+    if (PodIndex(t.pod->name) % 2 == 0) ++waiting_a100[t.node];
+  }
+  for (const auto& [job, pods] : per_job) {
+    Check(pods == kPodsPerGang, job + " pipelined partly");
+  }
+  for (const auto& [node, pods] : waiting) {
+    const std::string& name = c.nodes[node].name();
+    Check(pods <= freed[node], absl::StrCat(name, ": ", pods, " pods wait for ",
+                                            freed[node], " devices"));
+    Check(waiting_a100[node] <= freed_a100[node],
+          absl::StrCat(name, ": ", waiting_a100[node], " pods wait for ",
+                       freed_a100[node], " a100s"));
+  }
+  facts["gangs_pipelined"] = static_cast<double>(per_job.size());
+  facts["low_jobs_hit"] = static_cast<double>(jobs_hit.size());
+  facts["nodes_used"] = static_cast<double>(waiting.size());
+  return facts;
+}
+
+// BM_DraCyclePreempt: one cycle per iteration, as RunCycles, under
+// kPreemptPolicy.
+void RunPreemptCycles(benchmark::State& state, const DraWorld& world) {
+  cache::Cache cache("shoal");
+  BuildDraCluster(world, cache);
+  auto config = framework::ParseSchedulerConfig(kPreemptPolicy, "preempt");
+  Check(config.ok(), "the policy does not parse");
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  Check(policy.ok(), "the policy does not build");
+  const Facts facts =
+      CheckPreempt(framework::RunCycle(cache.Snapshot(), *policy));
+  Preempted last;
+  for (auto _ : state) {
+    framework::CycleOutcome out =
+        framework::RunCycle(cache.Snapshot(), *policy);
+    last = Count(out);
+    benchmark::DoNotOptimize(out);
+  }
+  // It must measure the real path: room made by evicting device holders.
+  if (last.evictions == 0 || last.pipelined == 0) {
+    state.SkipWithError(absl::StrCat("the cycle evicted ", last.evictions,
+                                     " and pipelined ", last.pipelined)
+                            .c_str());
+  }
+  state.counters["evictions"] = static_cast<double>(last.evictions);
+  state.counters["pipelined"] = static_cast<double>(last.pipelined);
+  state.counters["binds"] = static_cast<double>(last.binds);
+  state.counters["peak_rss_MiB"] = PeakRssMib();
+  for (const auto& [name, value] : facts) state.counters[name] = value;
+}
+
 DraWorld World(DraScenario scenario, bool full = false, bool quota = false) {
   DraWorld w;
   w.scenario = scenario;
@@ -237,6 +352,13 @@ void BM_DraCycleShared(benchmark::State& state) {
   RunCycles(state, World(DraScenario::kShared));
 }
 BENCHMARK(BM_DraCycleShared)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_DraCyclePreempt(benchmark::State& state) {
+  DraWorld world = World(DraScenario::kModels);
+  world.held = true;
+  RunPreemptCycles(state, world);
+}
+BENCHMARK(BM_DraCyclePreempt)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace shoal::bench

@@ -143,6 +143,40 @@ void AddHolders(cache::Cache& cache) {
   }
 }
 
+// kModels with `held`: every device held, one running low-priority job
+// per node, each pod with its own claim of one GPU.
+void AddLowPriorityJobs(cache::Cache& cache) {
+  for (int n = 0; n < kNodes; ++n) {
+    api::JobInfo job;
+    job.ns = kLowNamespace;
+    job.name = absl::StrCat("low-", n);
+    job.uid = absl::StrCat("uid-low-", n);
+    job.queue = "default";
+    job.min_member =
+        n < kElasticHolderNodes ? kElasticMinMember : kDevicesPerNode;
+    job.created = absl::FromUnixSeconds(1600000000) + absl::Seconds(n);
+    job.phase = api::PodGroupPhase::kRunning;
+    cache.UpsertPodGroup(job);
+    for (int d = 0; d < kDevicesPerNode; ++d) {
+      const std::string name = absl::StrCat(job.name, "-", d);
+      api::ResourceClaim c = Claim(job.ns, name + "-gpu", 1, {});
+      api::DeviceAllocation a;
+      a.node = NodeName(n);
+      a.results.push_back(
+          {"gpu", kDriver, NodeName(n), absl::StrCat("gpu-", d)});
+      c.allocation = std::move(a);
+      c.reserved_for = {{"pods", name, "uid-" + name}};
+      cache.UpsertResourceClaim(std::move(c));
+      auto pod = Pod(job.ns, name, job.name, name + "-gpu");
+      pod->priority = kLowPriority;
+      pod->created = job.created;
+      pod->node_name = NodeName(n);
+      pod->status = api::TaskStatus::kRunning;
+      cache.UpsertPod(std::move(pod), true);
+    }
+  }
+}
+
 }  // namespace
 
 std::string NodeName(int i) { return absl::StrCat("node-", i); }
@@ -204,6 +238,7 @@ void BuildDraCluster(const DraWorld& world, cache::Cache& cache) {
       cache.UpsertResourceSlice(std::move(s));
   }
   if (world.full) AddHolders(cache);
+  if (world.held) AddLowPriorityJobs(cache);
   for (int g = 0; g < kGangs; ++g) {
     api::JobInfo job;
     job.ns = absl::StrCat("team-", g % 20);
@@ -230,7 +265,9 @@ void BuildDraCluster(const DraWorld& world, cache::Cache& cache) {
             {"memory", kShareRequest}};
       }
       cache.UpsertResourceClaim(std::move(c));
-      cache.UpsertPod(Pod(job.ns, name, job.name, name + "-gpu"), true);
+      auto pod = Pod(job.ns, name, job.name, name + "-gpu");
+      if (world.held) pod->priority = kHighPriority;
+      cache.UpsertPod(std::move(pod), true);
     }
   }
 }

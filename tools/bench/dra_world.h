@@ -20,6 +20,14 @@
 //
 // kShared: kModels' GPUs allowing multiple allocations, memory 80Gi
 // each; every claim asks for 20Gi (4 claims fill a GPU).
+//
+// kModels with `held` (for preempt): all 8,000 devices held by running
+// jobs of priority kLowPriority in namespace kLowNamespace, one per node:
+// low-<n>, 8 pods low-<n>-<d> each with its own claim of GPU gpu-<d> of
+// node-<n> (allocated, reserved for the pod). On the first
+// kElasticHolderNodes nodes the job is elastic (minMember
+// kElasticMinMember: 4 pods to spare), elsewhere a gang (minMember 8).
+// The pending pods have priority kHighPriority.
 #ifndef SHOAL_TOOLS_BENCH_DRA_WORLD_H_
 #define SHOAL_TOOLS_BENCH_DRA_WORLD_H_
 
@@ -41,6 +49,12 @@ inline constexpr int kPodsPerGang = 8;
 // devices: room for 125 gangs and half of a 126th); every other device
 // is held.
 inline constexpr int kNodesWithRoom = 251;
+// kModels with `held`: the running low-priority jobs.
+inline constexpr char kLowNamespace[] = "low";
+inline constexpr int kElasticHolderNodes = 250;
+inline constexpr int kElasticMinMember = 4;
+inline constexpr int32_t kLowPriority = 1;
+inline constexpr int32_t kHighPriority = 1000;
 // kPartitions: partitions per GPU, and the profiles.
 inline constexpr int kPartitionsPerGpu = 7;
 inline constexpr char kWholeProfile[] = "7g.70gb";
@@ -55,6 +69,7 @@ struct DraWorld {
   DraScenario scenario = DraScenario::kModels;
   bool full = false;   // kModels only
   bool quota = false;  // kModels only
+  bool held = false;   // kModels only
 };
 
 std::string NodeName(int i);
