@@ -56,9 +56,10 @@ namespace {
 // leaving a running gang below its minMember, the role below its
 // minTaskMember or fewer sub-groups whole than its minSubGroups. A job of one
 // pod may go whole, its role's minimum with it (a one-pod Volcano Job carries
-// minTaskMember {worker: 1}, and would otherwise never lend back a thing). This
-// is the scheduler's promise, not a policy: the tiers' answer cannot override
-// it.
+// minTaskMember {worker: 1}, and would otherwise never lend back a thing). A
+// PodGroup disrupted whole (disruptionMode: PodGroup) lends no single pod:
+// only FindWholeGang ends it. This is the scheduler's promise, not a policy:
+// the tiers' answer cannot override it.
 class GangFloor {
  public:
   explicit GangFloor(const framework::Session& s) : s_(s) {}
@@ -69,8 +70,9 @@ class GangFloor {
     const api::JobInfo& job = s_.cluster().jobs[j];
     auto [job_it, fresh] = job_spare_.try_emplace(j, 0);
     if (fresh) {
-      job_it->second = job.tasks.size() == 1
-                           ? job.ReadyCount()
+      job_it->second = job.tasks.size() == 1 ? job.ReadyCount()
+                       : job.disrupted_whole
+                           ? 0
                            : std::max(0, job.ReadyCount() - job.min_member);
     }
     auto min_it = job.min_task_member.find(role);

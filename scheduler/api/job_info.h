@@ -75,6 +75,10 @@ struct JobInfo {
   // to its claim's name (a template's from status.resourceClaimStatuses,
   // "" until the resourceclaim controller has made it).
   std::vector<PodClaim> group_claims;
+  // spec.disruptionMode: PodGroup (a scheduling.k8s.io PodGroup): the
+  // group is disrupted together, so an eviction takes all its pods or
+  // none (preempt ends it whole; nothing takes a single pod of it).
+  bool disrupted_whole = false;
   std::string unsupported_value;
   // Admitted (Inqueue) in an earlier cycle without placing anything yet:
   // the session puts it back to Pending and enqueue decides again, so an

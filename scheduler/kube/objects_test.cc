@@ -821,6 +821,7 @@ TEST(DecodeWorkloadTest, BothShapesAndRefusals) {
   EXPECT_EQ(job->priority_class, "high");
   EXPECT_EQ(job->source, api::GroupSource::kKubePodGroup);
   EXPECT_EQ(job->unsupported_field, "");
+  EXPECT_TRUE(job->disrupted_whole);  // disruptionMode: PodGroup
 }
 
 TEST(DecodeWorkloadTest, ResizeCostAnnotationOnWorkloadsAndTheirPodGroups) {

@@ -496,6 +496,7 @@ json EncodeKubePodGroup(const api::JobInfo& job) {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
+  if (job.disrupted_whole) spec["disruptionMode"] = "PodGroup";
   json made = ResourceClaims(job.group_claims, spec);
   WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);

@@ -47,9 +47,8 @@ const SchedulingFields kKubePodGroupFields = {
         {"priorityClassName", FieldUse::kHonoured},
         // Which Workload template made it: for people and tools.
         {"podGroupTemplateRef", FieldUse::kNoEffect},
-        // PodGroup: disrupt the group together. Shoal's evictions never
-        // leave a gang below its minimum; it does not evict the rest too.
-        {"disruptionMode", FieldUse::kNoEffect},
+        // PodGroup: disrupted together (victims.cc takes all or none).
+        {"disruptionMode", FieldUse::kHonoured},
         // Claims reserved for the group, shared by its pods (KEP-5729).
         {"resourceClaims", FieldUse::kHonoured},
     }};
@@ -207,6 +206,13 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   SHOAL_ASSIGN_OR_RETURN(
       pc, r.String(spec, "priorityClassName", "spec.priorityClassName"));
   job.priority_class = pc;
+  SHOAL_ASSIGN_OR_RETURN(
+      mode, r.String(spec, "disruptionMode", "spec.disruptionMode"));
+  if (!mode.empty() && mode != "Pod" && mode != "PodGroup") {
+    return r.Error("spec.disruptionMode",
+                   absl::StrCat("must be Pod or PodGroup, got \"", mode, "\""));
+  }
+  job.disrupted_whole = mode == "PodGroup";
   // Read as a pod's are: the same shape, the same controller resolving
   // templates (status.resourceClaimStatuses).
   SHOAL_ASSIGN_OR_RETURN(status, r.Section(obj, "status"));

@@ -34,12 +34,15 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "plugins/builtin.h"
 #include "policies/default_policy.h"
@@ -226,6 +229,41 @@ tiers:
   - name: nodeorder
 )";
 
+// An action timed, to tell where a cycle's time goes.
+class TimedAction : public framework::Action {
+ public:
+  TimedAction(std::unique_ptr<framework::Action> inner, absl::Duration* total)
+      : inner_(std::move(inner)), total_(total) {}
+  void Execute(framework::Session& s) override {
+    const absl::Time start = absl::Now();
+    inner_->Execute(s);
+    *total_ += absl::Now() - start;
+  }
+
+ private:
+  std::unique_ptr<framework::Action> inner_;
+  absl::Duration* total_;
+};
+
+// The built-in actions, each adding its time to totals[name].
+framework::ActionRegistry TimedActions(
+    std::map<std::string, absl::Duration>& totals) {
+  framework::ActionRegistry builtin = actions::BuiltinActions();
+  framework::ActionRegistry timed;
+  for (const std::string& name : builtin.Names()) {
+    absl::Duration* total = &totals[name];
+    timed.Add(
+        name,
+        [factory = *builtin.Find(name), total](const framework::Arguments& args)
+            -> absl::StatusOr<std::unique_ptr<framework::Action>> {
+          auto action = factory(args);
+          if (!action.ok()) return action.status();
+          return std::make_unique<TimedAction>(std::move(*action), total);
+        });
+  }
+  return timed;
+}
+
 // What one preempting cycle did.
 struct Preempted {
   size_t evictions = 0;
@@ -289,17 +327,19 @@ Facts CheckPreempt(const framework::CycleOutcome& out) {
 }
 
 // BM_DraCyclePreempt: one cycle per iteration, as RunCycles, under
-// kPreemptPolicy.
+// kPreemptPolicy, with each action's time per cycle (<action>_ms).
 void RunPreemptCycles(benchmark::State& state, const DraWorld& world) {
   cache::Cache cache("shoal");
   BuildDraCluster(world, cache);
   auto config = framework::ParseSchedulerConfig(kPreemptPolicy, "preempt");
   Check(config.ok(), "the policy does not parse");
+  std::map<std::string, absl::Duration> action_time;
   auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
-                                       actions::BuiltinActions());
+                                       TimedActions(action_time));
   Check(policy.ok(), "the policy does not build");
   const Facts facts =
       CheckPreempt(framework::RunCycle(cache.Snapshot(), *policy));
+  for (auto& [name, total] : action_time) total = absl::ZeroDuration();
   Preempted last;
   for (auto _ : state) {
     framework::CycleOutcome out =
@@ -318,6 +358,11 @@ void RunPreemptCycles(benchmark::State& state, const DraWorld& world) {
   state.counters["binds"] = static_cast<double>(last.binds);
   state.counters["peak_rss_MiB"] = PeakRssMib();
   for (const auto& [name, value] : facts) state.counters[name] = value;
+  for (const auto& [name, total] : action_time) {
+    if (total == absl::ZeroDuration() || state.iterations() == 0) continue;
+    state.counters[name + "_ms"] =
+        absl::ToDoubleMilliseconds(total) / state.iterations();
+  }
 }
 
 DraWorld World(DraScenario scenario, bool full = false, bool quota = false) {
