@@ -226,6 +226,15 @@ bool EndedWholeRatherThanShrunk(const framework::Session& s,
          job.priority < s.cluster().jobs[taker.job].priority;
 }
 
+// The job's gang floor lets none of its pods go at all (GangFloor
+// starts every search from this): a gang at its minimum, or one disrupted
+// only whole. Its pods are no candidates, which spares the search the
+// device what-if on nodes such jobs fill.
+bool LendsNoPod(const api::JobInfo& job) {
+  return job.tasks.size() > 1 &&
+         (job.disrupted_whole || job.ReadyCount() <= job.min_member);
+}
+
 // Victims supposed gone for the device part of a fit check
 // (Session::SupposeGone), undone when dropped or when the whole goes out
 // of scope: nothing of a search's what-if outlives it. Only a taker with
@@ -283,8 +292,7 @@ bool EvictableRoom::MayFit(const api::TaskInfo& task, api::NodeIndex n) {
         continue;
       }
       const api::JobInfo& job = s_.cluster().jobs[other.job];
-      if ((job.tasks.size() > 1 && job.ReadyCount() <= job.min_member) ||
-          !lends_(job.queue_index)) {
+      if (LendsNoPod(job) || !lends_(job.queue_index)) {
         continue;
       }
       b.room += other.request();
@@ -367,7 +375,8 @@ std::optional<Room> FindRoom(
           other.job == task.job && other.pod->priority >= task.pod->priority;
       if (!api::HoldsShare(other.status) ||
           other.status == api::TaskStatus::kPipelined || NotYetBound(other) ||
-          own || !MayBeVictimOf(other, taker_best_effort) || !eligible(other) ||
+          own || !MayBeVictimOf(other, taker_best_effort) ||
+          LendsNoPod(s.job(other.job)) || !eligible(other) ||
           EndedWholeRatherThanShrunk(s, task, other, bounds)) {
         continue;
       }

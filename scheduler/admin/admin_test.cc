@@ -202,6 +202,27 @@ TEST(Explain, PodFixNamesVictimsOrShortfall) {
   EXPECT_EQ(resp.gang_fix(), "");  // a job of one
 }
 
+TEST(Explain, PodFixNamesTheVictimsWhoseClaimsHoldTheDevices) {
+  // n1's two GPUs are held by the claims of two running low-priority
+  // pods; cpu is plentiful: evicting one GPU holder makes room.
+  Served s = Serve("scheduler/admin/testdata/dra_preempt.yaml", 0, false);
+  v1::ExplainRequest req;
+  req.set_pod("prod/urgent");
+  v1::ExplainResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.pods_size(), 1);
+  const auto& p = resp.pods(0);
+  ASSERT_EQ(p.fixes_size(), 1) << resp.DebugString();
+  EXPECT_EQ(std::vector<std::string>(p.fixes(0).victims().begin(),
+                                     p.fixes(0).victims().end()),
+            (std::vector<std::string>{"batch/low-1"}));  // the newer
+  EXPECT_EQ(p.fixes(0).text(),
+            "evicting batch/low-1 (lower priority) would make room and free "
+            "the devices its claims need on n1");
+}
+
 TEST(Explain, NotFoundAndBadName) {
   Served s = Serve(kGang, 1, false);
   struct Case {

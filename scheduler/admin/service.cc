@@ -81,7 +81,8 @@ const api::JobInfo* FindJob(const api::ClusterInfo& c, const std::string& key) {
   return nullptr;
 }
 
-// Which lower-priority pods on the node, evicted, would make room for `t`:
+// Which lower-priority pods on the node, evicted, would make room for `t`
+// (and free the devices its claims need, their claims giving them back):
 // running or bound pods of Shoal's that are preemptable, below the pod's
 // priority, whose gang stays at or above its minimum, and that the
 // policy's Preemptable plugins offer; lowest priority, then newest, first.
@@ -115,12 +116,20 @@ v1::NodeFix FixOnNode(framework::Session& s, const api::TaskInfo& t,
               if (pa.created != pb.created) return pa.created > pb.created;
               return pa.Key() < pb.Key();
             });
+  // Room and devices alike: a victim's claims give their devices back
+  // while it is supposed gone (Session::SupposeGone), undone below.
   api::Resource available = node.idle();
   std::map<api::JobIndex, int32_t> taken;
   std::vector<std::string> victims;
+  std::vector<api::TaskIndex> gone;
+  const bool claims = !t.pod->resource_claims.empty();
+  auto fits = [&]() {
+    return claims ? s.FitsOnceReleased(t, node, available)
+                  : t.request().FitsIn(available);
+  };
   int32_t usable = 0;
   for (api::TaskIndex v : candidates) {
-    if (t.request().FitsIn(available)) break;
+    if (fits()) break;
     const api::TaskInfo& victim = c.tasks[v];
     const api::JobInfo& job = c.jobs[victim.job];
     // A running gang is never cut below its minimum.
@@ -132,21 +141,36 @@ v1::NodeFix FixOnNode(framework::Session& s, const api::TaskInfo& t,
     ++usable;
     available += victim.request();
     victims.push_back(victim.pod->Key());
+    if (claims) {
+      s.SupposeGone(v);
+      gone.push_back(v);
+    }
   }
-  if (!victims.empty() && t.request().FitsIn(available)) {
+  const bool fits_now = fits();
+  const bool room = t.request().FitsIn(available);
+  for (auto it = gone.rbegin(); it != gone.rend(); ++it) s.UnsupposeGone(*it);
+  if (!victims.empty() && fits_now) {
     for (const auto& v : victims) fix.add_victims(v);
-    fix.set_text(absl::StrCat("evicting ", absl::StrJoin(victims, ", "),
-                              " (lower priority) would make room on ",
-                              node.name()));
+    fix.set_text(
+        absl::StrCat("evicting ", absl::StrJoin(victims, ", "),
+                     " (lower priority) would make room",
+                     claims ? " and free the devices its claims need" : "",
+                     " on ", node.name()));
+    return fix;
+  }
+  const std::string evicted =
+      usable > 0 ? absl::StrCat(" even with its ", usable,
+                                " lower-priority pod(s) evicted")
+                 : "";
+  if (room) {  // the devices are short, not the room
+    fix.set_text(absl::StrCat("needs devices its claims cannot get on ",
+                              node.name(), evicted));
     return fix;
   }
   api::Resource shortage = Shortage(t.request(), available);
   fix.set_shortfall(shortage.ToString());
-  fix.set_text(absl::StrCat("needs ", MoreOf(shortage), " on ", node.name(),
-                            usable > 0
-                                ? absl::StrCat(" even with its ", usable,
-                                               " lower-priority pod(s) evicted")
-                                : ""));
+  fix.set_text(
+      absl::StrCat("needs ", MoreOf(shortage), " on ", node.name(), evicted));
   return fix;
 }
 
@@ -451,9 +475,12 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
     }
     for (const v1::NodeVerdict& v : p.nodes()) {
       if (v.feasible() || v.reasons().empty()) continue;
-      bool only_room =
-          std::all_of(v.reasons().begin(), v.reasons().end(),
-                      [](const std::string& r) { return ResourceReason(r); });
+      // Room, or devices (the allocator's "claim C, request R: ..."),
+      // are what eviction can free.
+      bool only_room = std::all_of(
+          v.reasons().begin(), v.reasons().end(), [](const std::string& r) {
+            return ResourceReason(r) || absl::StartsWith(r, "claim ");
+          });
       if (!only_room) continue;
       api::NodeIndex n = s.cluster().FindNode(v.node());
       if (n == api::kNone) continue;
