@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -33,15 +34,16 @@ api::DeviceRequest ExactRequest(const std::string& name,
   return r;
 }
 
-// The claim a scheduler made for the pod already (annotated, owned by
-// it), or null.
-const api::ResourceClaim* MadeFor(const api::DeviceWorld& world,
-                                  const api::PodInfo& pod) {
+// The claims schedulers made for pods' extended resources (annotated),
+// by their owner pod's uid: looked up once per pod, built once per
+// session.
+absl::flat_hash_map<std::string, const api::ResourceClaim*> MadeForPods(
+    const api::DeviceWorld& world) {
+  absl::flat_hash_map<std::string, const api::ResourceClaim*> out;
   for (const auto& [key, c] : world.claims) {
-    if (c.extended_resources && c.owner_uid == pod.uid && c.ns == pod.ns)
-      return &c;
+    if (c.extended_resources && !c.owner_uid.empty()) out[c.owner_uid] = &c;
   }
-  return nullptr;
+  return out;
 }
 
 bool AsksAny(const api::PodInfo& pod,
@@ -150,6 +152,8 @@ std::string ExtendedClaimName(const api::PodInfo& pod) {
 void AddExtendedResourceClaims(api::ClusterInfo& cluster) {
   if (cluster.devices == nullptr || cluster.devices->classes.empty()) return;
   absl::flat_hash_map<std::string, std::string> classes;
+  std::optional<absl::flat_hash_map<std::string, const api::ResourceClaim*>>
+      made_for;
   std::shared_ptr<api::DeviceWorld> world;  // the copy, once needed
   for (api::TaskInfo& task : cluster.tasks) {
     if (task.status != api::TaskStatus::kPending ||
@@ -163,7 +167,12 @@ void AddExtendedResourceClaims(api::ClusterInfo& cluster) {
     api::PodClaim pc;
     pc.name = "extended-resources";
     pc.extended = true;
-    if (const api::ResourceClaim* made = MadeFor(*cluster.devices, pod)) {
+    if (!made_for.has_value()) made_for = MadeForPods(*cluster.devices);
+    auto found = made_for->find(pod.uid);
+    const api::ResourceClaim* made =
+        found != made_for->end() && found->second->ns == pod.ns ? found->second
+                                                                : nullptr;
+    if (made != nullptr) {
       pc.claim = made->name;
       // Made, but the pod's status does not name it yet (its bind failed
       // after the claim was created): the bind writes it.
