@@ -371,6 +371,18 @@ struct ResourceClaim {
   std::string unsupported_field;
 
   std::string Key() const { return ns + "/" + name; }
+  // What the driver reports (status.devices) of the device result `r`
+  // names, or null; the last entry for it when it is listed twice.
+  const DeviceStatus* StatusOf(const DeviceResult& r) const {
+    const DeviceStatus* out = nullptr;
+    for (const DeviceStatus& s : device_statuses) {
+      if (s.driver == r.driver && s.pool == r.pool && s.device == r.device &&
+          s.share_id == r.share_id) {
+        out = &s;
+      }
+    }
+    return out;
+  }
 };
 
 // A pod's spec.resourceClaims[] entry, resolved to the claim's name: the

@@ -258,15 +258,8 @@ DeviceReport DescribeDevices(
       if (r.binding_conditions.empty()) continue;
       // The conditions the device reports in the claim's status (a claim
       // written this cycle has none yet).
-      const api::DeviceStatus* status = nullptr;
-      if (claim != nullptr && w == written.end()) {
-        for (const api::DeviceStatus& s : claim->device_statuses) {
-          if (s.driver == r.driver && s.pool == r.pool &&
-              s.device == r.device && s.share_id == r.share_id) {
-            status = &s;
-          }
-        }
-      }
+      const api::DeviceStatus* status =
+          claim != nullptr && w == written.end() ? claim->StatusOf(r) : nullptr;
       for (const std::string& f : r.binding_failure_conditions) {
         if (status != nullptr && status->Reports(f) &&
             (dv.binding_failure.empty() || f < dv.binding_failure)) {
@@ -377,15 +370,8 @@ std::map<std::string, DriverTotals> TotalsByDriver(
         h.shares.push_back(&r);
       }
       for (const std::string& b : r.binding_conditions) {
-        const api::DeviceStatus* status = nullptr;
-        if (claim != nullptr) {
-          for (const api::DeviceStatus& st : claim->device_statuses) {
-            if (st.driver == r.driver && st.pool == r.pool &&
-                st.device == r.device && st.share_id == r.share_id) {
-              status = &st;
-            }
-          }
-        }
+        const api::DeviceStatus* status =
+            claim != nullptr ? claim->StatusOf(r) : nullptr;
         if (status == nullptr || !status->Reports(b)) h.waiting = true;
       }
     }

@@ -215,13 +215,7 @@ std::string Ledger::Refusal(const api::PodInfo& pod,
 std::string Ledger::BindingWait(const api::ResourceClaim& c) const {
   for (const api::DeviceResult& r : c.allocation->results) {
     if (r.binding_conditions.empty()) continue;
-    const api::DeviceStatus* status = nullptr;
-    for (const api::DeviceStatus& s : c.device_statuses) {
-      if (s.driver == r.driver && s.pool == r.pool && s.device == r.device &&
-          s.share_id == r.share_id) {
-        status = &s;
-      }
-    }
+    const api::DeviceStatus* status = c.StatusOf(r);
     const std::string device =
         absl::StrCat(r.driver, "/", r.pool, "/", r.device);
     for (const std::string& f : r.binding_failure_conditions) {

@@ -8,23 +8,12 @@
 namespace shoal::dra {
 namespace {
 
-const api::DeviceStatus* StatusOf(const api::ResourceClaim& c,
-                                  const api::DeviceResult& r) {
-  for (const api::DeviceStatus& s : c.device_statuses) {
-    if (s.driver == r.driver && s.pool == r.pool && s.device == r.device &&
-        s.share_id == r.share_id) {
-      return &s;
-    }
-  }
-  return nullptr;
-}
-
 // Why the claim's devices will never let its pods bind, or "".
 std::string BindingFailed(const api::ResourceClaim& c, absl::Time now) {
   bool ready = true;
   for (const api::DeviceResult& r : c.allocation->results) {
     if (r.binding_conditions.empty()) continue;
-    const api::DeviceStatus* s = StatusOf(c, r);
+    const api::DeviceStatus* s = c.StatusOf(r);
     const std::string device =
         absl::StrCat(r.driver, "/", r.pool, "/", r.device);
     for (const std::string& f : r.binding_failure_conditions) {
