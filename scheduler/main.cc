@@ -90,6 +90,10 @@ ABSL_FLAG(int, claim_controller_lag, 1,
           "controller this many cycles after an eviction (the evicted pod "
           "leaves its claims' status.reservedFor, a claim no pod reserves is "
           "deallocated); 1: before the next cycle; 0: never.");
+ABSL_FLAG(bool, recreate_evicted, false,
+          "With --snapshot: the replay plays the job controllers as well: "
+          "an evicted pod of a job with a PodGroup comes back pending, same "
+          "name, before the next cycle (what consolidate's moves count on).");
 ABSL_FLAG(std::string, metrics_address, ":8080",
           "Where to serve Prometheus /metrics, /healthz and /readyz "
           "(HOST:PORT or :PORT; port 0 picks a free one; empty: off).");
@@ -288,6 +292,7 @@ int main(int argc, char** argv) {
   replay.cycle.partial_gang_release_cycles =
       absl::GetFlag(FLAGS_partial_gang_release_cycles);
   replay.claim_controller_lag = absl::GetFlag(FLAGS_claim_controller_lag);
+  replay.recreate_evicted = absl::GetFlag(FLAGS_recreate_evicted);
   shoal::v1::ReplayReport report =
       shoal::Replay(cache, *policy, replay, &clock);
   std::cout << (output == "json" ? shoal::ReportJson(report) + "\n"

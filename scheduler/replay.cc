@@ -21,8 +21,11 @@ namespace {
 // a PodGroup's status write shows at once.
 class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
  public:
-  InMemoryCluster(cache::Cache& cache, int claim_controller_lag)
-      : cache_(cache), lag_(claim_controller_lag) {}
+  InMemoryCluster(cache::Cache& cache, int claim_controller_lag,
+                  bool recreate_evicted)
+      : cache_(cache),
+        lag_(claim_controller_lag),
+        recreate_evicted_(recreate_evicted) {}
   // The claims keep what was written: the cache assumed it already, and
   // the replay's source is the snapshot, which never shows it.
   void Bind(std::shared_ptr<const api::PodInfo>, const std::string&,
@@ -44,13 +47,25 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
     cache_.DeletePod(pod->Key());
     if (lag_ > 0 && !pod->resource_claims.empty())
       evicted_.push_back({pod->ns, pod->uid, cycle_ + lag_});
+    if (recreate_evicted_ && !pod->group.empty()) replacements_.push_back(pod);
     done(absl::OkStatus());
   }
   // Before cycle `c`: the controller's turn for the pods evicted `lag_`
   // cycles ago. Only it frees their claims' devices: the scheduler never
   // assumes it did.
-  void BeforeCycle(int c) {
+  void BeforeCycle(int c, absl::Time now) {
     cycle_ = c;
+    // The job controllers' turn: each evicted pod of a job comes back,
+    // pending, as a new object (a new uid) with the same spec.
+    for (const auto& gone : replacements_) {
+      auto pod = std::make_shared<api::PodInfo>(*gone);
+      pod->uid = absl::StrCat(gone->uid, "-", c);
+      pod->node_name.clear();
+      pod->status = api::TaskStatus::kPending;
+      pod->created = now;
+      cache_.UpsertPod(std::move(pod), /*has_priority=*/true);
+    }
+    replacements_.clear();
     std::vector<Evicted> due;
     for (auto it = evicted_.begin(); it != evicted_.end();) {
       if (it->due > c) {
@@ -97,6 +112,8 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
   };
   cache::Cache& cache_;
   const int lag_;
+  const bool recreate_evicted_;
+  std::vector<std::shared_ptr<const api::PodInfo>> replacements_;
   int cycle_ = 0;
   std::vector<Evicted> evicted_;
 };
@@ -105,7 +122,8 @@ class InMemoryCluster : public cache::DecisionSink, public cache::StatusSink {
 
 v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
                         const ReplayOptions& options, absl::Time* clock) {
-  InMemoryCluster cluster(cache, options.claim_controller_lag);
+  InMemoryCluster cluster(cache, options.claim_controller_lag,
+                          options.recreate_evicted);
   SchedulerOptions scheduler_options;
   scheduler_options.period = options.period;
   scheduler_options.cycle = options.cycle;
@@ -114,7 +132,7 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
   v1::ReplayReport report;
   *clock = cache.LatestCreation();
   for (int c = 0; c < options.cycles; ++c, *clock += options.period) {
-    cluster.BeforeCycle(c);
+    cluster.BeforeCycle(c, *clock);
     std::shared_ptr<const AppliedCycle> applied = scheduler.RunOnce();
     v1::CycleReport* cycle = report.add_cycles();
     for (const auto& b : applied->binds) {
@@ -181,6 +199,7 @@ v1::ReplayReport Replay(cache::Cache& cache, framework::Policy& policy,
       v1::Eviction* ev = cycle->add_evictions();
       ev->set_pod(e.pod);
       ev->set_reason(e.reason);
+      ev->set_moved_to(e.moved_to);
     }
     for (const auto& job : applied->cluster.jobs) {
       // A lone pod is listed only while it waits (pending or pipelined).
@@ -269,9 +288,15 @@ std::string ReportText(const v1::ReplayReport& report) {
       out += Table(rows) + "\n";
     }
     if (cycle.evictions_size() > 0) {
+      bool moved = false;
+      for (const auto& e : cycle.evictions()) moved |= !e.moved_to().empty();
       std::vector<std::vector<std::string>> rows = {{"EVICTED POD", "REASON"}};
-      for (const auto& e : cycle.evictions())
+      if (moved) rows[0].push_back("MOVED TO");
+      for (const auto& e : cycle.evictions()) {
         rows.push_back({e.pod(), e.reason()});
+        if (moved)
+          rows.back().push_back(e.moved_to().empty() ? "-" : e.moved_to());
+      }
       out += Table(rows) + "\n";
     }
     if (cycle.pod_groups_size() > 0) {

@@ -24,6 +24,11 @@ struct ReplayOptions {
   // deallocated (deleted, if it was made for that pod). 1: before the
   // next cycle; 0: never (the claims keep the evicted pods).
   int claim_controller_lag = 1;
+  // The replay plays the job controllers too: an evicted pod of a job
+  // with a PodGroup comes back before the next cycle as a new pending pod
+  // of the same name (a Volcano Job's controller keeps its pods' names),
+  // as consolidation counts on. Off: an evicted pod is gone for good.
+  bool recreate_evicted = false;
 };
 
 // `cache` must read the time from `*clock`, which the replay sets before

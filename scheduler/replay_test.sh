@@ -147,7 +147,7 @@ expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2
-expect_eq "unknown action message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/action.conf:1: actions: unknown action \"shuffle\" (valid: allocate, backfill, enqueue, preempt, reclaim)"
+expect_eq "unknown action message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/action.conf:1: actions: unknown action \"shuffle\" (valid: allocate, backfill, consolidate, enqueue, preempt, reclaim)"
 printf 'actions: "allocate"\ntiers: [\n' > $TMP/broken.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/broken.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "malformed config exit" "$rc" 2
@@ -217,11 +217,11 @@ expect_eq "positional argument message" "$(cat $TMP/err)" "shoal-scheduler: unex
 # sibling even when the parent stands at its capability.
 TREE=./e2e/snapshots/queue-tree-reclaim.yaml
 out=$($BIN --snapshot=$TREE --scheduler-conf=./policies/fair-share.yaml --output=json 2>/dev/null)
-expect_has "reclaim from the sibling, not the cousin" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim"},{"pod":"team/ml-1","reason":"reclaim"}]'
+expect_has "reclaim from the sibling, not the cousin" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim","movedTo":""},{"pod":"team/ml-1","reason":"reclaim","movedTo":""}]'
 sed -e '/metadata: {name: eng}/{n;s/spec: {weight: 1}/spec: {weight: 1, capability: {cpu: "6"}}/}' \
     -e 's/{phase: Inqueue}/{phase: Pending}/' $TREE > $TMP/full-parent.yaml
 out=$($BIN --snapshot=$TMP/full-parent.yaml --scheduler-conf=./policies/fair-share.yaml --output=json 2>/dev/null)
-expect_has "a full parent admits and reclaims from the sibling" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim"},{"pod":"team/ml-1","reason":"reclaim"}]'
+expect_has "a full parent admits and reclaims from the sibling" "$out" '"evictions":[{"pod":"team/ml-0","reason":"reclaim","movedTo":""},{"pod":"team/ml-1","reason":"reclaim","movedTo":""}]'
 expect_has "the parent's capability was in force" "$(grep -c 'capability: {cpu: "6"}' $TMP/full-parent.yaml)" "1"
 
 # --- A reservation holds admission and nodes only for a gang that waits
@@ -240,24 +240,24 @@ expect_eq "the guaranteed queue keeps its pods" "$(echo "$out" | head -1)" "Cycl
 # --- A parent at its limit does not stop a child below its share: room
 # is taken back from a sibling under the same parent.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-limit.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
-expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim"}]'
+expect_has "the sibling lends" "$out" '"evictions":[{"pod":"team/hog-0","reason":"reclaim","movedTo":""}]'
 expect_has "the child's gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"a"}]'
 
 # --- Under a parent at its capability, idle room elsewhere is no use to
 # a child below its share: room is taken back under the parent.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-parent-at-capability.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>/dev/null)
-expect_has "a sibling's pod taken under the parent" "$out" '"evictions":[{"pod":"ns/h0-0","reason":"reclaim"}]'
+expect_has "a sibling's pod taken under the parent" "$out" '"evictions":[{"pod":"ns/h0-0","reason":"reclaim","movedTo":""}]'
 expect_has "the gang runs in its room" "$out" '"binds":[{"pod":"ns/g-0","node":"n1"},{"pod":"ns/g-1","node":"n1"}]'
 
 # --- A leaf over its share lends only inside a branch within its own.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-stays-in-branch.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
-expect_has "taken from the queue over its share at the top" "$out" '"evictions":[{"pod":"team/d-work-0","reason":"elastic"},{"pod":"team/d-work-1","reason":"elastic"}]'
+expect_has "taken from the queue over its share at the top" "$out" '"evictions":[{"pod":"team/d-work-0","reason":"elastic","movedTo":""},{"pod":"team/d-work-1","reason":"elastic","movedTo":""}]'
 expect_has "the gang runs there" "$out" '"binds":[{"pod":"team/c-gang-0","node":"n1"},{"pod":"team/c-gang-1","node":"n1"}]'
 
 # --- A gang of unequal pods that fits only largest first still takes
 # back its room.
 out=$($BIN --snapshot=./e2e/snapshots/reclaim-largest-first.yaml --scheduler-conf=./policies/capacity.yaml --cycles=2 --output=json 2>/dev/null)
-expect_has "one eviction" "$out" '"evictions":[{"pod":"team/lone","reason":"reclaim"}]'
+expect_has "one eviction" "$out" '"evictions":[{"pod":"team/lone","reason":"reclaim","movedTo":""}]'
 expect_has "the whole gang runs" "$out" '"binds":[{"pod":"team/g-0","node":"b"},{"pod":"team/g-1","node":"a"},{"pod":"team/g-2","node":"b"},{"pod":"team/g-3","node":"c"}]'
 
 # --- Network topology: a hard gang stays in one rack or waits whole.
@@ -274,13 +274,13 @@ expect_has "soft gang inside rack0" "$out" '"binds":[{"pod":"team/soft3-0","node
 expect_has "soft gang that fits no rack waits only for room" "$out" '"name":"team/wide","phase":"Inqueue","scheduled":0,"minMember":3,"message":"3/3 tasks in gang unschedulable: 0/4 nodes are available: 4 Insufficient cpu."'
 expect_has "hard gang without evictions: not admitted, racks named" "$out" '"message":"waiting for admission: no network domain up to tier 1 holds 2 pods of cpu: 4 (spec.networkTopology mode hard, highestTierAllowed 1): rack0 has room for 1, rack1 has room for 1"'
 out=$($BIN --snapshot=./e2e/snapshots/network-topology-soft.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>$TMP/err)
-expect_has "preempt evicts inside rack1 only" "$out" '"evictions":[{"pod":"team/low","reason":"preempt"}]'
+expect_has "preempt evicts inside rack1 only" "$out" '"evictions":[{"pod":"team/low","reason":"preempt","movedTo":""}]'
 expect_has "the hard gang then runs in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}'
 
 # The cheapest single rack, not node order across racks (which would evict
 # low-0 and place the gang on n0 and n2).
 out=$($BIN --snapshot=./e2e/snapshots/network-topology-preempt.yaml --scheduler-conf=./policies/fair-share.yaml --cycles=2 --output=json 2>$TMP/err)
-expect_has "one eviction, in rack1" "$out" '"evictions":[{"pod":"team/low-3","reason":"preempt"}]'
+expect_has "one eviction, in rack1" "$out" '"evictions":[{"pod":"team/low-3","reason":"preempt","movedTo":""}]'
 expect_has "the gang in rack1" "$out" '"binds":[{"pod":"team/urgent-0","node":"n2"},{"pod":"team/urgent-1","node":"n3"}]'
 
 # Sub-groups: each replica whole inside one rack, the gang inside one

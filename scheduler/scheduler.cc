@@ -70,6 +70,8 @@ std::shared_ptr<const AppliedCycle> Scheduler::RunOnce() {
     const auto& pod = cluster.tasks[e.task].pod;
     applied->evictions[i] = {e.task, pod->Key(), e.reason, e.preemptor,
                              absl::OkStatus()};
+    if (e.moved_to != api::kNone)
+      applied->evictions[i].moved_to = cluster.nodes[e.moved_to].name();
     decisions_.Evict(pod, e.reason, e.preemptor,
                      [&slot = applied->evictions[i]](absl::Status s) {
                        slot.outcome = std::move(s);

@@ -45,6 +45,8 @@ struct AppliedCycle {
     std::string reason;
     std::string preemptor;
     absl::Status outcome;
+    // A moved pod (consolidate): where its replacement has room held.
+    std::string moved_to;
   };
   // The snapshot as the session left it: statuses, phases, messages.
   api::ClusterInfo cluster;

@@ -118,6 +118,15 @@ Properties (nothing here trusts the scheduler's own arithmetic):
     (else DEVICES_NO_FIT; with inter-pod constraints too, not decided).
     reclaim-liveness and network-soft-one-domain leave gangs with claims
     out (devices are not modelled there).
+  * making room (making_room_rules.py, its docstring the exact rules and
+    messages): gang-cut (no eviction leaves a running gang with some but
+    fewer than minMember pods; the cycle's evictions of any reason
+    together), consolidate-no-room (pods evicted with reason
+    `consolidate` had room on other nodes after the cycle: each alone,
+    the totals, and a packing by first-fit decreasing or, failing that, a
+    bounded exhaustive search; `movedTo`, when reported, a node with room
+    for them). Devices a claim holds are given back once every pod
+    reserving it is evicted, from the next cycle on (device_rules.Freeing).
 Determinism (the same file twice gives identical output) is checked by
 `run_case`, which runs the binary.
 
@@ -157,6 +166,7 @@ NETWORK_HARD_NO_DOMAIN = ("network (hard): no domain within the gang's limit hol
 # claims are served too (device_rules.first_fit; the oracle's reading of the
 # slices, classes and selectors decides, not the message).
 from device_rules import DEVICES_NO_FIT  # noqa: E402
+import making_room_rules  # noqa: E402
 SUB_GROUPS_UNJUDGED = ("network: jobs with sub-groups left waiting (sub-groups' domains are "
                        "not modelled; liveness not judged)")
 NETWORK_UNJUDGED = ("network (hard): faulty network description or a limit the oracle cannot "
@@ -207,7 +217,7 @@ KINDS = ["binary-error", "nondeterminism", "overbooked", "bad-bind", "bad-evicti
          "device-claim-rewritten", "device-selector", "device-reach", "device-count", "device-unbound-claim",
          "device-unallocated-claim", "device-partial-gang", "device-queue-quota",
          "device-counters", "device-capacity", "device-shared-whole", "device-taint",
-         "device-share", "idle-fitting-gang"]
+         "device-share", "gang-cut", "consolidate-no-room", "idle-fitting-gang"]
 
 
 class Violation(collections.namedtuple("Violation", "kind obj detail")):
@@ -872,15 +882,24 @@ def check(snapshot, report, predicates=True, scheduler=SCHEDULER, capacity=False
             out += network_rules.check_network_hard(model, net, constraints, c, [k for k, _ in binds],
                                       {x: m for x, m in where.items() if x not in victims},
                                       hard_judged)
+        out += making_room_rules.check_gang_cut(
+            model, c, where, [(e["pod"], e.get("reason")) for e in cycle.get("evictions", [])])
         last_evicted = []
+        moved = []
         for e in cycle.get("evictions", []):
             k = e["pod"]
             if k not in where:
                 out.append(Violation("bad-eviction", k, "cycle %d: evicted (%s) but on no node"
                                      % (c, e.get("reason"))))
                 continue
+            excuses[making_room_rules.EVICTED % e.get("reason")] += 1
+            if dev.pod_claims(k):
+                excuses[making_room_rules.EVICTED_WITH_CLAIMS] += 1
+            if e.get("reason") == making_room_rules.CONSOLIDATE:
+                moved.append((k, where[k], e.get("movedTo") or ""))
             last_evicted.append((k, where.pop(k)))
             deleted.add(k)
+        out += making_room_rules.check_consolidate(model, c, where, moved, excuses)
         for g, info in sorted(model.groups.items()):
             bound = sum(1 for k in info["pods"] if k in where)
             if 0 < bound < info["min"]:

@@ -12,10 +12,19 @@ other expression is left unjudged.
 
 The properties, over the whole run (`check_devices`; a report's cycle
 lists in `claims` the claims it allocated, each with its pod and devices):
-  - device-double-allocation: no device is held by two claims: those
-    allocated in the snapshot and every claim the run allocates (the
-    replay never deallocates a claim, so a device once taken stays
-    taken); no claim is allocated twice, nor one the snapshot allocates;
+  - device-double-allocation: no device is held by two claims at once:
+    those allocated in the snapshot and every claim the run allocates,
+    minus the claims freed (`Freeing`): a claim every pod reserving it
+    has left by eviction (reservedFor's pods in the snapshot, and every
+    pod the run binds that names it; an entry of another kind, or a pod
+    the snapshot does not hold, keeps it for good), or one whose owner
+    pod was evicted, is free from the cycle after that eviction on (the
+    resourceclaim controller's turn: the replay's
+    --claim-controller-lag, 1, and never sooner; a device of it given in
+    the eviction's own cycle is held twice); a claim the report lists
+    under `deallocations` is free from the start of that cycle. No claim
+    is allocated again while it holds devices, nor one the snapshot
+    allocates; once freed it may be allocated anew;
   - device-claim-rewritten: a claim is listed as newly allocated once;
     a claim shared by pods bound in one cycle listed again, with the same
     devices, for the second pod (the report's `claims` are the claims
@@ -350,7 +359,18 @@ def check_devices(model, dev, cycles, queue_plugin=True):
             ledger.hold(ck, r, "the snapshot", check=False)
     where = model.initial_placement()
     deleted = set()
+    freeing = Freeing(model, dev)
+    due = []            # claims freed before the next cycle
     for c, cycle in enumerate(cycles, 1):
+        for ck in due + sorted({d.get("claim") for d in cycle.get("deallocations", [])}
+                               - set(due)):
+            if ck in allocated:
+                allocated.pop(ck)
+                when.pop(ck, None)
+                first_pod.pop(ck, None)
+                ledger.release(ck)
+                freeing.forget(ck)
+        due = []
         before = dict(where)
         binds = []
         for b in cycle.get("binds", []):
@@ -359,6 +379,7 @@ def check_devices(model, dev, cycles, queue_plugin=True):
                     and n in model.nodes):
                 binds.append((k, n))
                 where[k] = n
+                freeing.bound(k)
         bound_now = dict(binds)
         gangs = set()
         for e in cycle.get("claims", []):
@@ -448,6 +469,7 @@ def check_devices(model, dev, cycles, queue_plugin=True):
             if e["pod"] in where:
                 where.pop(e["pod"])
                 deleted.add(e["pod"])
+        due = freeing.freed(allocated, deleted)
         for g in sorted(x for x in gangs if x in model.groups):
             info = model.groups[g]
             now = sum(1 for k in info["pods"] if k in where)
@@ -457,6 +479,48 @@ def check_devices(model, dev, cycles, queue_plugin=True):
                      "after it, minMember %d" % (c, now, info["min"]))
     dev.ledger = ledger
     return out, allocated
+
+
+class Freeing:
+    """Which claims an eviction frees (device-double-allocation): a claim
+    is held for the pods reserving it, those its snapshot's reservedFor
+    lists and every pod the run binds that names it, and freed once all
+    of them are evicted (by the resourceclaim controller, before the next
+    cycle); an entry of reservedFor that is no pod of the snapshot's
+    holds it for good. A claim whose owner (metadata.ownerReferences) is
+    an evicted pod goes with it."""
+
+    def __init__(self, model, dev):
+        self.dev = dev
+        uid = {p["metadata"].get("uid"): k for k, p in model.pods.items()
+               if p["metadata"].get("uid")}
+        self.users = collections.defaultdict(set)
+        self.kept = set()      # claims some consumer the oracle cannot see keeps
+        self.owner = {}
+        for ck, c in dev.claims.items():
+            for r in (c.get("status") or {}).get("reservedFor") or []:
+                if r.get("resource", "pods") == "pods" and r.get("uid") in uid:
+                    self.users[ck].add(uid[r["uid"]])
+                else:
+                    self.kept.add(ck)
+            for o in c["metadata"].get("ownerReferences") or []:
+                if o.get("kind") == "Pod" and o.get("uid") in uid:
+                    self.owner[ck] = uid[o["uid"]]
+
+    def bound(self, k):
+        for ck in self.dev.pod_claims(k):
+            self.users[ck].add(k)
+
+    def forget(self, ck):
+        """A freed claim: a later allocation starts with no users."""
+        self.users.pop(ck, None)
+        self.kept.discard(ck)
+
+    def freed(self, allocated, deleted):
+        """The allocated claims the evictions so far free (sorted)."""
+        return sorted(ck for ck in allocated
+                      if (self.users.get(ck) and ck not in self.kept
+                          and self.users[ck] <= deleted) or self.owner.get(ck) in deleted)
 
 
 def _serve(dev, k, n, ledger, allocated):

@@ -172,6 +172,9 @@ class Ledger:
         self.shares = collections.defaultdict(dict)       # device key -> {shareID: (claim, when)}
         self.used = collections.defaultdict(collections.Counter)  # device key -> capacity used
         self.spent = collections.Counter()                # (driver, pool, set, counter) -> used
+        # claim -> [(device key, shareID or "", {capacity: amount})] it holds
+        # (what `release` gives back).
+        self.by_claim = collections.defaultdict(list)
 
     def copy(self):
         out = copy.copy(self)
@@ -180,6 +183,8 @@ class Ledger:
         out.used = collections.defaultdict(collections.Counter,
                                            {k: collections.Counter(v) for k, v in self.used.items()})
         out.spent = collections.Counter(self.spent)
+        out.by_claim = collections.defaultdict(list, {k: list(v)
+                                                      for k, v in self.by_claim.items()})
         return out
 
     def device(self, dkey):
@@ -276,12 +281,14 @@ class Ledger:
                             "of %s since %s" % (when, share, ck, self.shares[d][share][0],
                                                 self.shares[d][share][1])))
             self.shares[d].setdefault(share, (ck, when))
+            consumed = collections.Counter()
             caps = {_local(self.driver_pool(d)[0], k): quantity(v["value"])
                     for k, v in (self.device(d).get("capacity") or {}).items()} \
                 if d in self.dev.device else {}
             for k, v in (result.get("consumedCapacity") or {}).items():
                 k = _local(result.get("driver", ""), k)
                 self.used[d][k] += quantity(v)
+                consumed[k] += quantity(v)
                 if k in caps and self.used[d][k] > caps[k] and check:
                     out.append(("device-capacity", obj, "%s: %s's share (shareID %s) brings the "
                                 "%s its shares consume to %s, past its capacity %s"
@@ -298,6 +305,7 @@ class Ledger:
                     out.append((kind, obj, "%s: allocated whole to %s, but shared by %s (shareID "
                                 "%s) since %s" % (when, ck, other, sid, since)))
             self.whole.setdefault(d, (ck, when))
+        self.by_claim[ck].append((d, share, consumed if share else {}))
         for k in over:
             if check:
                 out.append(("device-counters", "pool/%s/%s" % k[:2],
@@ -305,6 +313,23 @@ class Ledger:
                             "set %s, which declares %s" % (when, ck, d, _fmt(self.spent[k]),
                                                            k[3], k[2], _fmt(self.limit(k)))))
         return out
+
+    def release(self, ck):
+        """Gives back everything claim `ck` holds (its allocation was
+        cleared: every pod reserving it is gone, or the report lists it
+        deallocated): the devices it holds whole, its shares and what they
+        consume, and a device's counters once nothing holds it."""
+        for d, share, consumed in self.by_claim.pop(ck, []):
+            if share:
+                if self.shares.get(d, {}).get(share, (None,))[0] == ck:
+                    del self.shares[d][share]
+                for k, v in consumed.items():
+                    self.used[d][k] -= v
+            elif self.whole.get(d, (None,))[0] == ck:
+                del self.whole[d]
+            if not self.in_use(d):
+                for k, v in self.spends(d) or []:
+                    self.spent[k] -= v
 
     def judge(self, ck, result, when):
         """The rules of a new result that are not about what is held:

@@ -116,9 +116,9 @@ class EvictableRoom {
 // When no node has room without cutting a gang: a whole running gang
 // whose pods on one node make the task fit, if the tiers allow evicting
 // every one of its pods (on any node). The lowest-priority, then smallest,
-// such gang. Used by preempt only: priority may end a whole job, fairness
-// may not.
-// `freed_enough` as for FindRoom, of the gang's pods on every node.
+// then most recently started (its earliest pod the latest) such gang. Used by
+// preempt only: priority may end a whole job, fairness may not. `freed_enough`
+// as for FindRoom, of the gang's pods on every node.
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
@@ -131,10 +131,14 @@ std::optional<Room> FindWholeGang(
 bool MayBeVictimOf(const api::TaskInfo& victim, bool taker_best_effort);
 
 // Most expendable first: lower queue priority, lower job priority, lower task
-// priority, an elastic job's surplus before a lone pod, (when resizes cost a
-// restart) a free resize before one that costs, those in the elastic plugin's
-// shrink order, the job with the larger dominant share, then the most recently
-// created.
+// priority, an elastic job's surplus before a lone pod and both before a pod
+// of a scheduling.k8s.io PodGroup (KEP-5710: a PodGroup is more important
+// than a lone pod); between two such PodGroups' pods the smaller unit (a
+// group disrupted whole is one unit of its running pods, otherwise each pod
+// is a unit of one), then the unit started last; then (when resizes cost a
+// restart) a free resize before one that costs, those in the elastic
+// plugin's shrink order, the job with the larger dominant share, the most
+// recently created; full ties keep their order.
 void SortByExpendability(const framework::Session& s,
                          std::vector<api::TaskIndex>& tasks);
 

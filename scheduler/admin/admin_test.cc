@@ -65,9 +65,12 @@ struct Served {
   std::unique_ptr<Admin::Stub> stub;
 };
 
-Served Serve(const std::string& file, int cycles, bool whatif) {
+Served Serve(const std::string& file, int cycles, bool whatif,
+             const framework::SchedulerConfig& config = DefaultConfig()) {
   Served s;
-  s.backend = Load(file, cycles);
+  auto b = FileBackend::Load(file, config, cycles);
+  EXPECT_TRUE(b.ok()) << b.status();
+  s.backend = std::move(*b);
   AdminOptions options;
   static int n = 0;
   options.address = absl::StrCat("unix://", Dir(), "/admin-", ++n, ".sock");
@@ -221,6 +224,97 @@ TEST(Explain, PodFixNamesTheVictimsWhoseClaimsHoldTheDevices) {
   EXPECT_EQ(p.fixes(0).text(),
             "evicting batch/low-1 (lower priority) would make room and free "
             "the devices its claims need on n1");
+}
+
+// The default policy with `actions` in place of its own.
+framework::SchedulerConfig DefaultWithActions(const std::string& actions) {
+  std::string yaml = policies::kDefaultPolicy;
+  const std::string line = "actions: \"enqueue, allocate, backfill\"";
+  const size_t at = yaml.find(line);
+  EXPECT_NE(at, std::string::npos);
+  yaml.replace(at, line.size(), absl::StrCat("actions: \"", actions, "\""));
+  auto config = framework::ParseSchedulerConfig(yaml, "test-policy.yaml");
+  EXPECT_TRUE(config.ok()) << config.status();
+  return *config;
+}
+
+v1::ExplainResponse ExplainGroup(Served& s, const std::string& key) {
+  v1::ExplainRequest req;
+  req.set_podgroup(key);
+  v1::ExplainResponse resp;
+  grpc::ClientContext ctx;
+  grpc::Status st = s.stub->Explain(&ctx, req, &resp);
+  EXPECT_TRUE(st.ok()) << st.error_message();
+  return resp;
+}
+
+std::vector<std::string> GangRoom(const v1::ExplainResponse& resp) {
+  return {resp.gang_room().begin(), resp.gang_room().end()};
+}
+
+TEST(Explain, GangLineNamesTheDevicesLowerPriorityPodsHold) {
+  // Gang prod/urgent needs both of n1's GPUs, which the claims of two
+  // running lower-priority pods hold; the newer is the first victim.
+  constexpr char kFile[] = "scheduler/admin/testdata/dra_preempt_gang.yaml";
+  {
+    Served s = Serve(kFile, 0, false);  // no preempt in the policy
+    v1::ExplainResponse resp = ExplainGroup(s, "prod/urgent");
+    std::cerr << resp.DebugString();
+    EXPECT_EQ(GangRoom(resp),
+              (std::vector<std::string>{
+                  "needs 2 devices of class gpu.example.com held by 2 pods of "
+                  "lower priority (batch/low-1, batch/low-0); a policy listing "
+                  "preempt would free them"}))
+        << resp.DebugString();
+  }
+  {
+    Served s =
+        Serve(kFile, 0, false,
+              DefaultWithActions("enqueue, allocate, backfill, preempt"));
+    v1::ExplainResponse resp = ExplainGroup(s, "prod/urgent");
+    EXPECT_EQ(GangRoom(resp),
+              (std::vector<std::string>{
+                  "needs 2 devices of class gpu.example.com held by 2 pods of "
+                  "lower priority: preempt would take batch/low-1, "
+                  "batch/low-0"}))
+        << resp.DebugString();
+  }
+}
+
+TEST(Explain, GangLineSaysTheRoomIsScattered) {
+  // Three 8-GPU nodes with 4 GPUs free each; train/big asks 8.
+  constexpr char kFile[] = "scheduler/admin/testdata/scattered.yaml";
+  {
+    Served s = Serve(kFile, 0, false);  // no consolidate in the policy
+    v1::ExplainResponse resp = ExplainGroup(s, "train/big");
+    EXPECT_EQ(GangRoom(resp),
+              (std::vector<std::string>{
+                  "12 nvidia.com/gpu free in all but at most 4 on one node: "
+                  "the room is scattered; a policy listing consolidate (after "
+                  "allocate) may move pods to make a node whole"}))
+        << resp.DebugString();
+  }
+  {
+    Served s = Serve(kFile, 0, false,
+                     DefaultWithActions("enqueue, allocate, backfill, "
+                                        "consolidate"));
+    v1::ExplainResponse resp = ExplainGroup(s, "train/big");
+    EXPECT_EQ(GangRoom(resp),
+              (std::vector<std::string>{
+                  "12 nvidia.com/gpu free in all but at most 4 on one node: "
+                  "the room is scattered; consolidate may move pods to make a "
+                  "node whole"}))
+        << resp.DebugString();
+  }
+}
+
+TEST(Explain, NoGangRoomLineWhenNeitherDevicesNorScatteredRoom) {
+  // resnet-152 is short of GPUs in sum (6 needed, 3 free) and claims no
+  // devices: neither line applies.
+  Served s = Serve(kGang, 1, false);
+  v1::ExplainResponse resp = ExplainGroup(s, "ml-team/resnet-152");
+  EXPECT_FALSE(resp.gang_fix().empty());
+  EXPECT_EQ(resp.gang_room_size(), 0) << resp.DebugString();
 }
 
 TEST(Explain, NotFoundAndBadName) {

@@ -15,6 +15,7 @@
 #include "scheduler/actions/network_domains.h"
 #include "scheduler/admin/device_views.h"
 #include "scheduler/admin/elastic_line.h"
+#include "scheduler/admin/gang_room.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/dra/capacity.h"
 #include "scheduler/dra/device_report.h"
@@ -177,47 +178,21 @@ v1::NodeFix FixOnNode(framework::Session& s, const api::TaskInfo& t,
 // How many of the gang's still-needed pods the free room takes at once
 // (filters and requests only), and how many more nodes like the best
 // candidate would let it run.
-std::string GangFix(framework::Session& s, const api::JobInfo& job) {
+std::string GangFix(framework::Session& s, const api::JobInfo& job,
+                    const FreeRoomPlan& plan) {
   const api::ClusterInfo& c = s.cluster();
-  int32_t needed = job.min_member - job.ReadyCount() -
-                   job.Count(api::TaskStatus::kPipelined);
-  std::vector<api::TaskIndex> pending;
-  for (api::TaskIndex t : job.tasks) {
-    if (c.tasks[t].status == api::TaskStatus::kPending) pending.push_back(t);
-  }
-  std::sort(pending.begin(), pending.end(),
-            [&](api::TaskIndex a, api::TaskIndex b) {
-              return s.TaskBefore(c.tasks[a], c.tasks[b]);
-            });
+  const int32_t needed = plan.needed;
   if (needed <= 0) {
     return absl::StrCat("the gang has its minimum (", job.min_member,
                         ") placed; its other pending pods are elastic");
   }
-  if (static_cast<int32_t>(pending.size()) < needed) {
+  if (static_cast<int32_t>(plan.pending.size()) < needed) {
     return absl::StrCat("the gang needs ", needed, " more pod(s) but only ",
-                        pending.size(),
+                        plan.pending.size(),
                         " are pending: its controller has not created them");
   }
-  std::vector<api::Resource> idle;
-  for (const auto& n : c.nodes) idle.push_back(n.idle());
-  int32_t placed = 0;
-  std::vector<api::TaskIndex> left;
-  for (int32_t i = 0; i < needed; ++i) {
-    const api::TaskInfo& t = c.tasks[pending[i]];
-    bool ok = false;
-    for (size_t n = 0; n < c.nodes.size() && !ok; ++n) {
-      if (!s.Call<framework::Predicate>(t.placement(), c.nodes[n], nullptr))
-        continue;
-      if (!s.Fits(t, c.nodes[n], idle[n])) continue;
-      idle[n] -= t.request();
-      ok = true;
-    }
-    if (ok) {
-      ++placed;
-    } else {
-      left.push_back(pending[i]);
-    }
-  }
+  const int32_t placed = plan.placed;
+  const std::vector<api::TaskIndex>& left = plan.left;
   std::string head = absl::StrCat(placed, " of ", needed,
                                   " pods the gang still needs fit in the "
                                   "free room now");
@@ -487,7 +462,13 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
       *p.add_fixes() = FixOnNode(s, *task, s.cluster().nodes[n]);
     }
   }
-  if (!is_pod || job.min_member > 1) out.set_gang_fix(GangFix(s, sj));
+  if (!is_pod || job.min_member > 1) {
+    const FreeRoomPlan plan = PlanFreeRoom(s, sj);
+    out.set_gang_fix(GangFix(s, sj, plan));
+    for (std::string& line : GangRoomLines(s, sj, plan)) {
+      out.add_gang_room(std::move(line));
+    }
+  }
   FillNetwork(s, sj, &out);
   return out;
 }

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/room_promises.h"
 
 namespace shoal::framework {
 
@@ -30,6 +31,8 @@ struct Policy {
   std::vector<PluginInstance> plugins;
   // Argument keys no plugin or action read, one line each, for the log.
   std::vector<std::string> warnings;
+  // Room held for jobs from one cycle to the next (room_promises.h).
+  RoomPromises promises;
 };
 
 // The node label keys the policy names as network tiers, narrowest first

@@ -44,6 +44,8 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
     }
   }
   ClassifyClaims();
+  held_ = policy_.promises.Hold(cluster_);
+  if (!held_.empty()) promised_memo_.resize(cluster_.nodes.size());
   // Nodes serving extended resources through devices publish them first:
   // queues and shares count them from there.
   const std::vector<api::ResourceId> served =
@@ -306,7 +308,10 @@ std::string Session::ExplainUnplaced(const api::TaskInfo& t) {
   for (api::NodeIndex n : known->passed) {
     reasons.clear();
     const api::NodeInfo& node = cluster_.nodes[n];
-    if (Call<Fit>(t, node, node.idle(), &reasons)) {
+    if (const api::Resource* promised = PromisedToOthers(t, node);
+        promised != nullptr && !t.request().FitsIn(node.idle() - *promised)) {
+      ++why["node(s) had room held for another gang (consolidate)"];
+    } else if (Call<Fit>(t, node, node.idle(), &reasons)) {
       ++available;
     } else {
       for (const auto& r : reasons) ++why[r];
@@ -456,6 +461,34 @@ void Session::MoveTask(api::TaskIndex t, api::TaskStatus status,
     const auto& fn = holds ? h.on_allocate : h.on_deallocate;
     if (fn) fn(task);
   }
+}
+
+void Session::HoldForReplacement(api::TaskIndex t, api::NodeIndex node,
+                                 int sign) {
+  state_ = ++last_state_;
+  const api::PodInfo& pod = *cluster_.tasks[t].pod;
+  if (topology_->active()) topology_->Place(pod, node, sign, false);
+  api::NodeInfo& n = cluster_.nodes[node];
+  if (sign > 0) {
+    n.Add(pod.request, api::TaskStatus::kPipelined, pod.host_ports,
+          pod.csi_volumes);
+  } else {
+    n.Remove(pod.request, api::TaskStatus::kPipelined, pod.host_ports,
+             pod.csi_volumes);
+  }
+}
+
+const api::Resource* Session::PromisedToOthersSlow(
+    const api::TaskInfo& t, const api::NodeInfo& n) const {
+  auto& [job, sum] = promised_memo_[n.index()];
+  if (job != t.job || sum.IsZero()) {
+    job = t.job;
+    sum = api::Resource();
+    for (const HeldRoom& h : held_[n.index()]) {
+      if (h.job != t.job) sum += h.room;
+    }
+  }
+  return sum.IsZero() ? nullptr : &sum;
 }
 
 void Session::HoldInQueues(const api::TaskInfo& t, int sign) {

@@ -40,8 +40,11 @@ struct BindDecision {
 
 struct EvictDecision {
   api::TaskIndex task;
-  std::string reason;     // "preempt", "reclaim", "elastic"
+  std::string reason;     // "preempt", "reclaim", "elastic", "consolidate"
   std::string preemptor;  // ns/name of the pod the room is for
+  // A moved pod (consolidate): the node where room is held for the pod
+  // its controller makes in its place; kNone for an eviction.
+  api::NodeIndex moved_to = api::kNone;
 };
 
 // What a session decided, handed to the caller once it is over.
@@ -196,6 +199,20 @@ class Session {
   // "node(s) didn't match pod anti-affinity rules").
   bool FitsExplained(const api::TaskInfo& t, const api::NodeInfo& n,
                      const api::Resource& available, Reasons* why) const;
+  // Room on `n` promised in an earlier cycle to jobs other than `t`'s
+  // (room_promises.h), which every fit check takes off what is
+  // available; null when there is none.
+  const api::Resource* PromisedToOthers(const api::TaskInfo& t,
+                                        const api::NodeInfo& n) const {
+    if (held_.empty() || held_[n.index()].empty()) return nullptr;
+    return PromisedToOthersSlow(t, n);
+  }
+  // Holds room on `node` for `job` in the cycles after this one, until
+  // `until` or until the job has nothing pending.
+  void PromiseRoom(const api::JobInfo& job, const api::NodeInfo& node,
+                   const api::Resource& room, absl::Time until) {
+    policy_.promises.Add({job.Key(), node.name(), room, until});
+  }
   // Node-local scores (NodeOrder): cacheable per node generation.
   double Score(const api::TaskInfo& t, const api::NodeInfo& n) const {
     return Call<NodeOrder>(t, n);
@@ -259,6 +276,14 @@ class Session {
   bool FitsIn(const api::TaskInfo& t, const api::NodeInfo& n,
               const api::Resource& available, TopologyScope scope,
               bool once_released) const {
+    if (const api::Resource* promised = PromisedToOthers(t, n)) {
+      return FitsUnpromised(t, n, available - *promised, scope, once_released);
+    }
+    return FitsUnpromised(t, n, available, scope, once_released);
+  }
+  bool FitsUnpromised(const api::TaskInfo& t, const api::NodeInfo& n,
+                      const api::Resource& available, TopologyScope scope,
+                      bool once_released) const {
     return t.request().FitsIn(available) &&
            n.HostPortsFree(t.pod->host_ports) &&
            n.VolumesFit(t.pod->csi_volumes) &&
@@ -272,6 +297,12 @@ class Session {
   // FitsExplained but for the Fit callbacks.
   bool FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
                         const api::Resource& available, Reasons* why) const;
+  // Holds (+1) or gives back (-1) room on `node` for the pod that will
+  // replace moved task `t` (Statement::Move): like a pipelined pod's, but
+  // the task itself stays where it is, being evicted.
+  void HoldForReplacement(api::TaskIndex t, api::NodeIndex node, int sign);
+  const api::Resource* PromisedToOthersSlow(const api::TaskInfo& t,
+                                            const api::NodeInfo& n) const;
   // Adds (+1) or removes (-1) a task's request in its queue and every
   // ancestor's held amount.
   void HoldInQueues(const api::TaskInfo& t, int sign);
@@ -312,6 +343,10 @@ class Session {
       feasible_;
   std::vector<BindDecision> binds_;
   std::vector<EvictDecision> evictions_;
+  // Room promised in earlier cycles, by node (empty: none anywhere).
+  std::vector<std::vector<HeldRoom>> held_;
+  // PromisedToOthersSlow's answer, per node, for the job last asked.
+  mutable std::vector<std::pair<api::JobIndex, api::Resource>> promised_memo_;
   int releasing_count_ = 0;
   std::vector<api::Resource> queue_held_;  // by queue, subtree sums
   uint64_t discards_ = 0;

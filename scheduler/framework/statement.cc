@@ -6,7 +6,7 @@ Statement::~Statement() { Discard(); }
 
 Statement::Op Statement::Record(Kind kind, api::TaskIndex task) {
   const api::TaskInfo& t = session_.task(task);
-  return Op{kind, task, t.status, t.node, "", "", session_.state()};
+  return Op{kind, task, t.status, t.node, "", "", api::kNone, session_.state()};
 }
 
 void Statement::Allocate(api::TaskIndex task, api::NodeIndex node) {
@@ -32,6 +32,19 @@ void Statement::Evict(api::TaskIndex task, std::string reason,
   Moved();
 }
 
+void Statement::Move(api::TaskIndex task, api::NodeIndex to, std::string reason,
+                     std::string preemptor) {
+  Op op = Record(Kind::kMove, task);
+  op.reason = std::move(reason);
+  op.preemptor = std::move(preemptor);
+  op.moved_to = to;
+  ops_.push_back(std::move(op));
+  session_.MoveTask(task, api::TaskStatus::kReleasing,
+                    session_.task(task).node);
+  session_.HoldForReplacement(task, to, +1);
+  Moved();
+}
+
 void Statement::Commit() {
   const size_t first_bind = session_.binds_.size();
   for (const Op& op : ops_) {
@@ -45,7 +58,9 @@ void Statement::Commit() {
         break;
       }
       case Kind::kEvict:
-        session_.evictions_.push_back({op.task, op.reason, op.preemptor});
+      case Kind::kMove:
+        session_.evictions_.push_back(
+            {op.task, op.reason, op.preemptor, op.moved_to});
         break;
       case Kind::kPipeline:
         break;  // placed for real once the victims are gone
@@ -80,6 +95,8 @@ void Statement::DiscardSince(size_t mark) {
   const uint64_t before = ops_[mark].state_before;
   while (ops_.size() > mark) {
     const Op& op = ops_.back();
+    if (op.kind == Kind::kMove)
+      session_.HoldForReplacement(op.task, op.moved_to, -1);
     session_.MoveTask(op.task, op.previous_status, op.previous_node);
     ops_.pop_back();
   }

@@ -23,6 +23,11 @@ class Statement {
   // Reserves room that victims are still releasing.
   void Pipeline(api::TaskIndex task, api::NodeIndex node);
   void Evict(api::TaskIndex task, std::string reason, std::string preemptor);
+  // Evicts a task whose controller makes a new pod in its place, and
+  // holds room on `to` for that pod (consolidate): the task's own room is
+  // released as an eviction's is.
+  void Move(api::TaskIndex task, api::NodeIndex to, std::string reason,
+            std::string preemptor);
 
   // Allocations become binds, evictions become evict decisions.
   void Commit();
@@ -40,7 +45,7 @@ class Statement {
   bool empty() const { return ops_.empty(); }
 
  private:
-  enum class Kind { kAllocate, kPipeline, kEvict };
+  enum class Kind { kAllocate, kPipeline, kEvict, kMove };
   struct Op {
     Kind kind;
     api::TaskIndex task;
@@ -48,6 +53,7 @@ class Statement {
     api::NodeIndex previous_node;
     std::string reason;
     std::string preemptor;
+    api::NodeIndex moved_to = api::kNone;  // kMove
     // Session::state() before and after the op: undoing a run of ops
     // that nothing else interleaved returns the session to the name it
     // had before them.

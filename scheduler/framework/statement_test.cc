@@ -275,5 +275,85 @@ TEST(VolumeLimitsTest, NodeInfoCountsSharedVolumesOnce) {
   EXPECT_FALSE(n.VolumesFit({{"ebs", "y"}, {"ebs", "z"}}));
 }
 
+// A move evicts the task where it is and holds room for its replacement
+// elsewhere; committed, it is an eviction that names where; undone, both
+// sides are as they were.
+TEST_F(StatementTest, MoveHoldsRoomForTheReplacementAndUndoesWhole) {
+  Session& s = *session_;
+  {
+    Statement place(s);
+    place.Allocate(0, 0);
+    place.Commit();
+  }
+  const api::Resource future0 = s.node(0).FutureIdle();
+  const api::Resource future1 = s.node(1).FutureIdle();
+  const uint64_t state = s.state();
+  {
+    Statement stmt(s);
+    stmt.Move(0, 1, "consolidate", "default/big");
+    EXPECT_EQ(s.task(0).status, api::TaskStatus::kReleasing);
+    EXPECT_EQ(s.task(0).node, 0);
+    EXPECT_EQ(s.node(0).releasing().Get(api::kCpu), 1000);
+    EXPECT_EQ(s.node(1).pipelined().Get(api::kCpu), 1000);
+    EXPECT_EQ(s.node(1).FutureIdle(), future1 - s.task(0).request());
+    stmt.Discard();
+  }
+  EXPECT_EQ(s.node(0).FutureIdle(), future0);
+  EXPECT_EQ(s.node(1).FutureIdle(), future1);
+  EXPECT_TRUE(s.node(1).pipelined().IsZero());
+  EXPECT_EQ(s.task(0).status, api::TaskStatus::kBinding);
+  EXPECT_EQ(s.state(), state);
+  Statement stmt(s);
+  stmt.Move(0, 1, "consolidate", "default/big");
+  stmt.Commit();
+  ASSERT_EQ(s.evictions().size(), 1u);
+  EXPECT_EQ(s.evictions()[0].reason, "consolidate");
+  EXPECT_EQ(s.evictions()[0].moved_to, 1);
+}
+
+// Room promised to a job in one cycle is off limits to other jobs' pods
+// in the next, and free again once the job has nothing pending.
+TEST(RoomPromisesTest, HeldForItsJobOnlyUntilItHasNothingPending) {
+  PluginRegistry plugins;
+  ActionRegistry actions = testing::IdleActions();
+  Policy policy =
+      testing::MustPolicy("actions: allocate\ntiers: []\n", plugins, actions);
+  auto build = [](bool promised_job_pending) {
+    api::ClusterBuilder b;
+    b.AddNode(Node("n0", {{"cpu", "4"}, {"memory", "8Gi"}}));
+    AddGang(b, "other", 1, 1, {{"cpu", "2"}, {"memory", "1Gi"}});
+    if (promised_job_pending) {
+      AddGang(b, "big", 1, 1, {{"cpu", "3"}, {"memory", "1Gi"}});
+    }
+    api::ClusterInfo c = std::move(b).Build();
+    c.now = absl::FromUnixSeconds(1000);
+    return c;
+  };
+  policy.promises.Add({"default/big", "n0",
+                       Res({{"cpu", "3"}, {"memory", "1Gi"}}),
+                       absl::FromUnixSeconds(1100)});
+  {
+    Session s(build(true), policy);
+    const api::NodeInfo& n0 = s.node(0);
+    EXPECT_FALSE(s.Fits(s.task(0), n0, n0.idle()));  // other: 2 > 4 - 3
+    EXPECT_TRUE(s.Fits(s.task(1), n0, n0.idle()));   // big: its own room
+    EXPECT_NE(s.ExplainUnplaced(s.task(0)).find("held for another gang"),
+              std::string::npos);
+  }
+  EXPECT_EQ(policy.promises.all().size(), 1u);
+  {
+    Session s(build(false), policy);  // big placed: the promise lapses
+    EXPECT_TRUE(s.Fits(s.task(0), s.node(0), s.node(0).idle()));
+  }
+  EXPECT_TRUE(policy.promises.all().empty());
+  // Past its deadline a promise lapses though its job still waits.
+  policy.promises.Add({"default/big", "n0",
+                       Res({{"cpu", "3"}, {"memory", "1Gi"}}),
+                       absl::FromUnixSeconds(999)});
+  Session s(build(true), policy);
+  EXPECT_TRUE(s.Fits(s.task(0), s.node(0), s.node(0).idle()));
+  EXPECT_TRUE(policy.promises.all().empty());
+}
+
 }  // namespace
 }  // namespace shoal::framework

@@ -89,6 +89,12 @@ void ApiDecisionSink::Evict(std::shared_ptr<const api::PodInfo> pod,
       if (reason == "preempt") {
         events_.Record(RefOf(*pod), "Normal", "Preempted",
                        absl::StrCat("Preempted by ", preemptor));
+      } else if (reason == "consolidate") {
+        events_.Record(
+            RefOf(*pod), "Normal", "Moved",
+            absl::StrCat("Moved by shoal to make room for ", preemptor,
+                         " (consolidate): the pod its controller makes in "
+                         "its place has room held on another node"));
       } else {
         std::string why = preemptor.empty()
                               ? reason

@@ -174,7 +174,14 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
   if (a.jobs.size() != b.jobs.size()) return "job count";
   for (size_t i = 0; i < a.jobs.size(); ++i) {
     const api::JobInfo& x = a.jobs[i];
-    const api::JobInfo& y = b.jobs[i];
+    api::JobInfo y = b.jobs[i];
+    // Kubernetes' own PodGroup and Workload carry no phase: what the
+    // scheduler kept of theirs lives in its cache alone, and a snapshot
+    // (like a restart) starts them from Pending again.
+    if (x.source == api::GroupSource::kKubePodGroup ||
+        x.source == api::GroupSource::kWorkload) {
+      y.phase = x.phase;
+    }
     if (std::tie(x.ns, x.name, x.uid, x.source, x.queue, x.queue_index,
                  x.min_member, x.min_task_member, x.min_resources,
                  x.priority_class, x.priority, x.phase, x.group_missing,
@@ -184,8 +191,13 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
                  y.min_member, y.min_task_member, y.min_resources,
                  y.priority_class, y.priority, y.phase, y.group_missing,
                  y.unsupported_field, y.unsupported_value, y.renewing_admission,
-                 y.created, y.tasks, y.resize_cost_seconds))
-      return "job " + x.Key();
+                 y.created, y.tasks, y.resize_cost_seconds)) {
+      return "job " + x.Key() +
+             (x.phase != y.phase
+                  ? std::string(" phase ") + api::PodGroupPhaseName(x.phase) +
+                        " != " + api::PodGroupPhaseName(y.phase)
+                  : std::string());
+    }
   }
   if (a.tasks.size() != b.tasks.size()) return "task count";
   for (size_t i = 0; i < a.tasks.size(); ++i) {

@@ -231,8 +231,8 @@ ShoalMetrics::ShoalMetrics(Registry& r)
                          ExponentialBuckets(1, 2, 15))),
       evictions(r.AddCounterFamily(
           "shoal_evictions_total",
-          "Pods evicted, by reason: preempt, reclaim, elastic, "
-          "gang-incomplete",
+          "Pods evicted, by reason: preempt, reclaim, elastic, consolidate "
+          "(moved to make room), gang-incomplete",
           {"reason"})),
       assumed_pods(r.AddGauge(
           "shoal_assumed_pods",

@@ -189,6 +189,7 @@ void PrintExplain(const v1::ExplainResponse& e) {
     for (const auto& f : p.fixes()) out << "Fix: " << f.text() << "\n";
   }
   if (!e.gang_fix().empty()) out << "\nGang: " << e.gang_fix() << "\n";
+  for (const auto& g : e.gang_room()) out << "Gang: " << g << "\n";
   if (!e.elastic().empty()) out << "Elastic: " << e.elastic() << "\n";
   if (!e.network().empty()) {
     out << "\nNetwork: spec.networkTopology " << e.network()

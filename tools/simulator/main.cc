@@ -9,6 +9,7 @@
 // side), and prints the summaries.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -230,6 +231,24 @@ void PrintSummaries(
       return absl::StrCat(j["gpus"]["mostClaimsOnAGpu"].get<int>());
     });
   }
+  // Evictions by reason, when any run evicted.
+  std::vector<std::string> reasons;
+  for (const auto& [mode, j] : runs) {
+    if (!j.contains("evictionsByReason")) continue;
+    for (const auto& item : j["evictionsByReason"].items()) {
+      if (std::find(reasons.begin(), reasons.end(), item.key()) ==
+          reasons.end())
+        reasons.push_back(item.key());
+    }
+  }
+  for (const std::string& reason : reasons) {
+    row("evictions: " + reason, [&reason](const nlohmann::ordered_json& j) {
+      if (!j.contains("evictionsByReason") ||
+          !j["evictionsByReason"].contains(reason))
+        return std::string("0");
+      return absl::StrCat(j["evictionsByReason"][reason].get<int64_t>());
+    });
+  }
   // Per Job workload, when there are several.
   const auto& workloads = runs.front().second["workloads"];
   for (const auto& item : workloads.items()) {
@@ -243,6 +262,13 @@ void PrintSummaries(
                                  w["waitMeanSeconds"].get<double>(),
                                  w["waitP95Seconds"].get<double>());
         });
+    row(name + ": wait median/p90 s", [&name](const nlohmann::ordered_json& j) {
+      if (!j["workloads"].contains(name)) return std::string("-");
+      const auto& w = j["workloads"][name];
+      return absl::StrFormat("%.0f / %.0f",
+                             w["waitMedianSeconds"].get<double>(),
+                             w["waitP90Seconds"].get<double>());
+    });
   }
   const auto& queues = runs.front().second["queues"];
   for (const auto& item : queues.items()) {

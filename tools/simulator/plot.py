@@ -243,6 +243,122 @@ def gpu_plot(out, modes, data, colors):
     return path
 
 
+def with_without_plot(out, modes, data, colors):
+    """Two runs or more of one scenario under different policies (e.g.
+    with and without consolidate or preempt): each workload's wait for its
+    minimum, median and p90, runs side by side; GPU utilization over time;
+    and evictions so far, by reason in the legend. Drawn when there are
+    two runs or more and their summaries have the median wait."""
+    summaries = {m: load_summary(out, m) for m in modes}
+    modes = [m for m in modes if any("waitMedianSeconds" in w for w in summaries[m].get("workloads", {}).values())]
+    if len(modes) < 2:
+        return None
+    workloads = []
+    for m in modes:
+        for w in summaries[m].get("workloads", {}):
+            if w not in workloads:
+                workloads.append(w)
+    fig = plt.figure(figsize=(12, 8))
+    for i, (stat, title) in enumerate((("waitMedianSeconds", "median"), ("waitP90Seconds", "p90"))):
+        ax = fig.add_subplot(2, 2, 1 + i)
+        width = 0.8 / len(modes)
+        for k, m in enumerate(modes):
+            w = summaries[m].get("workloads", {})
+            values = [w.get(name, {}).get(stat, 0) / 60 for name in workloads]
+            bars = ax.bar([j + k * width for j in range(len(workloads))], values, width, color=colors[m], label=m)
+            for b, name in zip(bars, workloads):
+                ax.annotate("%.0fs" % w.get(name, {}).get(stat, 0), (b.get_x() + b.get_width() / 2, b.get_height()),
+                            ha="center", va="bottom", fontsize=6)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
+        ax.set_xticklabels(workloads, fontsize=8, rotation=20)
+        ax.set_ylabel("minutes")
+        ax.set_title("Wait for a job's minimum, %s" % title)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+    util = fig.add_subplot(2, 2, 3)
+    for m in modes:
+        t = [s / 60 for s in data[m]["second"]]
+        keys = [k for k in data[m] if k.startswith("util_") and k not in ("util_cpu", "util_memory")]
+        key = "gpus_busy" if "gpus_busy" in data[m] else (keys[0] if keys else "util_cpu")
+        name = "GPUs busy" if key == "gpus_busy" else key[5:]
+        mean = summaries[m].get("gpus", {}).get("busy", {}).get("mean") if key == "gpus_busy" else \
+            summaries[m].get("utilization", {}).get(key[5:], {}).get("mean")
+        util.plot(t, [100 * v for v in data[m][key]], color=colors[m], linewidth=0.8,
+                  label="%s: %s (mean %.1f%%)" % (m, name, 100 * (mean or 0)))
+    util.set_ylabel("% of allocatable")
+    util.set_xlabel("simulated minutes")
+    util.set_ylim(0, 105)
+    util.grid(alpha=0.3)
+    util.legend(fontsize=7, loc="lower right")
+    util.set_title("Utilization")
+    ev = fig.add_subplot(2, 2, 4)
+    for m in modes:
+        t = [s / 60 for s in data[m]["second"]]
+        reasons = summaries[m].get("evictionsByReason", {})
+        why = ", ".join("%s %d" % (r, n) for r, n in reasons.items()) or "none"
+        ev.step(t, data[m]["evictions"], where="post", color=colors[m], label="%s (%s)" % (m, why))
+    ev.set_ylabel("evictions so far")
+    ev.set_xlabel("simulated minutes")
+    ev.grid(alpha=0.3)
+    ev.legend(fontsize=7, loc="upper left")
+    ev.set_title("Evictions (moves are consolidate's)")
+    fig.tight_layout()
+    path = os.path.join(out, "with-without.png")
+    print_comparison(modes, summaries, workloads, data)
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def gpu_key(series):
+    """The column of GPU use in a run's series: DRA GPUs busy, else the
+    first extended resource's utilization, else cpu's."""
+    if "gpus_busy" in series:
+        return "gpus_busy"
+    keys = [k for k in series if k.startswith("util_") and k not in ("util_cpu", "util_memory")]
+    return keys[0] if keys else "util_cpu"
+
+
+def print_comparison(modes, summaries, workloads, data):
+    """The runs' waits, GPU use and evictions by reason side by side, as
+    with-without.png draws them. Mean GPU use over the whole run is the
+    same whenever every run does all the work; while jobs wait, it shows
+    whether GPUs sat idle that could have run them."""
+    rows = []
+    for w in workloads:
+        rows.append(("%s wait median / p90 s" % w,
+                     ["%.0f / %.0f" % (summaries[m].get("workloads", {}).get(w, {}).get("waitMedianSeconds", 0),
+                                       summaries[m].get("workloads", {}).get(w, {}).get("waitP90Seconds", 0))
+                      if w in summaries[m].get("workloads", {}) else "-" for m in modes]))
+        rows.append(("%s done / submitted" % w,
+                     ["%d / %d" % (summaries[m]["workloads"][w]["completed"], summaries[m]["workloads"][w]["submitted"])
+                      if w in summaries[m].get("workloads", {}) else "-" for m in modes]))
+    for m in modes:
+        for r in summaries[m].get("utilization", {}):
+            if r not in ("cpu", "memory") and ("%s utilization, mean" % r) not in [x[0] for x in rows]:
+                rows.append(("%s utilization, mean" % r,
+                             ["%.3f" % summaries[k].get("utilization", {}).get(r, {}).get("mean", 0) for k in modes]))
+    if any("gpus" in summaries[m] for m in modes):
+        rows.append(("DRA GPUs busy, mean", ["%.3f" % summaries[m].get("gpus", {}).get("busy", {}).get("mean", 0)
+                                             for m in modes]))
+    cells = []
+    for m in modes:
+        key = gpu_key(data[m])
+        busy = [u for u, p in zip(data[m][key], data[m]["pending_jobs"]) if p > 0]
+        cells.append("%.3f" % (sum(busy) / len(busy)) if busy else "-")
+    rows.append(("GPU use while a job waited, mean", cells))
+    reasons = []
+    for m in modes:
+        for r in summaries[m].get("evictionsByReason", {}):
+            if r not in reasons:
+                reasons.append(r)
+    for r in reasons:
+        rows.append(("evictions: %s" % r, ["%d" % summaries[m].get("evictionsByReason", {}).get(r, 0) for m in modes]))
+    width = max(len(label) for label, _ in rows) + 2
+    print("".ljust(width) + "".join(m.ljust(18) for m in modes))
+    for label, cells in rows:
+        print(label.ljust(width) + "".join(c.ljust(18) for c in cells))
+
+
 def main(out):
     modes = runs_in(out) if os.path.isdir(out) else []
     if not modes:
@@ -295,7 +411,7 @@ def main(out):
     written.append(path)
     for path in (queue_plot(out, modes, data), jct_plot(out, modes, colors),
                  resizes_plot(out, modes, colors), network_plot(out, modes, data, colors),
-                 gpu_plot(out, modes, data, colors)):
+                 gpu_plot(out, modes, data, colors), with_without_plot(out, modes, data, colors)):
         if path:
             written.append(path)
     for p in written:

@@ -72,6 +72,8 @@ nlohmann::ordered_json WorkloadsSummary(const std::vector<JobOutcome>& jobs,
     out[w] = {{"submitted", static_cast<int>(v.size())},
               {"completed", completed[w]},
               {"waitMeanSeconds", Round(sum / v.size())},
+              {"waitMedianSeconds", Round(NearestRank(v, 0.5))},
+              {"waitP90Seconds", Round(NearestRank(v, 0.9))},
               {"waitP95Seconds", Round(NearestRank(v, 0.95))},
               {"waitMaxSeconds", Round(v.back())}};
   }

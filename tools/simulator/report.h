@@ -24,8 +24,8 @@ nlohmann::ordered_json JobsSummary(const std::vector<JobOutcome>& jobs,
                                    int64_t end);
 
 // summary.json's "workloads": per Job workload, its jobs submitted and
-// completed, and their wait for their minimum (mean, p95 by nearest rank;
-// a job that never started waits until `end`).
+// completed, and their wait for their minimum (mean; median, p90 and p95
+// by nearest rank; a job that never started waits until `end`).
 nlohmann::ordered_json WorkloadsSummary(const std::vector<JobOutcome>& jobs,
                                         int64_t end);
 

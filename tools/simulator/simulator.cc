@@ -239,8 +239,12 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     }
   }
 
-  void AddJobPod(int job, const TaskSpec& task, const std::string& name) {
+  // `uid`: the pod's uid when it is not its name (a replacement that
+  // keeps the name of the pod it replaces).
+  void AddJobPod(int job, const TaskSpec& task, const std::string& name,
+                 const std::string& uid = "") {
     auto pod = NewPod(name, task.requests, jobs_[job].spec->priority_class);
+    if (!uid.empty()) pod->uid = uid;
     pod->group = jobs_[job].name;
     pod->role = task.name;
     gpus_.CreateClaim(*pod, task.gpu, cache_);
@@ -282,20 +286,39 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     done(absl::OkStatus());
   }
 
-  // An evicted pod is gone and its controller creates a replacement.
-  void Evict(std::shared_ptr<const api::PodInfo> gone, const std::string&,
-             const std::string&, cache::Done done) override {
+  // An evicted pod is gone and its controller creates a replacement,
+  // whatever the reason (preempt, reclaim, consolidate, ...): the job
+  // model keeps a job's progress across its pods (work is the job's
+  // pod-seconds, as from a checkpoint), so the replacement continues the
+  // job's remaining run time rather than starting it over, and a job
+  // whose minimum stopped running pays its resize cost when it runs
+  // again. A job's replacement keeps the evicted pod's name (a Volcano
+  // Job's controller keeps its pods' names, and consolidate remembers a
+  // moved pod by name, so that it is not moved again within its window)
+  // with a new uid, when the reason is "consolidate"; other evictions'
+  // replacements get a new name, as they always did, so the results of
+  // scenarios without consolidate stay what they were.
+  void Evict(std::shared_ptr<const api::PodInfo> gone,
+             const std::string& reason, const std::string&,
+             cache::Done done) override {
     auto it = pods_.find(gone->Key());
     if (it == pods_.end()) return done(absl::OkStatus());
     PodRecord record = it->second;
     DeletePod(gone->Key());
     ++evictions_;
-    std::string name = absl::StrCat(gone->name, "-r", next_serial_++);
+    ++evictions_by_reason_[reason];
+    const int64_t serial = next_serial_++;
     if (record.job >= 0) {
+      const bool moved = reason == "consolidate";
+      std::string name =
+          moved ? gone->name : absl::StrCat(gone->name, "-r", serial);
       for (const auto& t : jobs_[record.job].spec->tasks) {
-        if (t.name == record.task) AddJobPod(record.job, t, name);
+        if (t.name != record.task) continue;
+        AddJobPod(record.job, t, name,
+                  moved ? absl::StrCat(gone->name, "-r", serial) : name);
       }
     } else {
+      std::string name = absl::StrCat(gone->name, "-r", serial);
       auto pod = NewPod(name, gone->request, gone->priority_class);
       AddPod(std::move(pod), PodRecord{record.workload, -1, "", false, 0, {}});
     }
@@ -521,6 +544,9 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         {"jain", Round(jain_samples_ ? jain_sum_ / jain_samples_ : 0)}};
     out["services"] = {{"pendingPodSeconds", Round(service_pending_seconds_)}};
     out["evictions"] = evictions_;
+    nlohmann::ordered_json by_reason = nlohmann::ordered_json::object();
+    for (const auto& [reason, n] : evictions_by_reason_) by_reason[reason] = n;
+    out["evictionsByReason"] = by_reason;
     out["resizes"] = ResizesSummary(outcomes);
     std::vector<QueueJob> queue_jobs;
     for (const auto& job : jobs_) {
@@ -566,6 +592,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   QueueStanding queues_;
   int64_t next_serial_ = 0;
   int64_t evictions_ = 0;
+  std::map<std::string, int64_t> evictions_by_reason_;  // by Evict's reason
   int64_t max_service_wait_ = 0;
   double service_pending_seconds_ = 0;
   std::map<std::string, std::vector<double>> util_samples_;
