@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Shoal builds and tests with, from Debian's packages only.
-# Idempotent: does nothing when everything is there already.
+# Idempotent: does nothing when everything is there already. Says in one
+# line what it installs; apt's and npm's own output goes to a log file,
+# printed (its end) only when a step fails.
 set -euo pipefail
 
 packages=(
@@ -21,6 +23,16 @@ packages=(
   umoci skopeo ca-certificates     # tools/image: the container image, no container engine
 )
 
+log=${SHOAL_INSTALL_LOG:-/tmp/shoal-install.log}
+# Runs a step with its output in the log; on failure shows the log's end.
+logged() {
+  if ! "$@" >>"$log" 2>&1; then
+    echo "shoal: failed: $* (last lines of $log below)" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
+}
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
@@ -29,10 +41,10 @@ done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if [ ${#missing[@]} -ne 0 ]; then
-  echo "shoal: installing ${missing[*]}" >&2
+  echo "shoal: installing ${#missing[@]} Debian packages (${missing[*]}); log: $log" >&2
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q >&2
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  logged $SUDO apt-get update -q
+  logged $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 # CEL's conformance data for //scheduler/cel:conformance_test, fetched at
@@ -40,20 +52,23 @@ fi
 # cel-spec test files as JavaScript; node writes its `tests` export as JSON.
 cel_spec_dir=/var/cache/shoal-testdata/cel-spec-0.6.1
 if [ ! -s "$cel_spec_dir/conformance.json" ]; then
-  echo "shoal: fetching CEL conformance data (npm @bufbuild/cel-spec@0.6.1)" >&2
+  echo "shoal: fetching CEL conformance data (npm @bufbuild/cel-spec@0.6.1); log: $log" >&2
   # Some nodejs builds bundle npm (and conflict with Debian's npm package).
   if ! command -v npm >/dev/null; then
-    $SUDO apt-get install -y -q --no-install-recommends npm >&2
+    logged $SUDO apt-get install -y -q --no-install-recommends npm
   fi
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent @bufbuild/cel-spec@0.6.1 >/dev/null \
-    && tar -xzf bufbuild-cel-spec-0.6.1.tgz \
-    && node --input-type=module -e '
-      import { tests } from "./package/dist/esm/testdata/conformance.js";
-      import { writeFileSync } from "node:fs";
-      writeFileSync("conformance.json", JSON.stringify(tests));
-    ')
+  fetch() {
+    cd "$tmp" && npm pack --silent @bufbuild/cel-spec@0.6.1 \
+      && tar -xzf bufbuild-cel-spec-0.6.1.tgz \
+      && node --input-type=module -e '
+        import { tests } from "./package/dist/esm/testdata/conformance.js";
+        import { writeFileSync } from "node:fs";
+        writeFileSync("conformance.json", JSON.stringify(tests));
+      '
+  }
+  (logged fetch)
   $SUDO mkdir -p "$cel_spec_dir"
   $SUDO cp "$tmp/conformance.json" "$cel_spec_dir/conformance.json"
 fi

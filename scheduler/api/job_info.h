@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -108,6 +109,11 @@ struct JobInfo {
   // change); -1 when the PodGroup does not say, and the elastic plugin's
   // default applies.
   int32_t resize_cost_seconds = -1;
+  // How the job's progress grows with its pod count (Shoal's annotation
+  // shoal.dev/throughput, "1=1,2=1.9,4=3.5,8=6.1": throughput relative to
+  // one pod), by pod count ascending; empty when the PodGroup does not
+  // say. Written by the user, a training operator, or the simulator.
+  std::vector<std::pair<int32_t, double>> throughput;
   // Written by the elastic plugin (from what it remembers across cycles)
   // for the status, metrics and explain: the cost it applies, how many
   // times the running job's pod count changed since the scheduler started,

@@ -35,6 +35,9 @@ class Resource {
     return id < amounts_.size() ? amounts_[id] : 0;
   }
   void Set(ResourceId id, int64_t amount);
+  // Back to zero of everything (in place: no copy of an empty Resource,
+  // which GCC 12 takes for a read of uninitialized inline storage).
+  void Clear() { amounts_.clear(); }
 
   Resource& operator+=(const Resource& other);
   Resource& operator-=(const Resource& other);

@@ -483,7 +483,7 @@ const api::Resource* Session::PromisedToOthersSlow(
   auto& [job, sum] = promised_memo_[n.index()];
   if (job != t.job || sum.IsZero()) {
     job = t.job;
-    sum = api::Resource();
+    sum.Clear();
     for (const HeldRoom& h : held_[n.index()]) {
       if (h.job != t.job) sum += h.room;
     }

@@ -12,7 +12,9 @@ namespace shoal::kube {
 
 absl::StatusOr<api::Resource> Reader::Resources(const json* list,
                                                 absl::string_view path) const {
-  if (list == nullptr) return api::Resource();
+  // Made in place: a moved empty Resource trips GCC 12's
+  // -Wmaybe-uninitialized inside Abseil's InlinedVector.
+  if (list == nullptr) return absl::StatusOr<api::Resource>(absl::in_place);
   if (!list->is_object()) {
     return Error(path, "must be a map of resource names to quantities");
   }

@@ -10,8 +10,8 @@
 // The dress adds only fields outside Shoal's model: the cluster read is
 // the same (realistic_objects_test).
 //
-//   bazel run //tools/bench:realistic_snapshot -- --nodes=5000 --gangs=1000 \
-//       --out=/tmp/cluster-5k.json
+//   bazel run //tools/bench:realistic_snapshot -- --nodes=5000
+//       --gangs=1000 --out=/tmp/cluster-5k.json   (one command)
 #include <cstdio>
 #include <string>
 

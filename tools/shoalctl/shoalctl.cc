@@ -1,6 +1,7 @@
 // shoalctl: asks a running shoal-scheduler, through its admin service, why
 // pods wait, how queues share the cluster, what the cache holds, and what
 // another policy would do.
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -442,7 +443,13 @@ int main(int argc, char** argv) {
     std::string* target = nullptr;
     if (auto it = valued.find(name); it != valued.end()) target = it->second;
     if (name == "--timeout") target = &timeout;
-    if (target == nullptr) return Usage(absl::StrCat("unknown flag ", name));
+    if (target == nullptr) {
+      std::vector<std::string> valid = {"--all", "--help", "--timeout"};
+      for (const auto& [flag, unused] : valued) valid.push_back(flag);
+      std::sort(valid.begin(), valid.end());
+      return Usage(absl::StrCat("unknown flag ", name, " (valid: ",
+                                absl::StrJoin(valid, ", "), ")"));
+    }
     if (!has_value) {
       if (i + 1 >= argc) return Usage(absl::StrCat(name, " needs a value"));
       value = argv[++i];
