@@ -447,8 +447,8 @@ int main(int argc, char** argv) {
       std::vector<std::string> valid = {"--all", "--help", "--timeout"};
       for (const auto& [flag, unused] : valued) valid.push_back(flag);
       std::sort(valid.begin(), valid.end());
-      return Usage(absl::StrCat("unknown flag ", name, " (valid: ",
-                                absl::StrJoin(valid, ", "), ")"));
+      return Usage(absl::StrCat("unknown flag ", name,
+                                " (valid: ", absl::StrJoin(valid, ", "), ")"));
     }
     if (!has_value) {
       if (i + 1 >= argc) return Usage(absl::StrCat(name, " needs a value"));
