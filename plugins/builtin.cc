@@ -5,6 +5,7 @@
 #include "plugins/drf/drf.h"
 #include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
+#include "plugins/las/las.h"
 #include "plugins/networktopology/network_topology_aware.h"
 #include "plugins/nodeorder/nodeorder.h"
 #include "plugins/overcommit/overcommit.h"
@@ -23,6 +24,7 @@ framework::PluginRegistry BuiltinPlugins() {
   r.Add("drf", drf::New);
   r.Add("elastic", elastic::New);
   r.Add("gang", gang::New);
+  r.Add("las", las::New);
   r.Add("network-topology-aware", networktopology::New);
   r.Add("nodeorder", nodeorder::New);
   r.Add("overcommit", overcommit::New);

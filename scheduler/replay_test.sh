@@ -143,11 +143,15 @@ done
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drff\n' > $TMP/typo.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/typo.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown plugin exit" "$rc" 2
-expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, capacity, conformance, drf, elastic, gang, network-topology-aware, nodeorder, overcommit, predicates, priority, proportion, reservation)"
+expect_eq "unknown plugin message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/typo.conf:5: tiers[0].plugins[1].name: unknown plugin \"drff\" (valid: binpack, capacity, conformance, drf, elastic, gang, las, network-topology-aware, nodeorder, overcommit, predicates, priority, proportion, reservation)"
 printf 'actions: "allocate, shuffle"\n' > $TMP/action.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/action.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "unknown action exit" "$rc" 2
 expect_eq "unknown action message" "$(cat $TMP/err)" "shoal-scheduler: $TMP/action.conf:1: actions: unknown action \"shuffle\" (valid: allocate, backfill, consolidate, enqueue, preempt, reclaim)"
+printf 'actions: "allocate, preempt"\ntiers:\n- plugins:\n  - name: gang\nconfigurations:\n- name: preempt\n  arguments: {endWholeGangs: always}\n' > $TMP/whole.conf
+$BIN --snapshot=$SNAP --scheduler-conf=$TMP/whole.conf >/dev/null 2>$TMP/err; rc=$?
+expect_eq "bad endWholeGangs exit" "$rc" 2
+expect_has "bad endWholeGangs message" "$(cat $TMP/err)" 'endWholeGangs must be higherPriority or tiers, got "always"'
 printf 'actions: "allocate"\ntiers: [\n' > $TMP/broken.conf
 $BIN --snapshot=$SNAP --scheduler-conf=$TMP/broken.conf >/dev/null 2>$TMP/err; rc=$?
 expect_eq "malformed config exit" "$rc" 2

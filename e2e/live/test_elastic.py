@@ -1,7 +1,11 @@
 """Elastic jobs grow into idle room and shrink when a gang needs it."""
+import time
+
 from harness.cluster import wait_for
 
 ELASTIC = "policies/elastic.yaml"
+ELASTIC_THROUGHPUT = "policies/elastic-throughput.yaml"
+THROUGHPUT = "shoal.dev/throughput"
 
 
 def status_of(objects, name):
@@ -44,3 +48,29 @@ def test_elastic_job_grows_then_shrinks_for_a_gang(objects, kubelet, schedulers,
     assert said[0].endswith(
         "the CRD declares no status subresource; writing status through the PodGroup itself"
         if crd_set == "volcano" else "writing status through the /status subresource"), said
+
+
+def test_the_gang_that_scales_better_gets_the_extra_pods(objects, kubelet, schedulers, crd_set):
+    """Two elastic gangs of 8 one-GPU pods (minMember 1) on 10 GPUs, with
+    declared scaling curves. After both minimums, "scales"' next pods add
+    0.9 and then 0.85 each up to 8 pods, "barely"'s second adds 0.05 and
+    its later ones 0.025, then nothing: "scales" takes 7 extra pods,
+    "barely" the one left."""
+    for i in range(2):
+        objects.node(f"n{i}", cpu="16", memory="64Gi", gpus=5)
+    objects.gang("barely", 8, min_member=1, gpus=1,
+                 annotations={THROUGHPUT: "1=1,2=1.05,4=1.1,8=1.1"})
+    objects.gang("scales", 8, min_member=1, gpus=1,
+                 annotations={THROUGHPUT: "1=1,2=1.9,4=3.6,8=7"})
+    schedulers(conf=ELASTIC_THROUGHPUT)
+
+    def counts():
+        return len(objects.bound("scales-")), len(objects.bound("barely-"))
+
+    wait_for("8 pods of scales and 2 of barely bound", lambda: counts() == (8, 2), timeout=40)
+    wait_for("elasticTarget 8", lambda: elastic_target(objects, "scales", crd_set, 8))
+    wait_for("elasticTarget 2", lambda: elastic_target(objects, "barely", crd_set, 2))
+    # Settled: nothing moves afterwards.
+    time.sleep(3)
+    assert counts() == (8, 2)
+    assert objects.events(reason="Evict") == []

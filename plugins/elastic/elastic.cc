@@ -1,6 +1,7 @@
 #include "plugins/elastic/elastic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -30,6 +31,7 @@ struct Settings {
   int32_t hold_seconds = -1;        // -1: each job's own resize cost
   int32_t fairness_bound_seconds = 600;
   int32_t expected_room_seconds = 300;
+  double throughput_margin = 0.1;  // share: throughput's hysteresis
 };
 
 // Each elastic job's target size, worked out when the session opens.
@@ -71,7 +73,8 @@ class ElasticSession : public framework::PluginSession {
     RankShrinks(s);
 
     // Between two running elastic jobs, the smaller share grows first
-    // (oldest-first: the older).
+    // (oldest-first: the older; throughput: the one whose next pod adds
+    // more per unit of its dominant resource).
     s.Register<framework::JobOrder>(
         [this, &s](const api::JobInfo& a, const api::JobInfo& b) {
           if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member ||
@@ -82,6 +85,10 @@ class ElasticSession : public framework::PluginSession {
             absl::Time sa = jobs_[a.index].started_at;
             absl::Time sb = jobs_[b.index].started_at;
             return sa < sb ? -1 : (sa > sb ? 1 : 0);
+          }
+          if (settings_.sharing == Sharing::kThroughput) {
+            double ga = NextPodScore(s, a), gb = NextPodScore(s, b);
+            if (ga != gb) return ga > gb ? -1 : 1;
           }
           double sa = Share(s, a), sb = Share(s, b);
           return sa < sb ? -1 : (sa > sb ? 1 : 0);
@@ -202,6 +209,17 @@ class ElasticSession : public framework::PluginSession {
     return s.cluster().Held(job).DominantShare(s.cluster().total_allocatable);
   }
 
+  // Throughput: what the job's next pod adds per unit of the dominant
+  // share one of its pods takes (sharing.h), at the size it has now.
+  double NextPodScore(const Session& s, const api::JobInfo& job) const {
+    if (job.tasks.empty()) return 0;
+    Grower g;
+    g.pod = s.cluster().tasks[job.tasks.front()].request();
+    g.curve = &job.throughput;
+    g.extra = Placed(job);
+    return NextScore(g, s.cluster().total_allocatable, 0);
+  }
+
   // The order in which evictions that must shrink running jobs take from
   // those whose resize costs something (JobInfo::resizing.shrink_rank):
   // the cheapest first; a job that changed within its hold last (it just
@@ -302,6 +320,8 @@ class ElasticSession : public framework::PluginSession {
       const int32_t max_extra = std::max(0, job.ValidCount() - job.min_member);
       Grower g{j, {}, {}, 0, max_extra};
       g.submitted = job.created;
+      g.curve = &job.throughput;
+      g.min_pods = job.min_member;
       // Waiting since: to start, its submission; running, since it was
       // left at its minimum with pods pending.
       g.starved_since =
@@ -324,10 +344,13 @@ class ElasticSession : public framework::PluginSession {
         g.held = g.minimum;
       } else {
         // Its surplus is up for redistribution; its unmet minimum is owed.
+        // What it runs beyond its minimum it keeps on a par (throughput's
+        // hysteresis).
         api::Resource minimum = c.GangMinimum(job);
         room += held;
         room -= minimum;
         g.held = minimum;
+        g.kept = std::clamp(placed - job.min_member, 0, max_extra);
       }
       if (next_pod == nullptr) continue;  // nothing placed or pending
       g.pod = next_pod->request();
@@ -340,7 +363,8 @@ class ElasticSession : public framework::PluginSession {
         if (frozen_.count(growers[i].job) != 0)
           growers[i].max_extra = growers[i].extra;
       }
-      elastic::Share(settings_.sharing, c.total_allocatable, room, growers);
+      elastic::Share(settings_.sharing, c.total_allocatable, room, growers,
+                     settings_.throughput_margin);
       bool froze = false;
       for (const Grower& g : growers) {
         const api::JobInfo& job = c.jobs[g.job];
@@ -353,7 +377,7 @@ class ElasticSession : public framework::PluginSession {
         std::string held = GrowthHeldBack(
             Growth{size, target, CostOf(job),
                    absl::ToDoubleSeconds(c.now - jobs_[g.job].changed),
-                   HoldOf(job), expected_room_seconds_});
+                   HoldOf(job), expected_room_seconds_, &job.throughput});
         if (held.empty()) continue;
         s.job(g.job).resizing.held = std::move(held);
         frozen_.insert(g.job);
@@ -426,13 +450,25 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
   const std::string share = args.GetString("share", "even");
   if (share == "oldest-first") {
     settings.sharing = Sharing::kOldestFirst;
+  } else if (share == "throughput") {
+    settings.sharing = Sharing::kThroughput;
   } else if (share != "even") {
     return absl::InvalidArgumentError(
         absl::StrCat(args.owner(),
-                     ": arguments.share: must be even or "
-                     "oldest-first, got \"",
+                     ": arguments.share: must be even, oldest-first or "
+                     "throughput, got \"",
                      share, "\""));
   }
+  auto margin = args.GetDouble("throughputMargin", 0.1);
+  if (!margin.ok()) return margin.status();
+  if (!std::isfinite(*margin) || *margin < 0 || *margin > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(),
+        ": arguments.throughputMargin: must be a number from 0 to 1000 (of "
+        "one pod's throughput), got ",
+        *margin));
+  }
+  settings.throughput_margin = *margin;
   auto cost = Seconds(args, "resizeCostSeconds", 0, 0);
   if (!cost.ok()) return cost.status();
   settings.resize_cost_seconds = *cost;

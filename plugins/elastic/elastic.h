@@ -25,9 +25,20 @@
 // hold after its last change; and evictions that must shrink elastic jobs
 // take from the cheapest, least recently changed job first, all they need
 // from it before the next (actions/victims.h). Arguments: share (even |
-// oldest-first, sharing.h), resizeCostSeconds (0), holdSeconds (each
-// job's resize cost), fairnessBoundSeconds (600), expectedRoomSeconds
-// (300: how long lent room stays, until evictions teach otherwise).
+// oldest-first | throughput, sharing.h), resizeCostSeconds (0),
+// holdSeconds (each job's resize cost), fairnessBoundSeconds (600),
+// expectedRoomSeconds (300: how long lent room stays, until evictions
+// teach otherwise), throughputMargin (0.1: share: throughput's hysteresis,
+// in one pod's throughput).
+//
+// A job's scaling curve (JobInfo::throughput, its shoal.dev/throughput
+// annotation; curve.h) is read in every mode by the resize rule: growth
+// that costs a restart is weighed by what the curve says it gains. Under
+// share: throughput it also decides who gets the room: each job gets its
+// minimum first, then room goes a pod at a time where the next pod adds
+// the most throughput per unit of its dominant resource (sharing.h); the
+// targets follow, so a job above its target (the one that gains least
+// from its last pods) gives them up to one below.
 #ifndef SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 #define SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 

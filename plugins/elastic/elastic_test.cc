@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -78,12 +80,14 @@ class World {
   // them already run on n0.. in turn. Roles: the first `ps` pods are "ps"
   // (minTaskMember ps = ps), the rest "worker".
   void AddJob(const std::string& name, int min, int count, int running = 0,
-              int ps = 0, int resize_cost = -1) {
+              int ps = 0, int resize_cost = -1,
+              std::vector<std::pair<int32_t, double>> throughput = {}) {
     api::JobInfo job;
     job.ns = "default";
     job.name = name;
     job.min_member = min;
     job.resize_cost_seconds = resize_cost;
+    job.throughput = std::move(throughput);
     if (ps > 0) job.min_task_member["ps"] = ps;
     job.created = now_;
     job.phase = running > 0 ? api::PodGroupPhase::kRunning
@@ -353,6 +357,102 @@ TEST(ElasticTest, ShrinkingTakesFromOneJobBeforeTheNext) {
   EXPECT_EQ(jobs.size(), 1u) << "one job restarts, not two";
 }
 
+using Curve = std::vector<std::pair<int32_t, double>>;
+const Curve kScales = {{1, 1}, {2, 1.9}, {4, 3.6}, {8, 7}};
+const Curve kBarely = {{1, 1}, {2, 1.05}, {4, 1.1}, {8, 1.1}};
+
+TEST(ElasticThroughputTest, TheJobThatScalesBetterGetsTheExtraPods) {
+  // 10 cpus, minimum 1 each: 8 left. "scales" adds 0.9, then 0.85 a pod
+  // up to 8; "barely" 0.05 for its second pod. 7 go to "scales", 1 to
+  // "barely".
+  World w(PolicyWith("share: throughput"));
+  w.AddNodes(1, "10");
+  w.AddJob("barely", 1, 8, 0, 0, -1, kBarely);
+  w.AddJob("scales", 1, 8, 0, 0, -1, kScales);
+  AppliedCycle out = w.Cycle();
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"barely", 2}, {"scales", 8}}));
+  EXPECT_EQ(World::JobIn(out, "scales").elastic_target, 8);
+  EXPECT_EQ(World::JobIn(out, "barely").elastic_target, 2);
+}
+
+TEST(ElasticThroughputTest, AFlatCurveGetsNoSecondPodBesideALinearJob) {
+  World w(PolicyWith("share: throughput"));
+  w.AddNodes(1, "6");
+  w.AddJob("flat", 1, 8, 0, 0, -1, Curve{{1, 1}, {2, 1}});
+  w.AddJob("linear", 1, 8);  // no curve: each pod adds one
+  w.Cycle();
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"flat", 1}, {"linear", 5}}));
+}
+
+TEST(ElasticThroughputTest, TheJobThatGainsLeastFromItsPodsGivesThemUp) {
+  // Running 4 and 6 of 10 cpus: "barely"'s pods beyond its second add
+  // 0.025 each (0.125 with the margin), "scales"' next ones 0.85: four
+  // move, from "barely" alone.
+  World w(PolicyWith("share: throughput"));
+  w.AddNodes(1, "10");
+  w.AddJob("barely", 1, 8, /*running=*/6, 0, -1, kBarely);
+  w.AddJob("scales", 1, 8, /*running=*/4, 0, -1, kScales);
+  int evictions = 0;
+  for (int cycle = 0; cycle < 6; ++cycle) {
+    AppliedCycle out = w.Cycle();
+    for (const auto& e : out.evictions) {
+      EXPECT_THAT(e.pod, ::testing::HasSubstr("barely-"));
+      ++evictions;
+    }
+  }
+  EXPECT_EQ(evictions, 4);
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"barely", 2}, {"scales", 8}}));
+}
+
+TEST(ElasticThroughputTest, HysteresisMovesAPodOnlyForMoreThanTheMargin) {
+  for (bool jump : {false, true}) {
+    // Both linear: moving a pod from "old" to "new" gains nothing, and
+    // "new" gets its minimum only (even sharing would give it half).
+    // With a second pod worth 1.2 to "new", more than the 1 + 0.1 it is
+    // worth to "old", that pod moves too.
+    World w(PolicyWith("share: throughput"));
+    w.AddNodes(1, "10");
+    w.AddJob("old", 1, 10, /*running=*/10);
+    w.AddJob("new", 1, 10, 0, 0, -1, jump ? Curve{{1, 1}, {2, 2.2}} : Curve{});
+    int evictions = 0;
+    for (int cycle = 0; cycle < 6; ++cycle)
+      evictions += static_cast<int>(w.Cycle().evictions.size());
+    EXPECT_EQ(evictions, jump ? 2 : 1);
+    EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"new", jump ? 2 : 1},
+                                                       {"old", jump ? 8 : 9}}))
+        << "jump " << jump;
+  }
+}
+
+TEST(ElasticThroughputTest, ARestartIsWeighedByTheJobsCurve) {
+  // Running 2 of 8 pods on 10 cpus, a resize costing 60 s, room expected
+  // to stay 300 s. "barely" 2 -> 4 pods would gain (1.1 - 1.05) * 300 = 15
+  // against 60 * 1.1 = 66: skipped (pod counts would say 2 * 300 = 600
+  // against 240). "scales" 2 -> 8 gains (7 - 1.9) * 300 = 1530 against
+  // 60 * 7 = 420: it grows, once.
+  for (const char* name : {"barely", "scales"}) {
+    World w(PolicyWith("share: throughput"));
+    w.AddNodes(1, "10");
+    const bool barely = std::string(name) == "barely";
+    w.AddJob(name, 1, 8, /*running=*/2, 0, /*resize_cost=*/60,
+             barely ? kBarely : kScales);
+    AppliedCycle out = w.Cycle();
+    EXPECT_EQ(out.binds.size(), barely ? 0u : 6u) << name;
+    const api::JobInfo& job = World::JobIn(out, name);
+    EXPECT_EQ(job.elastic_target, barely ? 2 : 8) << name;
+    if (barely) {
+      EXPECT_EQ(job.resizing.held,
+                "growth from 2 to 4 pods skipped: its throughput would go "
+                "from 1.05 to 1.1 (shoal.dev/throughput), and that for the "
+                "~300s room is expected to stay (15 pod-s) does not pay a "
+                "restart at throughput 1.1 (60s: 66 pod-s)");
+    }
+  }
+}
+
 TEST(ElasticTest, BadArgumentsAreRefusedByName) {
   auto refused = [](std::map<std::string, std::string> values) {
     auto plugin = New(framework::Arguments("plugin elastic", values));
@@ -360,8 +460,13 @@ TEST(ElasticTest, BadArgumentsAreRefusedByName) {
                        : std::string(plugin.status().message());
   };
   EXPECT_EQ(refused({{"share", "fair"}}),
-            "plugin elastic: arguments.share: must be even or oldest-first, "
-            "got \"fair\"");
+            "plugin elastic: arguments.share: must be even, oldest-first or "
+            "throughput, got \"fair\"");
+  EXPECT_EQ(refused({{"throughputMargin", "-0.5"}}),
+            "plugin elastic: arguments.throughputMargin: must be a number "
+            "from 0 to 1000 (of one pod's throughput), got -0.5");
+  EXPECT_EQ(refused({{"share", "throughput"}, {"throughputMargin", "0.25"}}),
+            "accepted");
   EXPECT_EQ(refused({{"resizeCostSeconds", "-5"}}),
             "plugin elastic: arguments.resizeCostSeconds: must be a whole "
             "number of seconds from 0 to 604800 (a week), got -5");

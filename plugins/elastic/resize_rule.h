@@ -12,11 +12,20 @@
 // and never sooner than `hold` seconds after the job's last change, so a
 // job changes in batches, not one pod per cycle. A resize cost of 0 keeps
 // both rules out of the way: growth is free.
+//
+// A job that declares how it scales (curve.h, shoal.dev/throughput) is
+// weighed by its curve T instead of by pod counts: it gains T(target) -
+// T(size) for as long as the room stays, and the restart costs the work
+// of T(target) for the resize cost (pod counts are the linear curve):
+//
+//   grow  iff  (T(target) - T(size)) * expected_room  >  cost * T(target)
 #ifndef SHOAL_PLUGINS_ELASTIC_RESIZE_RULE_H_
 #define SHOAL_PLUGINS_ELASTIC_RESIZE_RULE_H_
 
 #include <cstdint>
 #include <string>
+
+#include "plugins/elastic/curve.h"
 
 namespace shoal::plugins::elastic {
 
@@ -29,6 +38,8 @@ struct Growth {
   int32_t hold_seconds = 0;
   // How long room lent to growth is expected to stay (ResizeLedger).
   double expected_room_seconds = 0;
+  // Its scaling curve; null or empty: linear.
+  const Curve* curve = nullptr;
 };
 
 // Why the growth waits or does not pay, in a sentence for `explain` and

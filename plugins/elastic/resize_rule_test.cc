@@ -119,5 +119,31 @@ TEST(GrowthHeldBackTest, GrowingByOnePodBoundary) {
   EXPECT_EQ(GrowthHeldBack(g), "");
 }
 
+TEST(GrowthHeldBackTest, AScalingCurveIsWeighedInsteadOfPodCounts) {
+  // Linear, 2 -> 4 pods for ~300 s: 600 pod-s against 4 * 100 = 400: it
+  // pays. A job that scales well (3.6 at 4 pods, 1.9 at 2) gains
+  // 1.7 * 300 = 510 against 3.6 * 100 = 360: it pays too. One whose curve
+  // is nearly flat gains 0.05 * 300 = 15 against 1.1 * 100 = 110: it does
+  // not.
+  Growth g = TwoToFour(300);
+  EXPECT_EQ(GrowthHeldBack(g), "");
+  const Curve good = {{1, 1}, {2, 1.9}, {4, 3.6}, {8, 7}};
+  g.curve = &good;
+  EXPECT_EQ(GrowthHeldBack(g), "");
+  const Curve flat = {{1, 1}, {2, 1.05}, {4, 1.1}, {8, 1.1}};
+  g.curve = &flat;
+  EXPECT_EQ(GrowthHeldBack(g),
+            "growth from 2 to 4 pods skipped: its throughput would go from "
+            "1.05 to 1.1 (shoal.dev/throughput), and that for the ~300s room "
+            "is expected to stay (15 pod-s) does not pay a restart at "
+            "throughput 1.1 (100s: 110 pod-s)");
+  // 200 s: 1.7 * 200 = 340 < 360, where linear 2 * 200 = 400 ties 400.
+  g = TwoToFour(200);
+  g.curve = &good;
+  EXPECT_THAT(GrowthHeldBack(g),
+              HasSubstr("is expected to stay (340 pod-s) does not pay a "
+                        "restart at throughput 3.6 (100s: 360 pod-s)"));
+}
+
 }  // namespace
 }  // namespace shoal::plugins::elastic

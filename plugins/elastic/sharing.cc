@@ -1,6 +1,7 @@
 #include "plugins/elastic/sharing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <queue>
 
@@ -81,14 +82,71 @@ void OldestFirst(api::Resource& room, std::vector<Grower>& growers) {
   }
 }
 
+// Gains this small are nothing: floating-point dust of a flat curve.
+constexpr double kNoGain = 1e-9;
+
+// One pod at a time to the best score (NextScore), ties to the smaller
+// share, then the earlier grower; a grower whose next pod gains nothing,
+// or does not fit, takes no more.
+void ByThroughput(const api::Resource& total, api::Resource& room,
+                  std::vector<Grower>& growers, double margin) {
+  struct Entry {
+    double score;
+    double share;
+    size_t index;
+  };
+  auto worse = [](const Entry& a, const Entry& b) {
+    if (std::abs(a.score - b.score) > 1e-12 * std::max(1.0, std::abs(b.score)))
+      return a.score < b.score;
+    if (a.share != b.share) return a.share > b.share;
+    return a.index > b.index;
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> next(worse);
+  auto push = [&](size_t index) {
+    const Grower& g = growers[index];
+    if (NextGain(g) <= kNoGain) return;
+    next.push(
+        {NextScore(g, total, margin), g.held.DominantShare(total), index});
+  };
+  for (size_t g = 0; g < growers.size(); ++g) push(g);
+  while (!next.empty()) {
+    const size_t index = next.top().index;
+    next.pop();
+    Grower& g = growers[index];
+    if (!Fits(g, room)) continue;
+    Take(g, room);
+    push(index);
+  }
+}
+
 }  // namespace
 
+double NextGain(const Grower& g) {
+  static const Curve kLinear;
+  return NextPodGain(g.curve != nullptr ? *g.curve : kLinear,
+                     g.min_pods + g.extra);
+}
+
+double NextScore(const Grower& g, const api::Resource& total, double margin) {
+  const double gain = NextGain(g) + (g.extra < g.kept ? margin : 0);
+  // A pod that asks for nothing the cluster counts costs the least there
+  // is: a millionth of it.
+  const double share = std::max(g.pod.DominantShare(total), 1e-6);
+  return gain / share;
+}
+
 void Share(Sharing sharing, const api::Resource& total, api::Resource room,
-           std::vector<Grower>& growers) {
-  if (sharing == Sharing::kEven) {
-    WaterFill(total, room, growers);
-  } else {
-    OldestFirst(room, growers);
+           std::vector<Grower>& growers, double margin) {
+  switch (sharing) {
+    case Sharing::kEven:
+      WaterFill(total, room, growers);
+      break;
+    case Sharing::kOldestFirst:
+      OldestFirst(room, growers);
+      break;
+    case Sharing::kThroughput:
+      ByThroughput(total, room, growers, margin);
+      break;
   }
 }
 

@@ -16,7 +16,16 @@
 //   longer than the
 //   fairness bound (to start, or at its minimum with pods pending) goes
 //   ahead of every job that was not, and starts with its minimum, so none
-//   waits forever.
+//   waits forever;
+// * throughput: by marginal gain. One pod at a time to the job whose next
+//   pod adds the most relative throughput (curve.h: its shoal.dev/
+//   throughput annotation, linear without one) per unit of its dominant
+//   resource, ties to the smaller share. A job whose next pod adds nothing
+//   takes no more (a flat curve gets no second pod). Hysteresis: a pod a
+//   job runs now counts `margin` (of one pod's throughput) more for that
+//   job, so a pod moves to another job only when it gains more than that
+//   there. Shrinking follows the same curve: the pods a job gives up are
+//   the ones it gains least from.
 #ifndef SHOAL_PLUGINS_ELASTIC_SHARING_H_
 #define SHOAL_PLUGINS_ELASTIC_SHARING_H_
 
@@ -24,12 +33,13 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "plugins/elastic/curve.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/resource.h"
 
 namespace shoal::plugins::elastic {
 
-enum class Sharing { kEven, kOldestFirst };
+enum class Sharing { kEven, kOldestFirst, kThroughput };
 
 struct Grower {
   api::JobIndex job = api::kNone;
@@ -50,13 +60,25 @@ struct Grower {
   api::Resource whole;
   bool starts = true;
   bool resize_free = true;  // its resize cost is 0
+  // For throughput: its scaling curve (null or empty: linear), its
+  // minimum in pods (its pod count is min_pods + extra), and how many of
+  // its extra pods it runs now (those count the margin more for it).
+  const Curve* curve = nullptr;
+  int32_t min_pods = 0;
+  int32_t kept = 0;
 };
 
 // Hands `room` out to `growers` a pod at a time, from each one's `extra`
 // up to its `max_extra`, in the sharing's order; dominant shares are of
-// `total`.
+// `total`. `margin`: throughput's hysteresis, in one pod's throughput.
 void Share(Sharing sharing, const api::Resource& total, api::Resource room,
-           std::vector<Grower>& growers);
+           std::vector<Grower>& growers, double margin = 0.1);
+
+// Throughput: what the grower's next pod adds (its curve, from its pod
+// count now), and that per unit of `total`'s share its pod takes, with the
+// margin when the pod is one it runs now.
+double NextGain(const Grower& g);
+double NextScore(const Grower& g, const api::Resource& total, double margin);
 
 }  // namespace shoal::plugins::elastic
 

@@ -202,5 +202,103 @@ TEST(ShareOldestFirstTest, SameSubmissionOrderedByJobIndex) {
   EXPECT_EQ(growers[0].extra, 0);  // job 1
 }
 
+// A running job at its minimum of `min_pods` 1-cpu pods, growing by
+// 1-cpu pods up to `max_extra`, along `curve` (null: linear); `kept` of
+// its extra pods run now.
+Grower Scaling(api::JobIndex job, int32_t min_pods, int32_t max_extra,
+               const Curve* curve, int32_t kept = 0) {
+  Grower g = Running(job, 1000 * min_pods, max_extra);
+  g.min_pods = min_pods;
+  g.curve = curve;
+  g.kept = kept;
+  return g;
+}
+
+const Curve kFlat = {{1, 1}, {2, 1}};
+const Curve kScales = {{1, 1}, {2, 1.9}, {4, 3.6}, {8, 7}};
+const Curve kBarely = {{1, 1}, {2, 1.05}, {4, 1.1}, {8, 1.1}};
+
+TEST(ShareThroughputTest, AFlatCurveGetsNoSecondPodWhileALinearJobGains) {
+  std::vector<Grower> growers = {Scaling(0, 1, 10, &kFlat),
+                                 Scaling(1, 1, 10, nullptr)};
+  Share(Sharing::kThroughput, kTotal, Cpu(6000), growers);
+  EXPECT_EQ(growers[0].extra, 0);
+  EXPECT_EQ(growers[1].extra, 6);
+  // Alone, it still gets none: a pod that adds nothing is not placed.
+  std::vector<Grower> alone = {Scaling(0, 1, 10, &kFlat)};
+  Share(Sharing::kThroughput, kTotal, Cpu(6000), alone);
+  EXPECT_EQ(alone[0].extra, 0);
+}
+
+TEST(ShareThroughputTest, LinearJobsShareEvenly) {
+  // No curves: every pod adds 1, ties go to the smaller share, as even.
+  std::vector<Grower> growers = {Scaling(0, 1, 10, nullptr),
+                                 Scaling(1, 3, 10, nullptr)};
+  Share(Sharing::kThroughput, kTotal, Cpu(6000), growers);
+  EXPECT_EQ(growers[0].extra, 4);  // 1 + 4 = 5 pods
+  EXPECT_EQ(growers[1].extra, 2);  // 3 + 2 = 5 pods
+}
+
+TEST(ShareThroughputTest, TheJobThatScalesBetterGetsTheRoom) {
+  // Minimum 1 each. kScales' next pods add 0.9, then 0.85 each up to 8
+  // pods; kBarely's add 0.05, then 0.025 twice, then nothing.
+  std::vector<Grower> growers = {Scaling(0, 1, 7, &kScales),
+                                 Scaling(1, 1, 7, &kBarely)};
+  Share(Sharing::kThroughput, kTotal, Cpu(8000), growers);
+  EXPECT_EQ(growers[0].extra, 7);  // 8 pods
+  EXPECT_EQ(growers[1].extra, 1);  // 2 pods
+  // More room: kBarely up to 4 pods, where its curve ends; 2 cpus idle.
+  growers = {Scaling(0, 1, 7, &kScales), Scaling(1, 1, 7, &kBarely)};
+  Share(Sharing::kThroughput, kTotal, Cpu(12000), growers);
+  EXPECT_EQ(growers[0].extra, 7);
+  EXPECT_EQ(growers[1].extra, 3);
+}
+
+TEST(ShareThroughputTest, TwoConcaveCurvesInterleaveByMarginalGain) {
+  // a adds 0.9, 0.8, 0.8, then 0.65 a pod; b adds 0.8, 0.7, 0.7, then
+  // nothing. Five pods: a (0.9); a and b at 0.8, b's share is smaller: b;
+  // a (0.8), a (0.8); then b's 0.7 beats a's 0.65.
+  const Curve a = {{1, 1}, {2, 1.9}, {4, 3.5}, {8, 6.1}};
+  const Curve b = {{1, 1}, {2, 1.8}, {4, 3.2}};
+  std::vector<Grower> growers = {Scaling(0, 1, 7, &a), Scaling(1, 1, 7, &b)};
+  Share(Sharing::kThroughput, kTotal, Cpu(5000), growers);
+  EXPECT_EQ(growers[0].extra, 3);
+  EXPECT_EQ(growers[1].extra, 2);
+}
+
+TEST(ShareThroughputTest, GainIsPerUnitOfTheDominantResource) {
+  // A linear job of 2-cpu pods gains 1 per 2 cpus; one of 1-cpu pods
+  // whose curve adds 0.6 a pod (1 to 2.8 over 3 pods) gains 0.6 per cpu:
+  // it goes first, then the 2-cpu job takes what fits.
+  const Curve sixth = {{1, 1}, {4, 2.8}};
+  std::vector<Grower> growers = {Scaling(0, 1, 10, nullptr),
+                                 Scaling(1, 1, 3, &sixth)};
+  growers[0].pod = Cpu(2000);
+  Share(Sharing::kThroughput, kTotal, Cpu(6000), growers);
+  EXPECT_EQ(growers[1].extra, 3);  // 3 cpus
+  EXPECT_EQ(growers[0].extra, 1);  // 2 cpus; 1 left
+}
+
+TEST(ShareThroughputTest, HysteresisKeepsPodsUnlessTheGainBeatsTheMargin) {
+  // Both linear, "a" runs 3 extra pods: moving one to "b" gains nothing,
+  // so none moves, where even sharing would give "b" half.
+  std::vector<Grower> growers = {Scaling(0, 1, 10, nullptr, /*kept=*/3),
+                                 Scaling(1, 1, 10, nullptr)};
+  Share(Sharing::kThroughput, kTotal, Cpu(3000), growers);
+  EXPECT_EQ(growers[0].extra, 3);
+  EXPECT_EQ(growers[1].extra, 0);
+  // "b"'s second pod adds 1.2 (1 to 2.2, flat after): more than a's 1 by
+  // more than the margin (0.1), so one pod moves; not by more than 0.3.
+  const Curve jump = {{1, 1}, {2, 2.2}};
+  growers = {Scaling(0, 1, 10, nullptr, /*kept=*/3), Scaling(1, 1, 10, &jump)};
+  Share(Sharing::kThroughput, kTotal, Cpu(3000), growers);
+  EXPECT_EQ(growers[0].extra, 2);
+  EXPECT_EQ(growers[1].extra, 1);
+  growers = {Scaling(0, 1, 10, nullptr, /*kept=*/3), Scaling(1, 1, 10, &jump)};
+  Share(Sharing::kThroughput, kTotal, Cpu(3000), growers, /*margin=*/0.3);
+  EXPECT_EQ(growers[0].extra, 3);
+  EXPECT_EQ(growers[1].extra, 0);
+}
+
 }  // namespace
 }  // namespace shoal::plugins::elastic

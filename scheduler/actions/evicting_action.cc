@@ -208,7 +208,8 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
       // whose victims must all be in its domain.
       if (!room.has_value() && may_end_whole_gangs() &&
           search.within == nullptr) {
-        room = FindWholeGang(s, task, eligible, ask, freed_enough);
+        room = FindWholeGang(s, task, eligible, ask, freed_enough,
+                             ends_equal_priority_gangs());
       }
       if (!room.has_value()) continue;
       const size_t mark = stmt.Mark();

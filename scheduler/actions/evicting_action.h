@@ -56,8 +56,10 @@ class EvictingAction : public framework::Action {
                                       const api::TaskInfo&) const {
     return {api::kNone};
   }
-  // Whether a whole running gang may be evicted when no surplus suffices.
+  // Whether a whole running gang may be evicted when no surplus suffices,
+  // and whether one of the taker's own priority may (the tiers decide).
   virtual bool may_end_whole_gangs() const { return false; }
+  virtual bool ends_equal_priority_gangs() const { return false; }
   // The tiers' victim answer for `taker` among `candidates`.
   virtual std::vector<api::TaskIndex> Ask(
       const framework::Session& s, const api::TaskInfo& taker,

@@ -1,5 +1,8 @@
 #include "scheduler/actions/preempt.h"
 
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "scheduler/actions/evicting_action.h"
 
 namespace shoal::actions {
@@ -12,6 +15,15 @@ namespace {
 // preemptionPolicy: Never takes nothing. When no surplus suffices, a whole
 // lower-priority gang may go, if the tiers allow every one of its pods.
 class Preempt : public EvictingAction {
+ public:
+  explicit Preempt(bool equal_priority_gangs)
+      : equal_priority_gangs_(equal_priority_gangs) {}
+
+ private:
+  const bool equal_priority_gangs_;
+  bool ends_equal_priority_gangs() const override {
+    return equal_priority_gangs_;
+  }
   const char* reason() const override { return "preempt"; }
   bool skip_overused() const override { return false; }
   bool may_end_whole_gangs() const override { return true; }
@@ -69,8 +81,18 @@ class Preempt : public EvictingAction {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<framework::Action>> NewPreempt(
-    const framework::Arguments&) {
-  return std::make_unique<Preempt>();
+    const framework::Arguments& args) {
+  // endWholeGangs: higherPriority (a whole running gang is ended only for
+  // a taker of higher priority) or tiers (also one of equal priority that
+  // the tiers' preemptable answer gives up whole: least-attained-service
+  // ends the later gang, as Tiresias does).
+  const std::string whole = args.GetString("endWholeGangs", "higherPriority");
+  if (whole != "higherPriority" && whole != "tiers") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        args.owner(), ": endWholeGangs must be higherPriority or tiers, got \"",
+        whole, "\""));
+  }
+  return std::make_unique<Preempt>(whole == "tiers");
 }
 
 }  // namespace shoal::actions

@@ -516,7 +516,7 @@ std::optional<Room> FindWholeGang(
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const FreedEnough& freed_enough) {
+    const FreedEnough& freed_enough, bool equal_priority) {
   std::set<api::JobIndex> refused;  // the tiers did not allow all of it
   const int32_t taker_priority = s.job(task.job).priority;
   const bool taker_best_effort = task.best_effort();
@@ -525,9 +525,12 @@ std::optional<Room> FindWholeGang(
     std::map<api::JobIndex, api::Resource> on_node;
     for (api::TaskIndex t : node.tasks()) {
       const api::TaskInfo& other = s.task(t);
-      // Only a higher priority ends a whole job.
+      // Only a higher priority ends a whole job (or, when asked, an equal
+      // one the tiers put after the taker).
+      const int32_t other_priority = s.job(other.job).priority;
       if (other.job == task.job ||
-          s.job(other.job).priority >= taker_priority ||
+          (equal_priority ? other_priority > taker_priority
+                          : other_priority >= taker_priority) ||
           !api::HoldsShare(other.status) ||
           other.status == api::TaskStatus::kPipelined || !eligible(other)) {
         continue;

@@ -118,13 +118,16 @@ class EvictableRoom {
 // every one of its pods (on any node). The lowest-priority, then smallest,
 // then most recently started (its earliest pod the latest) such gang. Used by
 // preempt only: priority may end a whole job, fairness may not. `freed_enough`
-// as for FindRoom, of the gang's pods on every node.
+// as for FindRoom, of the gang's pods on every node. With `equal_priority`
+// (preempt's endWholeGangs: tiers) a gang of the taker's own priority may go
+// too, when the tiers allow every one of its pods: an order such as
+// least-attained-service (plugin las) then decides who runs.
 std::optional<Room> FindWholeGang(
     framework::Session& s, const api::TaskInfo& task,
     const std::function<bool(const api::TaskInfo&)>& eligible,
     const std::function<
         std::vector<api::TaskIndex>(const std::vector<api::TaskIndex>&)>& ask,
-    const FreedEnough& freed_enough = nullptr);
+    const FreedEnough& freed_enough = nullptr, bool equal_priority = false);
 
 // Rules no policy overrides: a pod marked volcano.sh/preemptable=false is
 // never a victim, and a BestEffort taker only evicts BestEffort pods.

@@ -3,8 +3,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "plugins/elastic/curve.h"
 
 namespace shoal::admin {
 
@@ -31,6 +33,24 @@ std::string ElasticLine(const api::JobInfo& job) {
   }
   if (!r.held.empty()) parts.push_back(r.held);
   return absl::StrJoin(parts, "; ");
+}
+
+std::string ThroughputLine(const api::JobInfo& job) {
+  if (job.throughput.empty()) return "";
+  using plugins::elastic::ThroughputAt;
+  const int32_t pods = job.ReadyCount();
+  const double gain = plugins::elastic::NextPodGain(job.throughput, pods);
+  std::string line = absl::StrCat(
+      plugins::elastic::FormatCurve(job.throughput),
+      " (annotation shoal.dev/throughput, relative to one pod); at ", pods,
+      pods == 1 ? " pod " : " pods ",
+      absl::StrFormat("%.3g", ThroughputAt(job.throughput, pods)), "; pod ",
+      pods + 1, " would add ", absl::StrFormat("%.3g", gain));
+  if (pods >= job.throughput.back().first) {
+    absl::StrAppend(&line, " (the curve is flat past ",
+                    job.throughput.back().first, " pods)");
+  }
+  return line;
 }
 
 }  // namespace shoal::admin

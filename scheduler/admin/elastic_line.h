@@ -15,6 +15,12 @@ namespace shoal::admin {
 // resizes cost nothing.
 std::string ElasticLine(const api::JobInfo& job);
 
+// The "Throughput:" line of `shoalctl explain podgroup` for a job that
+// declares how it scales (shoal.dev/throughput): "1=1,2=1.9,4=3.6,8=7
+// (annotation shoal.dev/throughput, relative to one pod); at 4 pods 3.6;
+// pod 5 would add 0.85"; "" for a job without a curve.
+std::string ThroughputLine(const api::JobInfo& job);
+
 }  // namespace shoal::admin
 
 #endif  // SHOAL_SCHEDULER_ADMIN_ELASTIC_LINE_H_

@@ -34,5 +34,21 @@ TEST(ElasticLineTest, SaysTargetCostItsSourceResizesAndWhyGrowthWaits) {
             "2023-11-14T22:13:20Z; growth from 12 to 16 pods held: ...");
 }
 
+TEST(ThroughputLineTest, StatesTheCurveAndWhatTheNextPodAdds) {
+  api::JobInfo job = Elastic(1, 8);
+  EXPECT_EQ(ThroughputLine(job), "");  // no curve: linear, nothing to say
+  job.throughput = {{1, 1}, {2, 1.9}, {4, 3.6}, {8, 7}};
+  job.count_by_status[static_cast<int>(api::TaskStatus::kRunning)] = 4;
+  // 4 -> 8 pods: 3.4 over 4 pods, 0.85 each.
+  EXPECT_EQ(ThroughputLine(job),
+            "1=1,2=1.9,4=3.6,8=7 (annotation shoal.dev/throughput, relative "
+            "to one pod); at 4 pods 3.6; pod 5 would add 0.85");
+  job.count_by_status[static_cast<int>(api::TaskStatus::kRunning)] = 8;
+  EXPECT_EQ(ThroughputLine(job),
+            "1=1,2=1.9,4=3.6,8=7 (annotation shoal.dev/throughput, relative "
+            "to one pod); at 8 pods 7; pod 9 would add 0 (the curve is flat "
+            "past 8 pods)");
+}
+
 }  // namespace
 }  // namespace shoal::admin

@@ -395,6 +395,7 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
   out.set_ready(job.ReadyCount());
   out.set_pending(job.PendingCount());
   out.set_phase(api::PodGroupPhaseName(job.phase));
+  out.set_throughput(ThroughputLine(job));
   if (last.has_value()) {
     out.set_have_last_cycle(true);
     if (const api::JobInfo* lj = FindJob(*last, job.Key()); lj != nullptr) {

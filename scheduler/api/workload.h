@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -36,6 +37,9 @@ struct WorkloadSpec {
   // Shoal's shoal.dev/resize-cost-seconds annotation on the Workload, for
   // each of its gangs (JobInfo::resize_cost_seconds); -1 when absent.
   int32_t resize_cost_seconds = -1;
+  // Shoal's shoal.dev/throughput annotation on the Workload, for each of
+  // its gangs (JobInfo::throughput); empty when absent.
+  std::vector<std::pair<int32_t, double>> throughput;
   std::vector<WorkloadPodGroup> pod_groups;
   std::string Key() const { return ns + "/" + name; }
   const WorkloadPodGroup* Find(const std::string& pod_group) const {

@@ -49,6 +49,7 @@ api::JobInfo WorkloadGangJob(const Workloads& workloads,
   job.created = w->created;
   job.queue = w->queue;
   job.resize_cost_seconds = w->resize_cost_seconds;
+  job.throughput = w->throughput;
   const api::WorkloadPodGroup* g = w->Find(ref.pod_group);
   if (g == nullptr) {
     std::vector<std::string> names;

@@ -39,6 +39,10 @@ inline constexpr char kQueueNameAnnotation[] =
 // pod count costs it, in whole seconds (README "Resizes that cost a
 // restart"). Read by the elastic plugin; absent: the policy's default.
 inline constexpr char kResizeCostAnnotation[] = "shoal.dev/resize-cost-seconds";
+// PodGroup (or Workload) annotation, Shoal's own: the job's throughput
+// relative to one pod, by pod count, "1=1,2=1.9,4=3.5,8=6.1" (README
+// "Elastic scheduling"). Read by the elastic plugin (share: throughput).
+inline constexpr char kThroughputAnnotation[] = "shoal.dev/throughput";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 

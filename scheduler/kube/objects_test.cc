@@ -640,6 +640,60 @@ TEST(DecodePodGroupTest, ResizeCostAnnotation) {
   }
 }
 
+TEST(DecodePodGroupTest, ThroughputAnnotation) {
+  using Curve = std::vector<std::pair<int32_t, double>>;
+  for (const char* api :
+       {"scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"}) {
+    json pg = {{"apiVersion", api},
+               {"kind", "PodGroup"},
+               {"metadata",
+                {{"name", "torch"},
+                 {"namespace", "ml"},
+                 {"annotations",
+                  {{"shoal.dev/throughput", "1=1,2=1.9,4=3.5,8=6.1"}}}}},
+               {"spec", {{"minMember", 2}}}};
+    auto j = DecodePodGroup(pg);
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_EQ(j->throughput, (Curve{{1, 1}, {2, 1.9}, {4, 3.5}, {8, 6.1}}));
+    // Relative to one pod: a curve in samples per second is divided by
+    // the one-pod point; without one, the points are taken as they are.
+    pg["metadata"]["annotations"]["shoal.dev/throughput"] = "1=200, 2=380";
+    EXPECT_EQ(DecodePodGroup(pg)->throughput, (Curve{{1, 1}, {2, 1.9}}));
+    pg["metadata"]["annotations"]["shoal.dev/throughput"] = "2=1.9,4=3.5";
+    EXPECT_EQ(DecodePodGroup(pg)->throughput, (Curve{{2, 1.9}, {4, 3.5}}));
+    pg["metadata"].erase("annotations");
+    EXPECT_TRUE(DecodePodGroup(pg)->throughput.empty());  // linear
+  }
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "torch"}, {"namespace", "ml"}}},
+             {"spec", {{"minMember", 2}}}};
+  const std::string head =
+      "podgroup ml/torch: metadata.annotations[\"shoal.dev/throughput\"]: "
+      "must be pods=throughput points, comma-separated, by pod count "
+      "ascending (\"1=1,2=1.9,4=3.5\"), got ";
+  for (const auto& [bad, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"2=x", "\"2=x\": throughput \"x\" is not a positive number"},
+           {"1=1,2=0",
+            "\"1=1,2=0\": throughput \"0\" is not a positive number"},
+           {"1=1,2=-3",
+            "\"1=1,2=-3\": throughput \"-3\" is not a positive number"},
+           {"1=inf", "\"1=inf\": throughput \"inf\" is not a positive number"},
+           {"0=1", "\"0=1\": pod count \"0\" is not a whole number >= 1"},
+           {"1.5=2", "\"1.5=2\": pod count \"1.5\" is not a whole number >= 1"},
+           {"4=3.5,2=1.9", "\"4=3.5,2=1.9\": pod count 2 comes after 4"},
+           {"1=1,1=1", "\"1=1,1=1\": pod count 1 comes after 1"},
+           {"1=1;2=2", "\"1=1;2=2\": \"1=1;2=2\" is not one pods=throughput"},
+           {"1=1,", "\"1=1,\": \"\" is not one pods=throughput"},
+           {"", "\"\": no points"}}) {
+    pg["metadata"]["annotations"] = {{"shoal.dev/throughput", bad}};
+    auto refused = DecodePodGroup(pg);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(), head + why);
+  }
+}
+
 TEST(DecodePodGroupTest, NetworkTopology) {
   json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
              {"kind", "PodGroup"},
@@ -849,6 +903,43 @@ TEST(DecodeWorkloadTest, ResizeCostAnnotationOnWorkloadsAndTheirPodGroups) {
   auto ok = DecodeKubePodGroup(pg, nullptr);
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->resize_cost_seconds, 45);
+}
+
+TEST(DecodeWorkloadTest, ThroughputAnnotationOnWorkloadsAndTheirPodGroups) {
+  using Curve = std::vector<std::pair<int32_t, double>>;
+  auto workload = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+    "metadata": {"name": "train", "namespace": "ml",
+                 "annotations": {"shoal.dev/throughput": "1=1,2=1.9,4=3.6"}},
+    "spec": {"podGroups": [{"name": "workers",
+                            "policy": {"gang": {"minCount": 2}}}]}})");
+  auto w = DecodeWorkload(workload, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->throughput, (Curve{{1, 1}, {2, 1.9}, {4, 3.6}}));
+  workload["metadata"]["annotations"]["shoal.dev/throughput"] = "2=x";
+  auto refused = DecodeWorkload(workload, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "workload ml/train: metadata.annotations[\"shoal.dev/"
+            "throughput\"]: must be pods=throughput points, comma-separated, "
+            "by pod count ascending (\"1=1,2=1.9,4=3.5\"), got \"2=x\": "
+            "throughput \"x\" is not a positive number");
+  auto pg = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+    "metadata": {"name": "train-workers", "namespace": "ml",
+                 "annotations": {"shoal.dev/throughput": "1=1,2=1.05"}},
+    "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})");
+  auto ok = DecodeKubePodGroup(pg, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->throughput, (Curve{{1, 1}, {2, 1.05}}));
+  pg["metadata"]["annotations"]["shoal.dev/throughput"] = "4=2,2=1";
+  auto bad = DecodeKubePodGroup(pg, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "podgroup ml/train-workers: metadata.annotations[\"shoal.dev/"
+            "throughput\"]: must be pods=throughput points, comma-separated, "
+            "by pod count ascending (\"1=1,2=1.9,4=3.5\"), got \"4=2,2=1\": "
+            "pod count 2 comes after 4");
 }
 
 TEST(DecodePodTest, WorkloadRefAndSchedulingGroupJoinOneGangOnly) {

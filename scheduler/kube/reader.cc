@@ -1,9 +1,13 @@
 #include "scheduler/kube/reader.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "scheduler/api/resource_name.h"
 #include "scheduler/kube/fields.h"
 #include "scheduler/kube/objects.h"
@@ -236,6 +240,56 @@ absl::StatusOr<int32_t> ResizeCostOf(const Reader& r, const json& meta) {
     return seconds;
   }
   return -1;
+}
+
+absl::StatusOr<std::vector<std::pair<int32_t, double>>> ThroughputOf(
+    const Reader& r, const json& meta) {
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  std::vector<std::pair<int32_t, double>> curve;
+  for (const auto& [k, v] : annotations) {
+    if (k != kThroughputAnnotation) continue;
+    auto refuse = [&](absl::string_view why) {
+      return r.Error(
+          absl::StrCat("metadata.annotations[\"", k, "\"]"),
+          absl::StrCat("must be pods=throughput points, comma-separated, by "
+                       "pod count ascending (\"1=1,2=1.9,4=3.5\"), got \"",
+                       v, "\": ", why));
+    };
+    if (absl::StripAsciiWhitespace(v).empty()) return refuse("no points");
+    for (absl::string_view point : absl::StrSplit(v, ',')) {
+      point = absl::StripAsciiWhitespace(point);
+      std::vector<absl::string_view> parts = absl::StrSplit(point, '=');
+      if (parts.size() != 2) {
+        return refuse(
+            absl::StrCat("\"", point, "\" is not one pods=throughput"));
+      }
+      absl::string_view pods_text = absl::StripAsciiWhitespace(parts[0]);
+      absl::string_view value_text = absl::StripAsciiWhitespace(parts[1]);
+      int32_t pods = 0;
+      if (!absl::SimpleAtoi(pods_text, &pods) || pods < 1) {
+        return refuse(absl::StrCat("pod count \"", pods_text,
+                                   "\" is not a whole number >= 1"));
+      }
+      double value = 0;
+      if (!absl::SimpleAtod(value_text, &value) || !std::isfinite(value) ||
+          value <= 0) {
+        return refuse(absl::StrCat("throughput \"", value_text,
+                                   "\" is not a positive number"));
+      }
+      if (!curve.empty() && pods <= curve.back().first) {
+        return refuse(absl::StrCat("pod count ", pods, " comes after ",
+                                   curve.back().first));
+      }
+      curve.emplace_back(pods, value);
+    }
+    if (curve.front().first == 1 && curve.front().second != 1) {
+      const double one = curve.front().second;
+      for (auto& point : curve) point.second /= one;
+    }
+  }
+  return curve;
 }
 
 }  // namespace shoal::kube

@@ -169,6 +169,14 @@ absl::StatusOr<api::TaintEffect> Effect(const Reader& r, const std::string& s,
 // waits, naming it): a guessed cost would resize a job that said it
 // cannot afford it.
 absl::StatusOr<int32_t> ResizeCostOf(const Reader& r, const json& meta);
+// metadata.annotations' kThroughputAnnotation (objects.h): comma-separated
+// pods=throughput points, pod counts whole, >= 1 and ascending, throughputs
+// positive and finite; divided by the throughput at 1 pod when it names
+// 1 pod, so that the curve is relative to one pod. Empty when absent. Any
+// other value refuses the object, as a bad resize cost does: a guessed
+// curve would move pods between jobs on numbers nobody gave.
+absl::StatusOr<std::vector<std::pair<int32_t, double>>> ThroughputOf(
+    const Reader& r, const json& meta);
 // The two classes the API server lets exceed a user class's value.
 bool IsCriticalClass(const std::string& name);
 

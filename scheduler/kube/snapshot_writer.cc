@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "scheduler/kube/device_json.h"
 #include "scheduler/kube/node_selector_json.h"
@@ -469,19 +471,41 @@ json NetworkTopology(const api::NetworkConstraint& c) {
   return nt;
 }
 
+// A scaling curve as kThroughputAnnotation says it, "1=1,2=1.9": each
+// number as short as reads back the same.
+std::string Throughput(const std::vector<std::pair<int32_t, double>>& curve) {
+  std::string out;
+  for (const auto& [pods, value] : curve) {
+    std::string v = absl::StrFormat("%.15g", value);
+    if (std::strtod(v.c_str(), nullptr) != value)
+      v = absl::StrFormat("%.17g", value);
+    absl::StrAppend(&out, out.empty() ? "" : ",", pods, "=", v);
+  }
+  return out;
+}
+
+// Shoal's own annotations of a gang: its resize cost and scaling curve.
+void ShoalAnnotations(int32_t resize_cost_seconds,
+                      const std::vector<std::pair<int32_t, double>>& curve,
+                      json& annotations) {
+  if (resize_cost_seconds >= 0)
+    annotations[kResizeCostAnnotation] = absl::StrCat(resize_cost_seconds);
+  if (!curve.empty()) annotations[kThroughputAnnotation] = Throughput(curve);
+}
+
 // The metadata of a Workload or PodGroup of scheduling.k8s.io: the queue,
-// which their spec cannot name, and the resize cost, as the annotations
-// Shoal reads them from.
+// which their spec cannot name, the resize cost and the scaling curve, as
+// the annotations Shoal reads them from.
 json KubeGangMetadata(const std::string& name, const std::string& ns,
                       const std::string& uid, absl::Time created,
-                      const std::string& queue, int32_t resize_cost_seconds) {
+                      const std::string& queue, int32_t resize_cost_seconds,
+                      const std::vector<std::pair<int32_t, double>>& curve) {
   json meta = Metadata(name, ns);
   meta["uid"] = uid;
   if (created != absl::UnixEpoch()) meta["creationTimestamp"] = Time(created);
   json annotations = json::object();
   if (queue != "default") annotations[kQueueNameAnnotation] = queue;
-  if (resize_cost_seconds >= 0)
-    annotations[kResizeCostAnnotation] = absl::StrCat(resize_cost_seconds);
+  ShoalAnnotations(resize_cost_seconds, curve, annotations);
   if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   return meta;
 }
@@ -489,8 +513,9 @@ json KubeGangMetadata(const std::string& name, const std::string& ns,
 // A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
 // goes back as a gang of one, which Shoal reads the same.
 json EncodeKubePodGroup(const api::JobInfo& job) {
-  json meta = KubeGangMetadata(job.name, job.ns, job.uid, job.created,
-                               job.queue, job.resize_cost_seconds);
+  json meta =
+      KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue,
+                       job.resize_cost_seconds, job.throughput);
   json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
   json spec = {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
@@ -512,10 +537,9 @@ json EncodePodGroup(const api::JobInfo& job) {
   meta["uid"] = job.uid;
   if (job.created != absl::UnixEpoch())
     meta["creationTimestamp"] = Time(job.created);
-  if (job.resize_cost_seconds >= 0) {
-    meta["annotations"] = {
-        {kResizeCostAnnotation, absl::StrCat(job.resize_cost_seconds)}};
-  }
+  json annotations = json::object();
+  ShoalAnnotations(job.resize_cost_seconds, job.throughput, annotations);
+  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   json obj = Object(volcano ? "scheduling.volcano.sh/v1beta1"
                             : "scheduling.x-k8s.io/v1alpha1",
                     "PodGroup", std::move(meta));
@@ -569,7 +593,7 @@ json EncodeQueue(const api::QueueInfo& q) {
 
 json EncodeWorkload(const api::WorkloadSpec& w) {
   json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue,
-                               w.resize_cost_seconds);
+                               w.resize_cost_seconds, w.throughput);
   json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
                                           : w.api_version.c_str(),
                     "Workload", std::move(meta));

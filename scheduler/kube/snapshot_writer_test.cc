@@ -186,12 +186,12 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
                  x.min_member, x.min_task_member, x.min_resources,
                  x.priority_class, x.priority, x.phase, x.group_missing,
                  x.unsupported_field, x.unsupported_value, x.renewing_admission,
-                 x.created, x.tasks, x.resize_cost_seconds) !=
+                 x.created, x.tasks, x.resize_cost_seconds, x.throughput) !=
         std::tie(y.ns, y.name, y.uid, y.source, y.queue, y.queue_index,
                  y.min_member, y.min_task_member, y.min_resources,
                  y.priority_class, y.priority, y.phase, y.group_missing,
                  y.unsupported_field, y.unsupported_value, y.renewing_admission,
-                 y.created, y.tasks, y.resize_cost_seconds)) {
+                 y.created, y.tasks, y.resize_cost_seconds, y.throughput)) {
       return "job " + x.Key() +
              (x.phase != y.phase
                   ? std::string(" phase ") + api::PodGroupPhaseName(x.phase) +
@@ -470,13 +470,15 @@ items:
   status: {phase: Lost}
 - apiVersion: scheduling.x-k8s.io/v1alpha1
   kind: PodGroup
-  metadata: {name: sp, namespace: team, creationTimestamp: "2024-01-01T00:00:00.25Z"}
+  metadata: {name: sp, namespace: team, creationTimestamp: "2024-01-01T00:00:00.25Z",
+             annotations: {shoal.dev/throughput: "1=2, 2=3.8, 3=5.1"}}
   spec: {minMember: 2, minResources: {cpu: 2}}
   status: {phase: Scheduled}
 - apiVersion: scheduling.volcano.sh/v1beta1
   kind: PodGroup
   metadata: {name: vg, namespace: team, uid: vg-uid,
-             annotations: {shoal.dev/resize-cost-seconds: "45"}}
+             annotations: {shoal.dev/resize-cost-seconds: "45",
+                           shoal.dev/throughput: "2=1.9,4=3.5,8=6.125"}}
   spec:
     minMember: 0
     minTaskMember: {ps: 1, worker: 2}

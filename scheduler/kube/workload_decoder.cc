@@ -59,7 +59,8 @@ struct Identity {
   std::string uid;  // metadata.uid, or ns/name when it has none
   absl::Time created;
   std::string queue;  // kQueueNameAnnotation (annotation, else label)
-  int32_t resize_cost_seconds = -1;  // kResizeCostAnnotation
+  int32_t resize_cost_seconds = -1;                    // kResizeCostAnnotation
+  std::vector<std::pair<int32_t, double>> throughput;  // kThroughputAnnotation
 };
 
 absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
@@ -78,6 +79,8 @@ absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
       labels, r.StringMap(Reader::Get(meta, "labels"), "metadata.labels"));
   SHOAL_ASSIGN_OR_RETURN(resize_cost, ResizeCostOf(r, meta));
   out.resize_cost_seconds = resize_cost;
+  SHOAL_ASSIGN_OR_RETURN(throughput, ThroughputOf(r, meta));
+  out.throughput = std::move(throughput);
   out.queue = "default";
   for (const auto* list : {&labels, &annotations}) {  // annotation wins
     for (const auto& [k, v] : *list) {
@@ -145,6 +148,7 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
   w.created = id.created;
   w.queue = id.queue;
   w.resize_cost_seconds = id.resize_cost_seconds;
+  w.throughput = id.throughput;
   const char* list = Reader::Get(spec, "podGroupTemplates") != nullptr
                          ? "podGroupTemplates"
                          : "podGroups";
@@ -198,6 +202,7 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   job.created = id.created;
   job.queue = id.queue;
   job.resize_cost_seconds = id.resize_cost_seconds;
+  job.throughput = id.throughput;
   api::WorkloadPodGroup policy;
   SHOAL_RETURN_IF_ERROR(ReadPolicy(r, Reader::Get(spec, "schedulingPolicy"),
                                    "spec.schedulingPolicy", policy));

@@ -192,6 +192,7 @@ void PrintExplain(const v1::ExplainResponse& e) {
   if (!e.gang_fix().empty()) out << "\nGang: " << e.gang_fix() << "\n";
   for (const auto& g : e.gang_room()) out << "Gang: " << g << "\n";
   if (!e.elastic().empty()) out << "Elastic: " << e.elastic() << "\n";
+  if (!e.throughput().empty()) out << "Throughput: " << e.throughput() << "\n";
   if (!e.network().empty()) {
     out << "\nNetwork: spec.networkTopology " << e.network()
         << "; described by " << e.network_source() << "\n";

@@ -127,7 +127,9 @@ class Objects:
         return name
 
     def pod_group(self, name, min_member, queue=None, priority_class=None, api=VOLCANO,
-                  network_topology=None):
+                  network_topology=None, annotations=None):
+        """`annotations`: the PodGroup's metadata.annotations (e.g. Shoal's
+        shoal.dev/throughput)."""
         spec = {"minMember": min_member}
         if queue and api == VOLCANO:
             spec["queue"] = queue
@@ -135,9 +137,11 @@ class Objects:
             spec["networkTopology"] = network_topology
         if priority_class:
             spec["priorityClassName"] = priority_class
+        meta = {"name": name, "namespace": self.ns}
+        if annotations:
+            meta["annotations"] = dict(annotations)
         self.c.custom.create_namespaced_custom_object(*api, self.ns, "podgroups", {
-            "apiVersion": "/".join(api), "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": self.ns}, "spec": spec})
+            "apiVersion": "/".join(api), "kind": "PodGroup", "metadata": meta, "spec": spec})
         return name
 
     def pod(self, name, cpu="1", memory="1Gi", gpus=0, group=None, scheduler="shoal",
@@ -181,10 +185,11 @@ class Objects:
         """A PodGroup and its pods, named NAME-0 .. NAME-(size-1)."""
         queue = pod_args.pop("queue", None)
         network_topology = pod_args.pop("network_topology", None)
+        annotations = pod_args.pop("annotations", None)  # the PodGroup's
         pc = pod_args.get("priority_class")
         api = pod_args.get("group_api", VOLCANO)
         self.pod_group(name, min_member or size, queue=queue, priority_class=pc, api=api,
-                       network_topology=network_topology)
+                       network_topology=network_topology, annotations=annotations)
         return [self.pod(f"{name}-{i}", group=name, **pod_args) for i in range(size)]
 
     # --- reading --------------------------------------------------------
