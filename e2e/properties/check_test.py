@@ -1947,10 +1947,9 @@ from device_sharing_test import (CapacityTest, CountersTest, GeneratedSharingTes
                                  HeldWholeTest, ShareTest, SharingLivenessTest, TaintTest)
 
 
+# Making room (making_room_rules.py, device_rules.Freeing, the streams of
+# generate_making_room.py): their tests live beside this file too, in
+# making_room_test.py, which imports this file's helpers (so this file does
+# not import it: no cycle, imports_test.py); check_test.sh runs both.
 if __name__ == "__main__":
-    # Making room (making_room_rules.py, device_rules.Freeing, the streams
-    # of generate_making_room.py): their tests live beside this file too
-    # (imported here: they import this file's helpers).
-    from making_room_test import (ConsolidateTest, FreeingTest, GangCutTest,  # noqa
-                                  MakingRoomStreamsTest)
     unittest.main(verbosity=2)

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
-# The oracle's own unit test (no binary needed).
+# The oracle's own unit test (no binary needed): check_test.py (with the
+# tests of device_sharing_test.py it imports) and making_room_test.py, in
+# one run.
 set -euo pipefail
-exec python3 e2e/properties/check_test.py
+cd e2e/properties
+exec python3 -m unittest -v check_test making_room_test

@@ -6,7 +6,7 @@ nodes reach each (the slice's nodeName, allNodes, or its nodeSelector on
 the node's labels and name), which claims the snapshot already allocates
 and which claims each pod names (spec.resourceClaims[].resourceClaimName,
 in the pod's namespace). Selectors are not run through a CEL engine: every
-expression the generator writes is one of generate.DEVICE_SELECTORS, whose
+expression the generator writes is one of kube.DEVICE_SELECTORS, whose
 stated meaning (kind, name, op, value) the oracle evaluates here; any
 other expression is left unjudged.
 
@@ -75,11 +75,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import DEVICE_SELECTORS, fits, placement_problem, quantity  # noqa: E402
+from kube import DEVICE_SELECTORS, _add, fits, placement_problem, quantity  # noqa: E402
+from model import DEVICES_NO_FIT, Violation  # noqa: E402,F401
 import device_sharing_rules as sharing  # noqa: E402
 
-DEVICES_NO_FIT = ("DRA: no free devices for the gang's claims on nodes with room for its "
-                  "minimum (oracle)")
 KINDS = ["device-double-allocation", "device-claim-rewritten", "device-selector", "device-reach", "device-count",
          "device-unbound-claim", "device-unallocated-claim", "device-partial-gang",
          "device-queue-quota"] + sharing.KINDS
@@ -87,7 +86,6 @@ CLASS_PREFIX = "deviceclass/"
 
 
 def _v(kind, obj, detail):
-    from check import Violation  # it imports this file
     return Violation(kind, obj, detail)
 
 
@@ -564,7 +562,6 @@ def first_fit(model, dev, pods, free, order, blocked, allocated):
     `order`) with room, where it may go, and where its claims are served
     (_serve) after those of the pods placed before it; the placement or
     None."""
-    from generate import _add
     free = {n: dict(f) for n, f in free.items()}
     allocated = dict(allocated)
     if dev.ledger is None:

@@ -40,7 +40,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import quantity  # noqa: E402
+from kube import quantity  # noqa: E402
 
 KINDS = ["device-counters", "device-capacity", "device-shared-whole", "device-taint",
          "device-share"]

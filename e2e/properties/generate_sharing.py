@@ -36,29 +36,25 @@ own, beside the node's existing slice):
     adminAccess.
 Every device keeps the attributes (model, index) and capacity (memory)
 the seed's other selectors read. Standard library only; no import of
-generate.py (it imports this file): the pod builder and timestamps come
-as arguments.
+generate.py (it imports this file), only of kube.py: the pod builder and
+timestamps come as arguments.
 """
 
 import collections
 from fractions import Fraction
 
-DRIVER = "gpu.example.com"
+# The selectors the new classes use (PROFILE_SELECTOR, a `profile` attribute
+# guarded by has()): their meaning is kube.DEVICE_SELECTORS', which the
+# oracle reads too.
+from kube import DRA_DRIVER as DRIVER, PROFILE_SELECTOR, PROFILES
+from kube import PROFILE_SELECTORS as SELECTORS  # noqa: F401
+
 API = "resource.k8s.io/v1"
 OTHER_SCHEDULER = "default-scheduler"
 HOSTNAME = "kubernetes.io/hostname"
 ADMIN_LABEL = "resource.kubernetes.io/admin-access"
 ADMIN_NAMESPACE = "gpu-ops"
 
-PROFILES = ["whole", "half", "quarter", "shared"]
-# The selectors the new classes use, as generate.DEVICE_SELECTORS states
-# meanings (it adds these). The seed's other devices have no `profile`:
-# reading it unguarded would be a CEL runtime error there, which fails
-# the whole allocation in kube-scheduler, so each asks has() first (the
-# oracle reads a missing attribute as not matching).
-PROFILE_SELECTOR = ("has(device.attributes['%s'].profile) && "
-                    "device.attributes['%s'].profile == '%%s'" % (DRIVER, DRIVER))
-SELECTORS = {PROFILE_SELECTOR % p: ("attribute", "profile", "==", p) for p in PROFILES}
 DRIVER_SELECTOR = "device.driver == '%s'" % DRIVER
 CLASSES = [("%s.%s" % (p, DRIVER), [DRIVER_SELECTOR, PROFILE_SELECTOR % p]) for p in PROFILES]
 SHARED_CLASS = "shared." + DRIVER

@@ -54,7 +54,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generate import _add, fits, placement_problem  # noqa: E402
+from kube import _add, fits, placement_problem  # noqa: E402
+from model import Violation, _fmt  # noqa: E402
 
 KINDS = ["gang-cut", "consolidate-no-room"]
 CONSOLIDATE = "consolidate"
@@ -69,13 +70,7 @@ CONSOLIDATE_JUDGED = "making room: cycles with consolidate evictions judged"
 
 
 def _v(kind, obj, detail):
-    from check import Violation  # it imports this file
     return Violation(kind, obj, detail)
-
-
-def _fmt(res):
-    from check import _fmt as fmt
-    return fmt(res)
 
 
 def check_gang_cut(model, c, placed, evictions):

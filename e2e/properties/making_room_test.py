@@ -1,7 +1,7 @@
 """The making-room rules (making_room_rules.py) and the freeing of claims
 (device_rules.Freeing) catch hand-made outcomes that break them and pass
 correct ones; the making-room streams (generate_making_room.py) hold what
-they promise. Run with check_test.py. No binary needed."""
+they promise. check_test.sh runs them with check_test.py. No binary needed."""
 
 import os
 import sys

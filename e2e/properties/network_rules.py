@@ -1,12 +1,12 @@
 """The network oracle: Volcano HyperNodes and PodGroup spec.networkTopology,
-read from the objects alone (check.py runs it; it imports check.py, so
-check.py imports it only when it runs)."""
+read from the objects alone (check.py runs it; it imports only kube.py
+and model.py)."""
 import collections
 import json
 import re
 
-from check import Violation, _blocked_by_anti_affinity
-from generate import has_interpod, placement_problem, selector_matches
+from kube import has_interpod, placement_problem, selector_matches
+from model import Violation, _blocked_by_anti_affinity
 
 
 # --- the network (Volcano HyperNodes) and spec.networkTopology ---

@@ -51,8 +51,8 @@ with a fault, or a job in a queue with children, is not judged at all
 import collections
 from fractions import Fraction
 
-from check import _queue_resources, _real
-from generate import _add
+from kube import _add
+from model import _queue_resources, _real
 
 MODES = ("clamp", "reserve", "after", "volcano", "volcano-no-pods")
 PODS = "pods"

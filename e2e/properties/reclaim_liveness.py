@@ -13,10 +13,10 @@ reading open, the one that lets the scheduler refuse the most.
 """
 import collections
 
-from check import (ACCEPTED_RULES, FULL_RULE, RECLAIM_LIVENESS, TREE_RULES,  # noqa: F401
+from model import (ACCEPTED_RULES, FULL_RULE, RECLAIM_LIVENESS, TREE_RULES,  # noqa: F401
                    Violation, _blocked_by_anti_affinity, _by_name, _cheap, _fmt,
                    _queue_usage, _real, _tightest, first_fit)
-from generate import _add, fits, has_interpod, placement_problem, quantity
+from kube import _add, fits, has_interpod, placement_problem, quantity
 from reclaim_rules import (_CapacityRules, _capability, _cluster, _path, _rules,
                            _subtree_held, _within)
 

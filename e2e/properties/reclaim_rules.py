@@ -10,8 +10,8 @@ scheduler refuse the most.
 """
 from fractions import Fraction
 
-from check import _fmt, _queue_resources, _real
-from generate import _add
+from kube import _add
+from model import _fmt, _queue_resources, _real
 from proportion_share import ProportionShares, counted
 
 
