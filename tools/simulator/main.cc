@@ -3,6 +3,7 @@
 //   shoal-sim --scenario=FILE [--policy=FILE] [--rigid | --compare]
 //             [--label=NAME] [--out=DIR] [--ignore-network-constraints]
 //             [--resize-cost=DURATION] [--no-gpu-sharing]
+//             [--trace=WORKLOAD.csv [--trace-apps=DIR]]
 //
 // Writes DIR/<elastic|rigid|NAME>/summary.json, timeseries.csv and
 // jobs.csv, then the plots DIR/*.png (every run found in DIR side by
@@ -27,6 +28,7 @@
 #include "scheduler/framework/config.h"
 #include "tools/simulator/scenario.h"
 #include "tools/simulator/simulator.h"
+#include "tools/simulator/trace.h"
 
 ABSL_FLAG(std::string, scenario, "",
           "Scenario file (YAML; see README \"Simulator\").");
@@ -52,6 +54,18 @@ ABSL_FLAG(bool, no_gpu_sharing, false,
           "Publish the scenario's GPUs neither shared nor partitioned (each "
           "pod's claim gets whole GPUs): the same pods without GPU sharing. "
           "The run's directory is no-gpu-sharing unless --label names it.");
+ABSL_FLAG(std::string, trace, "",
+          "A workload of Pollux's benchmark (name,time,application,"
+          "num_replicas,batch_size): its jobs join the scenario's, each "
+          "progressing by the measured job model (README \"Simulator\", "
+          "Trace mode). With --rigid each job runs at its num_replicas.");
+ABSL_FLAG(std::string, trace_apps,
+          "tools/simulator/traces/pollux-osdi21/traces",
+          "The applications' measurements for --trace: one directory each.");
+ABSL_FLAG(bool, plot, true,
+          "Draw the plots of every run in --out (--noplot: only write the "
+          "summaries and CSVs, e.g. when a driver draws them once at the "
+          "end).");
 ABSL_FLAG(std::string, out, "out/sim",
           "Directory for summaries, time series and plots.");
 
@@ -334,6 +348,13 @@ int main(int argc, char** argv) {
     return Refuse("--label names one run; --compare makes two");
   if (label.find('/') != std::string::npos || label == "." || label == "..")
     return Refuse("--label=\"" + label + "\": must be a plain directory name");
+  std::unique_ptr<shoal::sim::Trace> trace;
+  if (const std::string path = absl::GetFlag(FLAGS_trace); !path.empty()) {
+    auto loaded = shoal::sim::LoadTrace(
+        Locate(path), Locate(absl::GetFlag(FLAGS_trace_apps)));
+    if (!loaded.ok()) return Refuse(std::string(loaded.status().message()));
+    trace = std::move(*loaded);
+  }
   std::vector<std::string> modes;
   if (absl::GetFlag(FLAGS_compare)) {
     modes = {"elastic", "rigid"};
@@ -365,8 +386,9 @@ int main(int argc, char** argv) {
     ProgressBar bar(
         absl::StrCat("simulating ", scenario->file, " (", name, ")"));
     options.progress = [&bar](double f) { bar.Update(f); };
-    shoal::sim::Result result =
-        shoal::sim::Simulate(*scenario, *policy, options);
+    shoal::sim::Scenario run = *scenario;
+    if (trace) shoal::sim::AddTraceJobs(*trace, options.rigid, &run);
+    shoal::sim::Result result = shoal::sim::Simulate(run, *policy, options);
     fs::path dir = out / name;
     fs::create_directories(dir, ec);
     if (ec)
@@ -376,9 +398,14 @@ int main(int argc, char** argv) {
     std::ofstream(dir / "timeseries.csv")
         << shoal::sim::SeriesCsv(result.series);
     std::ofstream(dir / "jobs.csv") << shoal::sim::JobsCsv(result.jobs);
+    if (trace) {
+      std::ofstream(dir / "trace-jobs.csv")
+          << shoal::sim::TraceJobsCsv(result.trace_jobs);
+    }
     summaries.emplace_back(name, result.summary);
   }
   PrintSummaries(summaries, out.string());
+  if (!absl::GetFlag(FLAGS_plot)) return 0;
   // Plots of every mode in the directory, side by side.
   std::string script = "tools/simulator/plot.py";
   for (const std::string& candidate :

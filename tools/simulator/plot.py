@@ -359,12 +359,47 @@ def print_comparison(modes, summaries, workloads, data):
         print(label.ljust(width) + "".join(c.ljust(18) for c in cells))
 
 
+def trace_plot(out, modes, data, colors):
+    """With a trace (trace-jobs.csv): each run's job completion times as a
+    CDF, and the GPUs its jobs held over time."""
+    runs = [m for m in modes if os.path.exists(os.path.join(out, m, "trace-jobs.csv"))]
+    if not runs:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5))
+    for m in runs:
+        with open(os.path.join(out, m, "trace-jobs.csv")) as f:
+            jct = sorted(float(r["jct"]) / 3600 for r in csv.DictReader(f) if r["jct"])
+        if jct:
+            left.step(jct, [(i + 1) / len(jct) for i in range(len(jct))], where="post", color=colors[m],
+                      label="%s (mean %.2f h)" % (m, sum(jct) / len(jct)))
+        key = next((k for k in data[m] if k.startswith("util_") and k not in ("util_cpu", "util_memory")), None)
+        if key:
+            right.plot([s / 3600 for s in data[m]["second"]], [100 * v for v in data[m][key]], color=colors[m],
+                       label=m, linewidth=0.8)
+    left.set_xscale("log")
+    left.set_xlabel("job completion time (hours, log)")
+    left.set_ylabel("fraction of jobs")
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8, loc="lower right")
+    right.set_xlabel("simulated hours")
+    right.set_ylabel("GPUs held (% of the cluster's)")
+    right.set_ylim(0, 105)
+    right.grid(alpha=0.3)
+    right.legend(fontsize=8)
+    fig.suptitle("Trace jobs: completion times and GPUs held")
+    fig.tight_layout()
+    path = os.path.join(out, "trace.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main(out):
     modes = runs_in(out) if os.path.isdir(out) else []
     if not modes:
         sys.exit("no DIR/<run>/timeseries.csv in %s" % out)
     data = {m: load(os.path.join(out, m, "timeseries.csv")) for m in modes}
-    palette = ["tab:green", "tab:red", "tab:purple", "tab:brown"]
+    palette = ["tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan"]
     colors = {"elastic": "tab:blue", "rigid": "tab:orange"}
     others = [m for m in modes if m not in colors]
     for i, m in enumerate(others):
@@ -411,12 +446,46 @@ def main(out):
     written.append(path)
     for path in (queue_plot(out, modes, data), jct_plot(out, modes, colors),
                  resizes_plot(out, modes, colors), network_plot(out, modes, data, colors),
-                 gpu_plot(out, modes, data, colors), with_without_plot(out, modes, data, colors)):
+                 gpu_plot(out, modes, data, colors), with_without_plot(out, modes, data, colors),
+                 trace_plot(out, modes, data, colors)):
         if path:
             written.append(path)
     for p in written:
         print("plot: " + p)
 
 
+def pooled_trace_plot(out):
+    """`plot.py --pooled OUT`: OUT/<group>/<run>/trace-jobs.csv (as
+    pollux_table.py writes, a group per workload): each run's jobs of every
+    group pooled into one JCT CDF, OUT/jct-cdf.png."""
+    groups = sorted(d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d)))
+    jct = {}
+    for g in groups:
+        for m in runs_in(os.path.join(out, g)):
+            path = os.path.join(out, g, m, "trace-jobs.csv")
+            if os.path.exists(path):
+                with open(path) as f:
+                    jct.setdefault(m, []).extend(float(r["jct"]) / 3600 for r in csv.DictReader(f) if r["jct"])
+    if not jct:
+        sys.exit("no OUT/<group>/<run>/trace-jobs.csv in %s" % out)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for m, v in jct.items():
+        v.sort()
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post",
+                label="%s (mean %.2f h)" % (m, sum(v) / len(v)))
+    ax.set_xscale("log")
+    ax.set_xlabel("job completion time (hours, log)")
+    ax.set_ylabel("fraction of jobs (%d groups pooled)" % len(groups))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path = os.path.join(out, "jct-cdf.png")
+    fig.savefig(path, dpi=110)
+    print("plot: " + path)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--pooled":
+        pooled_trace_plot(sys.argv[2])
+    else:
+        main(sys.argv[1])

@@ -169,4 +169,33 @@ std::string JobsCsv(const std::vector<JobOutcome>& jobs) {
   return out;
 }
 
+nlohmann::ordered_json TraceSummary(const std::vector<TraceOutcome>& jobs) {
+  int completed = 0;
+  double restarts = 0, gpu_seconds = 0;
+  for (const auto& job : jobs) {
+    if (job.finished < 0) continue;
+    ++completed;
+    restarts += job.restarts;
+    gpu_seconds += job.gpu_seconds;
+  }
+  return {{"jobs", static_cast<int>(jobs.size())},
+          {"completed", completed},
+          {"restartsPerJob", Round(completed ? restarts / completed : 0)},
+          {"gpuSecondsPerJob", Round(completed ? gpu_seconds / completed : 0)}};
+}
+
+std::string TraceJobsCsv(const std::vector<TraceOutcome>& jobs) {
+  std::string out =
+      "name,application,num_replicas,batch_size,pods,nodes,arrival,start,"
+      "finish,jct,restarts,gpu_seconds\n";
+  for (const auto& j : jobs) {
+    out += absl::StrCat(
+        j.name, ",", j.application, ",", j.num_replicas, ",", j.batch_size, ",",
+        j.pods, ",", j.nodes, ",", j.arrival, ",", j.started, ",", j.finished,
+        ",", j.finished >= 0 ? absl::StrCat(j.finished - j.arrival) : "", ",",
+        j.restarts, ",", absl::StrFormat("%.0f", j.gpu_seconds), "\n");
+  }
+  return out;
+}
+
 }  // namespace shoal::sim

@@ -33,6 +33,10 @@ nlohmann::ordered_json WorkloadsSummary(const std::vector<JobOutcome>& jobs,
 // any one job made, and the seconds jobs spent restarting.
 nlohmann::ordered_json ResizesSummary(const std::vector<JobOutcome>& jobs);
 
+// summary.json's "trace" (with a trace): its jobs, those completed, and
+// per completed job the mean restarts and GPU-seconds held.
+nlohmann::ordered_json TraceSummary(const std::vector<TraceOutcome>& jobs);
+
 }  // namespace shoal::sim
 
 #endif  // SHOAL_TOOLS_SIMULATOR_REPORT_H_

@@ -237,7 +237,7 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
   if (auto s =
           r.OnlyKeys(root, "",
                      {"duration", "period", "policy", "seed", "priorityClasses",
-                      "cluster", "queues", "workloads"});
+                      "cluster", "queues", "workloads", "stopWhenDone"});
       !s.ok()) {
     return s;
   }
@@ -254,6 +254,8 @@ absl::StatusOr<Scenario> ParseScenario(const std::string& yaml,
   SIM_ASSIGN(policy, r.String(root, "policy", "", false, ""));
   SIM_ASSIGN(seed, r.Int(root, "seed", "", false, 1, 0));
   sc.seed = static_cast<uint64_t>(seed);
+  SIM_ASSIGN(stop_when_done, r.Bool(root, "stopWhenDone", "", false));
+  sc.stop_when_done = stop_when_done;
   sc.duration = duration;
   sc.period = period;
   sc.policy = policy;

@@ -17,6 +17,10 @@
 
 namespace shoal::sim {
 
+namespace pollux {
+class Application;
+}  // namespace pollux
+
 // GPUs of every node of a pool, published through DRA (resource.k8s.io)
 // by a driver (gpus.h): each a device of `memory`; with `share`, one that
 // allows multiple allocations (claims share it while their memory asks
@@ -82,6 +86,17 @@ struct JobWorkload {
   // shoal.dev/resize-cost-seconds when `resize_cost_given`.
   absl::Duration resize_cost;
   bool resize_cost_given = false;
+  // A job of a trace (trace.h; count 1): its PodGroup is named `job_name`
+  // rather than NAME-0, it arrives at the trace's second (its arrival, for
+  // its completion time, is that second, not the cycle that sees it), and
+  // it progresses as pollux::JobModel of `app` at the global batch size
+  // `batch_size` says on the GPUs its running pods hold, instead of by
+  // pod-seconds. `throughput` goes on its PodGroup (JobInfo::throughput).
+  std::string job_name;
+  const pollux::Application* app = nullptr;
+  int batch_size = 0;
+  int num_replicas = 0;  // what the trace asks (rigid size)
+  std::vector<std::pair<int32_t, double>> throughput;
 };
 
 // Plain pods (no gang), as a Deployment's replica count changes over time.
@@ -126,6 +141,9 @@ struct Scenario {
   std::vector<api::QueueInfo> queues;
   std::vector<JobWorkload> jobs;
   std::vector<ServiceWorkload> services;
+  // `stopWhenDone: true`: the run ends at the end of the first period in
+  // which every job has arrived and finished (`duration` the cap).
+  bool stop_when_done = false;
 };
 
 // Refusals read "FILE:LINE: workloads[1].tasks[0].replicas: must be ...".

@@ -13,6 +13,7 @@
 #include "scheduler/scheduler.h"
 #include "tools/simulator/gpus.h"
 #include "tools/simulator/network.h"
+#include "tools/simulator/pollux/job_model.h"
 #include "tools/simulator/queue_standing.h"
 #include "tools/simulator/report.h"
 
@@ -42,6 +43,13 @@ struct JobRun {
   int64_t restart_until = -1;
   int resizes = 0;
   double restart_seconds = 0;
+  // A trace job (JobWorkload::app): its model, the GPUs its running pods
+  // held on each node when it was last (re)allocated, and whether one of
+  // its running pods was evicted since.
+  std::optional<pollux::JobModel> model;
+  std::vector<std::pair<std::string, int>> placed;
+  bool disturbed = false;
+  int nodes_at_start = 0;  // nodes its pods spanned when it first ran
 };
 
 struct PodRecord {
@@ -104,8 +112,10 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   }
 
   Result Run() {
-    const int64_t end = absl::ToInt64Seconds(sc_.duration);
+    int64_t end = absl::ToInt64Seconds(sc_.duration);
     const int64_t step = absl::ToInt64Seconds(sc_.period);
+    size_t total_jobs = 0;
+    for (const auto& w : sc_.jobs) total_jobs += std::max(w.count, 0);
     for (now_ = 0; now_ < end; now_ += step) {
       ScaleServices();
       ArriveJobs();
@@ -117,9 +127,21 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         sample.second = now_ + k;
         series_.push_back(sample);
       }
+      if (sc_.stop_when_done && arrived_.size() == total_jobs) {
+        size_t finished = 0;
+        for (const auto& job : jobs_) finished += job.finished >= 0;
+        if (options_.progress)
+          options_.progress(static_cast<double>(finished) / total_jobs);
+        if (finished == total_jobs) {
+          end = std::min(end, now_ + step);
+          break;
+        }
+        continue;
+      }
       if (options_.progress)
         options_.progress(static_cast<double>(now_ + step) / end);
     }
+    end_ = end;
     for (const auto& [key, rec] : pods_) {
       if (rec.job < 0 && !rec.running)
         max_service_wait_ = std::max(max_service_wait_, end - rec.created);
@@ -128,6 +150,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     nlohmann::ordered_json summary = Summary();
     Result result{std::move(summary), std::move(series_), Outcomes(),
                   max_service_wait_};
+    result.trace_jobs = TraceOutcomes();
     result.gpu_slices = gpus_.slices();
     for (const auto& [key, claim] : gpus_.claims())
       result.gpu_claims.push_back(claim);
@@ -195,14 +218,18 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         int64_t at = absl::ToInt64Seconds(
             k < static_cast<int>(w.arrivals.size()) ? w.arrivals[k]
                                                     : w.start + k * w.every);
-        std::string name = absl::StrCat(w.name, "-", k);
+        std::string name =
+            w.job_name.empty() ? absl::StrCat(w.name, "-", k) : w.job_name;
         if (at > now_ || arrived_.count(name) != 0) continue;
         arrived_.insert(name);
         queues_.Arrived(w.queue);
         JobRun run;
         run.spec = &w;
         run.name = name;
-        run.arrival = now_;
+        // A trace job's completion time counts from its trace's second.
+        run.arrival = w.app != nullptr ? at : now_;
+        if (w.app != nullptr)
+          run.model.emplace(w.app, w.batch_size, static_cast<double>(now_));
         const absl::Duration cost =
             options_.resize_cost.value_or(w.resize_cost);
         run.resize_cost = absl::ToInt64Seconds(cost);
@@ -223,6 +250,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         }
         group.min_member = std::max(group.min_member, 1);
         if (!options_.ignore_network_constraints) group.network = w.network;
+        group.throughput = w.throughput;
         // The job says what a resize costs it, as its PodGroup's
         // annotation would.
         if (options_.resize_cost.has_value() || w.resize_cost_given)
@@ -304,6 +332,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     auto it = pods_.find(gone->Key());
     if (it == pods_.end()) return done(absl::OkStatus());
     PodRecord record = it->second;
+    if (record.job >= 0 && record.running) jobs_[record.job].disturbed = true;
     DeletePod(gone->Key());
     ++evictions_;
     ++evictions_by_reason_[reason];
@@ -492,11 +521,44 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     s.queue_share = queues_.Sample(now_, held_share, asked_share);
   }
 
+  // A trace job over the next `step` seconds, on the GPUs its running
+  // pods hold (`nodes`: per node), which stay put until the next cycle.
+  // Returns whether it is done.
+  bool TraceProgress(JobRun& job, std::map<std::string, int> nodes,
+                     int64_t step) {
+    if (!MinimumRuns(job)) nodes.clear();  // a gang cut below its minimum
+    std::vector<std::pair<std::string, int>> placed(nodes.begin(), nodes.end());
+    if (placed != job.placed || (job.disturbed && !placed.empty())) {
+      std::vector<int> placement;
+      for (const auto& [node, n] : placed) placement.push_back(n);
+      std::sort(placement.rbegin(), placement.rend());
+      job.model->Reallocate(placement);
+      if (job.nodes_at_start == 0) job.nodes_at_start = placed.size();
+      job.placed = std::move(placed);
+    }
+    job.disturbed = false;
+    job.model->Step(static_cast<double>(step));
+    if (!job.model->done()) return false;
+    job.finished = std::llround(*job.model->completion_time());
+    return true;
+  }
+
   void Progress(int64_t step) {
+    // The GPUs (pods) each trace job's running pods hold, per node.
+    std::map<int, std::map<std::string, int>> trace_nodes;
+    for (const auto& [key, rec] : pods_) {
+      if (rec.job >= 0 && rec.running && jobs_[rec.job].model.has_value())
+        ++trace_nodes[rec.job][rec.node];
+    }
     for (size_t j = 0; j < jobs_.size(); ++j) {
       JobRun& job = jobs_[j];
-      if (job.finished >= 0 || job.spec->work_task.empty() || !MinimumRuns(job))
+      if (job.finished >= 0) continue;
+      if (job.model.has_value()) {
+        if (TraceProgress(job, trace_nodes[static_cast<int>(j)], step))
+          Finish(j);
         continue;
+      }
+      if (job.spec->work_task.empty() || !MinimumRuns(job)) continue;
       double productive = static_cast<double>(step);
       if (job.restart_until > now_) {  // restarting: no progress yet
         const double lost =
@@ -508,13 +570,18 @@ class World : public cache::DecisionSink, public cache::StatusSink {
                   productive / job.factor;
       if (job.work < job.spec->pod_seconds) continue;
       job.finished = now_ + step;
-      std::vector<std::string> gone;
-      for (const auto& [key, rec] : pods_) {
-        if (rec.job == static_cast<int>(j)) gone.push_back(key);
-      }
-      for (const auto& key : gone) DeletePod(key);
-      cache_.DeletePodGroup("default/" + job.name);
+      Finish(j);
     }
+  }
+
+  // A finished job's pods and PodGroup go away.
+  void Finish(size_t j) {
+    std::vector<std::string> gone;
+    for (const auto& [key, rec] : pods_) {
+      if (rec.job == static_cast<int>(j)) gone.push_back(key);
+    }
+    for (const auto& key : gone) DeletePod(key);
+    cache_.DeletePodGroup("default/" + jobs_[j].name);
   }
 
   nlohmann::ordered_json Summary() const {
@@ -536,7 +603,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     out["pendingJobs"] = {
         {"max", pending_max_},
         {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
-    const int64_t end = absl::ToInt64Seconds(sc_.duration);
+    const int64_t end = end_;
     const std::vector<JobOutcome> outcomes = Outcomes();
     out["jobs"] = JobsSummary(outcomes, end);
     out["workloads"] = WorkloadsSummary(outcomes, end);
@@ -560,6 +627,23 @@ class World : public cache::DecisionSink, public cache::StatusSink {
           whole_at_arrival_, Makespan(outcomes, end));
     }
     if (!gpus_.empty()) out["gpus"] = gpus_.Summary();
+    const std::vector<TraceOutcome> trace = TraceOutcomes();
+    if (!trace.empty()) out["trace"] = TraceSummary(trace);
+    return out;
+  }
+
+  std::vector<TraceOutcome> TraceOutcomes() const {
+    std::vector<TraceOutcome> out;
+    for (const auto& job : jobs_) {
+      if (!job.model.has_value()) continue;
+      int pods = 0;
+      for (const auto& t : job.spec->tasks) pods += t.replicas;
+      out.push_back({job.name, job.spec->name, job.spec->num_replicas,
+                     job.spec->batch_size, pods, job.nodes_at_start,
+                     job.arrival, job.started, job.finished,
+                     std::max(job.model->num_restarts(), 0),
+                     job.model->attained_service()});
+    }
     return out;
   }
 
@@ -578,6 +662,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   const Scenario& sc_;
   const Options& options_;
   int64_t now_ = 0;
+  int64_t end_ = 0;  // the run's last second + 1
   cache::Cache cache_;
   std::shared_ptr<api::PlacementConstraints> no_constraints_;
   Network network_;

@@ -84,6 +84,21 @@ struct JobOutcome {
   double restart_seconds = 0;
 };
 
+// A trace job (trace.h), at the end of the run (-1: never).
+struct TraceOutcome {
+  std::string name;
+  std::string application;
+  int num_replicas = 0;
+  int batch_size = 0;
+  int pods = 0;   // its PodGroup's
+  int nodes = 0;  // its running pods spanned when it first ran
+  int64_t arrival = 0;
+  int64_t started = -1;
+  int64_t finished = -1;
+  int restarts = 0;  // reallocations after its first start (the artifact's)
+  double gpu_seconds = 0;  // held, restarts included
+};
+
 struct Result {
   nlohmann::ordered_json summary;  // the keys of summary.json, in order
   std::vector<Sample> series;
@@ -94,6 +109,7 @@ struct Result {
   // With GPUs: the slices published and the claims at the end.
   std::vector<api::ResourceSlice> gpu_slices;
   std::vector<api::ResourceClaim> gpu_claims;
+  std::vector<TraceOutcome> trace_jobs;  // with a trace, in its order
 };
 
 Result Simulate(const Scenario& scenario, framework::Policy& policy,
@@ -103,6 +119,8 @@ Result Simulate(const Scenario& scenario, framework::Policy& policy,
 std::string SeriesCsv(const std::vector<Sample>& series);
 // jobs.csv: one row per job.
 std::string JobsCsv(const std::vector<JobOutcome>& jobs);
+// trace-jobs.csv: one row per trace job.
+std::string TraceJobsCsv(const std::vector<TraceOutcome>& jobs);
 
 }  // namespace shoal::sim
 

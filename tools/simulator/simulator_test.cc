@@ -152,7 +152,7 @@ TEST(Scenario, RefusalsNameTheField) {
   EXPECT_EQ(msg("duration: 1h\nnodes: []\n"),
             "s.yaml:2: nodes: unknown field (valid: duration, period, policy, "
             "seed, priorityClasses, "
-            "cluster, queues, workloads)");
+            "cluster, queues, workloads, stopWhenDone)");
 }
 
 // The one loop runs the half-bound-gang rule in the simulator too. A
