@@ -248,7 +248,11 @@ absl::StatusOr<std::vector<std::pair<int32_t, double>>> ThroughputOf(
       annotations,
       r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
   std::vector<std::pair<int32_t, double>> curve;
-  for (const auto& [k, v] : annotations) {
+  for (const auto& annotation : annotations) {
+    // Named, not bound: a lambda may not capture a structured binding
+    // (clang, C++17).
+    const std::string& k = annotation.first;
+    const std::string& v = annotation.second;
     if (k != kThroughputAnnotation) continue;
     auto refuse = [&](absl::string_view why) {
       return r.Error(
