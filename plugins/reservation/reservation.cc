@@ -161,8 +161,7 @@ class ReservationSession : public framework::PluginSession {
     std::vector<api::NodeIndex> nodes = s.Feasible(biggest->placement()).nodes;
     // Emptiest first: those free up soonest.
     std::stable_sort(
-        nodes.begin(), nodes.end(),
-        [&c, biggest](api::NodeIndex a, api::NodeIndex b) {
+        nodes.begin(), nodes.end(), [&c](api::NodeIndex a, api::NodeIndex b) {
           return c.nodes[a].used().DominantShare(c.nodes[a].allocatable()) <
                  c.nodes[b].used().DominantShare(c.nodes[b].allocatable());
         });

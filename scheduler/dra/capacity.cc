@@ -116,10 +116,10 @@ std::vector<int64_t> AmountsOf(const api::DeviceResult& result,
     for (size_t i = 0; i < device.capacity.size(); ++i) {
       const api::DeviceCapacity& c = device.capacity[i];
       if (name == c.written || name == c.name ||
-          c.name.size() > name.size() &&
-              c.name.compare(c.name.size() - name.size(), name.size(), name) ==
-                  0 &&
-              c.name[c.name.size() - name.size() - 1] == '/') {
+          (c.name.size() > name.size() &&
+           c.name.compare(c.name.size() - name.size(), name.size(), name) ==
+               0 &&
+           c.name[c.name.size() - name.size() - 1] == '/')) {
         out[i] = Milli(amount);
         break;
       }
