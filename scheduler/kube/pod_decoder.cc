@@ -84,7 +84,8 @@ const SchedulingFields kPodSpecFields = {
 absl::StatusOr<api::Resource> ContainerRequest(const Reader& r, const json& c,
                                                const std::string& path) {
   const json* res = Reader::Get(c, "resources");
-  if (res == nullptr) return api::Resource();
+  // Made in place (see Reader::Resources).
+  if (res == nullptr) return absl::StatusOr<api::Resource>(absl::in_place);
   SHOAL_ASSIGN_OR_RETURN(requests,
                          r.WorkloadResources(Reader::Get(*res, "requests"),
                                              path + ".resources.requests"));

@@ -13,8 +13,8 @@
 // applying events. On a busy machine the longest includes the prober's
 // own preemption; the median is the figure.
 //
-//   bazel run -c opt //tools/bench:snapshot_bench -- \
-//     --benchmark_repetitions=3
+//   bazel run -c opt //tools/bench:snapshot_bench --
+//     --benchmark_repetitions=3   (one command)
 #include <algorithm>
 #include <atomic>
 #include <functional>
