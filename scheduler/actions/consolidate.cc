@@ -89,12 +89,10 @@ class Consolidate : public framework::Action {
       plan.gang_room[*node] += task.request();
     }
     if (plan.moves == 0 || !s.Call<framework::JobPipelined>(job)) return 0;
+    // What the gang's PodGroup then says is the gang plugin's word at
+    // the session's close: its pods wait for room that evictions free.
     stmt.Commit();
     Remember(s, job, plan);
-    job.message = absl::StrCat(
-        "consolidate moved ", plan.moves,
-        " pod(s) of other jobs to make room; the gang is placed once they "
-        "are gone");
     return plan.moves;
   }
 
