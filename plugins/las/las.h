@@ -40,10 +40,11 @@
 // gang's job order off, or list las before gang, to keep pure LAS order
 // between running and waiting jobs.
 //
-// The preempt action ends a running gang whole only for a taker of
-// strictly higher priority (actions/victims.h FindWholeGang), whatever
-// this answers: at equal priority las can take the pods of a job above
-// its minimum (elastic surplus) but cannot yet end a rigid gang.
+// By default the preempt action ends a running gang whole only for a
+// taker of strictly higher priority (actions/victims.h FindWholeGang):
+// at equal priority las then takes only the pods of a job above its
+// minimum (elastic surplus). With preempt's `endWholeGangs: tiers` this
+// answer ends a later rigid gang whole too, as Tiresias preempts.
 //
 // Visible: each job's attained service and band at VLOG(2) ("las: job
 // ns/name attained N unit-seconds, band B"), and through Remembered.
