@@ -74,7 +74,7 @@ TEST_F(DeviceQuotaTest, WithoutAQueueNamingDevicesNothingIsCounted) {
 
 TEST_F(DeviceQuotaTest, QuotaNamesAreWhatQueuesLimitOrGuarantee) {
   api::QueueInfo q;
-  q.capability = api::Resource();
+  q.capability.emplace();  // in place: see api::Resource::Clear
   for (int id = 0; id < api::ResourceNameCount(); ++id) {
     q.capability->Set(static_cast<api::ResourceId>(id), api::kUnlimited);
   }

@@ -167,7 +167,9 @@ TEST(Trace, Workload1Completes) {
     EXPECT_EQ(r.summary["jobs"]["completed"].get<int>(), 160);
     EXPECT_EQ(r.summary["trace"]["completed"].get<int>(), 160);
     const double restarts = r.summary["trace"]["restartsPerJob"].get<double>();
-    if (rigid) EXPECT_EQ(restarts, 0);
+    if (rigid) {
+      EXPECT_EQ(restarts, 0);
+    }
     int total = 0;
     for (const TraceOutcome& job : r.trace_jobs) total += job.restarts;
     EXPECT_NEAR(restarts, total / 160.0, 1e-3);
@@ -267,7 +269,9 @@ TEST(Trace, ElasticJobsCarryTheirCurveAndPods) {
     const int pods = w.tasks[0].replicas;
     EXPECT_GE(pods, 1);
     EXPECT_LE(pods, 64);
-    if (w.app->name() == "ncf") EXPECT_EQ(pods, 1);
+    if (w.app->name() == "ncf") {
+      EXPECT_EQ(pods, 1);
+    }
     ASSERT_FALSE(w.throughput.empty());
     EXPECT_EQ(w.throughput.front().first, 1);
     EXPECT_NEAR(w.throughput.front().second, 1.0, 1e-9);
