@@ -14,6 +14,25 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def wait_bars(ax, summaries, modes, colors, workloads, stat, title):
+    """Bars of each workload's wait statistic `stat` (seconds) per mode,
+    in minutes, each bar labelled in seconds."""
+    width = 0.8 / len(modes)
+    for k, m in enumerate(modes):
+        w = summaries[m].get("workloads", {})
+        values = [w.get(name, {}).get(stat, 0) / 60 for name in workloads]
+        bars = ax.bar([j + k * width for j in range(len(workloads))], values, width, color=colors[m], label=m)
+        for b, name in zip(bars, workloads):
+            ax.annotate("%.0fs" % w.get(name, {}).get(stat, 0), (b.get_x() + b.get_width() / 2, b.get_height()),
+                        ha="center", va="bottom", fontsize=6)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
+    ax.set_xticklabels(workloads, fontsize=8, rotation=20)
+    ax.set_ylabel("minutes")
+    ax.set_title("Wait for a job's minimum, %s" % title)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=8)
+
+
 def load(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
@@ -222,21 +241,7 @@ def gpu_plot(out, modes, data, colors):
             if w not in workloads:
                 workloads.append(w)
     for i, (stat, title) in enumerate((("waitMeanSeconds", "mean"), ("waitP95Seconds", "p95"))):
-        ax = fig.add_subplot(2, 2, 3 + i)
-        width = 0.8 / len(modes)
-        for k, m in enumerate(modes):
-            w = summaries[m].get("workloads", {})
-            values = [w.get(name, {}).get(stat, 0) / 60 for name in workloads]
-            bars = ax.bar([j + k * width for j in range(len(workloads))], values, width, color=colors[m], label=m)
-            for b, name in zip(bars, workloads):
-                ax.annotate("%.0fs" % w.get(name, {}).get(stat, 0), (b.get_x() + b.get_width() / 2, b.get_height()),
-                            ha="center", va="bottom", fontsize=6)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
-        ax.set_xticklabels(workloads, fontsize=8, rotation=20)
-        ax.set_ylabel("minutes")
-        ax.set_title("Wait for a job's minimum, %s" % title)
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
+        wait_bars(fig.add_subplot(2, 2, 3 + i), summaries, modes, colors, workloads, stat, title)
     fig.tight_layout()
     path = os.path.join(out, "gpu-sharing.png")
     fig.savefig(path, dpi=110)
@@ -260,21 +265,7 @@ def with_without_plot(out, modes, data, colors):
                 workloads.append(w)
     fig = plt.figure(figsize=(12, 8))
     for i, (stat, title) in enumerate((("waitMedianSeconds", "median"), ("waitP90Seconds", "p90"))):
-        ax = fig.add_subplot(2, 2, 1 + i)
-        width = 0.8 / len(modes)
-        for k, m in enumerate(modes):
-            w = summaries[m].get("workloads", {})
-            values = [w.get(name, {}).get(stat, 0) / 60 for name in workloads]
-            bars = ax.bar([j + k * width for j in range(len(workloads))], values, width, color=colors[m], label=m)
-            for b, name in zip(bars, workloads):
-                ax.annotate("%.0fs" % w.get(name, {}).get(stat, 0), (b.get_x() + b.get_width() / 2, b.get_height()),
-                            ha="center", va="bottom", fontsize=6)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(workloads))])
-        ax.set_xticklabels(workloads, fontsize=8, rotation=20)
-        ax.set_ylabel("minutes")
-        ax.set_title("Wait for a job's minimum, %s" % title)
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
+        wait_bars(fig.add_subplot(2, 2, 1 + i), summaries, modes, colors, workloads, stat, title)
     util = fig.add_subplot(2, 2, 3)
     for m in modes:
         t = [s / 60 for s in data[m]["second"]]
