@@ -74,10 +74,12 @@ class ElasticSession : public framework::PluginSession {
 
     // Between two running elastic jobs, the smaller share grows first
     // (oldest-first: the older; throughput: the one whose next pod adds
-    // more per unit of its dominant resource).
+    // more per unit of its dominant resource; job-order: the other
+    // plugins' call, this one answers nothing).
     s.Register<framework::JobOrder>(
         [this, &s](const api::JobInfo& a, const api::JobInfo& b) {
-          if (!a.elastic() || !b.elastic() || Placed(a) < a.min_member ||
+          if (settings_.sharing == Sharing::kJobOrder || !a.elastic() ||
+              !b.elastic() || Placed(a) < a.min_member ||
               Placed(b) < b.min_member) {
             return 0;
           }
@@ -126,6 +128,11 @@ class ElasticSession : public framework::PluginSession {
                    const std::vector<api::TaskIndex>& candidates) {
           const api::JobInfo& tj = s.cluster().jobs[taker.job];
           bool growing = tj.elastic() && Placed(tj) >= tj.min_member;
+          // Job-order: the targets already hold every minimum, so a job
+          // short of its minimum takes only pods beyond some job's target
+          // too (not the first jobs' pods, which the order gave them).
+          const bool only_surplus =
+              growing || settings_.sharing == Sharing::kJobOrder;
           std::vector<api::TaskIndex> victims;
           const std::vector<int32_t>& target = Targets(s);
           std::vector<int32_t> over(target.size(), -1);
@@ -133,8 +140,8 @@ class ElasticSession : public framework::PluginSession {
             const api::TaskInfo& v = s.cluster().tasks[c];
             const api::JobInfo& vj = s.cluster().jobs[v.job];
             if (v.job == taker.job || !vj.elastic()) continue;
-            if (growing) {
-              if (Young(v)) continue;
+            if (only_surplus) {
+              if (growing && Young(v)) continue;
               if (over[v.job] < 0)
                 over[v.job] = std::max(0, Placed(vj) - target[v.job]);
               if (over[v.job] == 0) continue;
@@ -329,7 +336,8 @@ class ElasticSession : public framework::PluginSession {
       g.starved = g.starved_since != absl::InfiniteFuture() &&
                   c.now - g.starved_since >=
                       absl::Seconds(settings_.fairness_bound_seconds);
-      if (placed >= job.min_member && CostOf(job) > 0) {
+      if (placed >= job.min_member && CostOf(job) > 0 &&
+          settings_.sharing != Sharing::kJobOrder) {
         // Keeps what it runs: already out of the room.
         g.held = held;
         g.extra = std::min(placed - job.min_member, max_extra);
@@ -356,12 +364,16 @@ class ElasticSession : public framework::PluginSession {
       g.pod = next_pod->request();
       growers.push_back(std::move(g));
     }
+    if (settings_.sharing == Sharing::kJobOrder) RankByJobOrder(s, growers);
     const std::vector<Grower> start = growers;
     for (;;) {
       growers = start;
       for (size_t i = 0; i < growers.size(); ++i) {
-        if (frozen_.count(growers[i].job) != 0)
-          growers[i].max_extra = growers[i].extra;
+        // Growth held back: it stays at the size it runs (its kept pods,
+        // when its surplus was up for redistribution).
+        if (frozen_.count(growers[i].job) != 0) {
+          growers[i].max_extra = std::max(growers[i].extra, growers[i].kept);
+        }
       }
       elastic::Share(settings_.sharing, c.total_allocatable, room, growers,
                      settings_.throughput_margin);
@@ -392,6 +404,19 @@ class ElasticSession : public framework::PluginSession {
         s.job(g.job).resizing.held = kWaitsItsTurn;
       }
     }
+  }
+
+  // Job-order: each grower's place in the session's job order (the other
+  // plugins' JobOrder; this plugin answers none in that mode).
+  static void RankByJobOrder(const Session& s, std::vector<Grower>& growers) {
+    const api::ClusterInfo& c = s.cluster();
+    std::vector<size_t> order(growers.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return s.JobBefore(c.jobs[growers[a].job], c.jobs[growers[b].job]);
+    });
+    for (size_t i = 0; i < order.size(); ++i)
+      growers[order[i]].rank = static_cast<int32_t>(i);
   }
 
   int32_t HoldOf(const api::JobInfo& job) const {
@@ -452,11 +477,13 @@ absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
     settings.sharing = Sharing::kOldestFirst;
   } else if (share == "throughput") {
     settings.sharing = Sharing::kThroughput;
+  } else if (share == "job-order") {
+    settings.sharing = Sharing::kJobOrder;
   } else if (share != "even") {
     return absl::InvalidArgumentError(
         absl::StrCat(args.owner(),
-                     ": arguments.share: must be even, oldest-first or "
-                     "throughput, got \"",
+                     ": arguments.share: must be even, oldest-first, "
+                     "throughput or job-order, got \"",
                      share, "\""));
   }
   auto margin = args.GetDouble("throughputMargin", 0.1);

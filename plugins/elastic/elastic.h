@@ -25,7 +25,7 @@
 // hold after its last change; and evictions that must shrink elastic jobs
 // take from the cheapest, least recently changed job first, all they need
 // from it before the next (actions/victims.h). Arguments: share (even |
-// oldest-first | throughput, sharing.h), resizeCostSeconds (0),
+// oldest-first | throughput | job-order, sharing.h), resizeCostSeconds (0),
 // holdSeconds (each job's resize cost), fairnessBoundSeconds (600),
 // expectedRoomSeconds (300: how long lent room stays, until evictions
 // teach otherwise), throughputMargin (0.1: share: throughput's hysteresis,
@@ -39,6 +39,13 @@
 // the most throughput per unit of its dominant resource (sharing.h); the
 // targets follow, so a job above its target (the one that gains least
 // from its last pods) gives them up to one below.
+//
+// Under share: job-order the other plugins' job order (las) decides who
+// gets the room beyond minimums, and a running job's surplus is up for
+// redistribution whatever its resize cost; a job whose growth the resize
+// rule holds back keeps what it runs. Every taker, a job short of its
+// minimum too, takes only pods beyond their job's target: the targets
+// already hold every minimum.
 #ifndef SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 #define SHOAL_PLUGINS_ELASTIC_ELASTIC_H_
 

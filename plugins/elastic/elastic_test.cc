@@ -453,6 +453,93 @@ TEST(ElasticThroughputTest, ARestartIsWeighedByTheJobsCurve) {
   }
 }
 
+// Job-order: the jobs in the order las (least attained service, here of
+// cpu, in two bands at 100 cpu-seconds) puts them, each taking all it can
+// beyond every job's minimum before the next takes any.
+constexpr char kJobOrderPolicy[] = R"(
+actions: "enqueue, allocate, backfill, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enableJobOrder: false
+  - name: las
+    arguments: {resource: cpu, thresholds: "100"}
+  - name: conformance
+- plugins:
+  - name: elastic
+    arguments: {share: job-order}
+- plugins:
+  - name: predicates
+  - name: nodeorder
+)";
+
+TEST(ElasticJobOrderTest, TheFirstJobRunsWidestAndNarrowsOnceDemoted) {
+  World w(kJobOrderPolicy);
+  w.AddNodes(1, "10");
+  w.AddJob("first", 1, 8);
+  w.Advance(absl::Seconds(1));
+  w.AddJob("second", 1, 8);
+  AppliedCycle out = w.Cycle();
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"first", 8}, {"second", 2}}));
+  EXPECT_EQ(World::JobIn(out, "first").elastic_target, 8);
+  EXPECT_EQ(World::JobIn(out, "second").elastic_target, 2);
+  // 8 cpus for 20 s: past 100 cpu-seconds, "first" drops to the second
+  // band and "second" goes first; its growth takes "first"'s surplus.
+  w.Advance(absl::Seconds(20));
+  for (int cycle = 0; cycle < 5; ++cycle) out = w.Cycle();
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"first", 2}, {"second", 8}}));
+  EXPECT_EQ(World::JobIn(out, "first").elastic_target, 2);
+}
+
+TEST(ElasticJobOrderTest, ANewJobTakesOnlyPodsBeyondTargets) {
+  // 10 cpus: minimums 1 each, then "a" (first) all it can (6), "b" the
+  // rest (3). "c"'s minimum comes out of "b"'s surplus, not "a"'s pods.
+  World w(kJobOrderPolicy);
+  w.AddNodes(1, "10");
+  w.AddJob("a", 1, 6, /*running=*/6);
+  w.Advance(absl::Seconds(1));
+  w.AddJob("b", 1, 4, /*running=*/4);
+  w.Cycle();
+  w.Advance(absl::Seconds(1));
+  w.AddJob("c", 1, 4);
+  int evictions = 0;
+  for (int cycle = 0; cycle < 4; ++cycle) {
+    for (const auto& e : w.Cycle().evictions) {
+      EXPECT_THAT(e.pod, ::testing::StartsWith("default/b-"));
+      ++evictions;
+    }
+  }
+  EXPECT_EQ(evictions, 1);
+  EXPECT_EQ(w.Running(),
+            (std::map<std::string, int>{{"a", 6}, {"b", 3}, {"c", 1}}));
+}
+
+TEST(ElasticJobOrderTest, AJobWhoseGrowthIsHeldKeepsWhatItRuns) {
+  // "a" grows to fill the node, then more nodes come within its hold: it
+  // may not grow yet, and keeps its 10 pods (its surplus is up for
+  // redistribution in this mode, but held growth means "stay"), while
+  // "b", after it in the order, starts in the new room.
+  World w(kJobOrderPolicy);
+  w.AddNodes(1, "10");
+  w.AddJob("a", 2, 20, /*running=*/2, /*ps=*/0, /*resize_cost=*/30);
+  AppliedCycle out = w.Cycle();
+  EXPECT_EQ(out.binds.size(), 8u);
+  w.Cycle();
+  w.AddJob("b", 1, 4, /*running=*/0, /*ps=*/0, /*resize_cost=*/30);
+  w.AddNodes(2, "10");
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    out = w.Cycle();
+    EXPECT_TRUE(out.evictions.empty()) << "cycle " << cycle;
+  }
+  EXPECT_EQ(World::JobIn(out, "a").elastic_target, 10);
+  EXPECT_THAT(World::JobIn(out, "a").resizing.held,
+              ::testing::HasSubstr("held: its pod count changed"));
+  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"a", 10}, {"b", 4}}));
+}
+
 TEST(ElasticTest, BadArgumentsAreRefusedByName) {
   auto refused = [](std::map<std::string, std::string> values) {
     auto plugin = New(framework::Arguments("plugin elastic", values));
@@ -460,8 +547,8 @@ TEST(ElasticTest, BadArgumentsAreRefusedByName) {
                        : std::string(plugin.status().message());
   };
   EXPECT_EQ(refused({{"share", "fair"}}),
-            "plugin elastic: arguments.share: must be even, oldest-first or "
-            "throughput, got \"fair\"");
+            "plugin elastic: arguments.share: must be even, oldest-first, "
+            "throughput or job-order, got \"fair\"");
   EXPECT_EQ(refused({{"throughputMargin", "-0.5"}}),
             "plugin elastic: arguments.throughputMargin: must be a number "
             "from 0 to 1000 (of one pod's throughput), got -0.5");

@@ -119,6 +119,20 @@ void ByThroughput(const api::Resource& total, api::Resource& room,
   }
 }
 
+// Each grower in rank order takes all it can, up to where its curve says
+// the next pod adds nothing, before the next grower takes any.
+void InJobOrder(api::Resource& room, std::vector<Grower>& growers) {
+  std::vector<size_t> order(growers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&growers](size_t a, size_t b) {
+    return growers[a].rank < growers[b].rank;
+  });
+  for (size_t index : order) {
+    Grower& g = growers[index];
+    while (Fits(g, room) && NextGain(g) > kNoGain) Take(g, room);
+  }
+}
+
 }  // namespace
 
 double NextGain(const Grower& g) {
@@ -146,6 +160,9 @@ void Share(Sharing sharing, const api::Resource& total, api::Resource room,
       break;
     case Sharing::kThroughput:
       ByThroughput(total, room, growers, margin);
+      break;
+    case Sharing::kJobOrder:
+      InJobOrder(room, growers);
       break;
   }
 }

@@ -25,7 +25,16 @@
 //   job runs now counts `margin` (of one pod's throughput) more for that
 //   job, so a pod moves to another job only when it gains more than that
 //   there. Shrinking follows the same curve: the pods a job gives up are
-//   the ones it gains least from.
+//   the ones it gains least from;
+// * job-order: the jobs in the order the policy's other plugins put them
+//   (las: least attained service first), each taking all it can before
+//   the next gets any, and no pod whose gain its curve says is nothing.
+//   Every admitted job has its minimum first, so this is least-attained
+//   service for the room beyond minimums: a new job runs wide at once and
+//   a long one narrows as newer jobs come (Tiresias' discipline with
+//   elastic jobs). Running jobs' surplus is redistributed whatever their
+//   resize costs, since the order, not the present, decides; growth that
+//   costs a restart still has to pay (resize_rule.h).
 #ifndef SHOAL_PLUGINS_ELASTIC_SHARING_H_
 #define SHOAL_PLUGINS_ELASTIC_SHARING_H_
 
@@ -39,7 +48,7 @@
 
 namespace shoal::plugins::elastic {
 
-enum class Sharing { kEven, kOldestFirst, kThroughput };
+enum class Sharing { kEven, kOldestFirst, kThroughput, kJobOrder };
 
 struct Grower {
   api::JobIndex job = api::kNone;
@@ -66,6 +75,8 @@ struct Grower {
   const Curve* curve = nullptr;
   int32_t min_pods = 0;
   int32_t kept = 0;
+  // For job-order: its place in the session's job order (0 first).
+  int32_t rank = 0;
 };
 
 // Hands `room` out to `growers` a pod at a time, from each one's `extra`

@@ -300,5 +300,29 @@ TEST(ShareThroughputTest, HysteresisKeepsPodsUnlessTheGainBeatsTheMargin) {
   EXPECT_EQ(growers[1].extra, 0);
 }
 
+TEST(ShareJobOrderTest, EachTakesAllItCanInRankOrder) {
+  // Grower 1 ranks first, though listed second: it takes all it can (3),
+  // grower 0 the rest.
+  std::vector<Grower> growers = {Running(0, 2000, 10), Running(1, 2000, 3)};
+  growers[0].rank = 1;
+  growers[1].rank = 0;
+  Share(Sharing::kJobOrder, kTotal, Cpu(5000), growers);
+  EXPECT_EQ(growers[1].extra, 3);
+  EXPECT_EQ(growers[0].extra, 2);
+}
+
+TEST(ShareJobOrderTest, NoPodWhoseGainIsNothing) {
+  // The first ranked job's curve is flat after 2 pods: it stops there
+  // and the room passes on.
+  const Curve flat = {{1, 1}, {2, 1.8}, {4, 1.8}};
+  std::vector<Grower> growers = {Running(0, 1000, 10), Running(1, 1000, 10)};
+  growers[0].curve = &flat;
+  growers[0].min_pods = 1;
+  growers[1].rank = 1;
+  Share(Sharing::kJobOrder, kTotal, Cpu(6000), growers);
+  EXPECT_EQ(growers[0].extra, 1);
+  EXPECT_EQ(growers[1].extra, 5);
+}
+
 }  // namespace
 }  // namespace shoal::plugins::elastic

@@ -212,6 +212,10 @@ bool EvictingAction::TakeInOrder(framework::Session& s, api::JobInfo& job,
                              ends_equal_priority_gangs());
       }
       if (!room.has_value()) continue;
+      // Free room for a pod that asks for nothing is backfill's to give:
+      // pipelined here it would wait for a later cycle, and be pipelined
+      // again there, for ever, where this action runs before backfill.
+      if (room->victims.empty() && task.best_effort()) continue;
       const size_t mark = stmt.Mark();
       for (api::TaskIndex v : room->victims) {
         // Shrinking an elastic job is its own reason, whoever asked.

@@ -59,6 +59,11 @@ ABSL_FLAG(std::string, trace, "",
           "num_replicas,batch_size): its jobs join the scenario's, each "
           "progressing by the measured job model (README \"Simulator\", "
           "Trace mode). With --rigid each job runs at its num_replicas.");
+ABSL_FLAG(std::string, trace_elastic_most, "tuned",
+          "With --trace, the most pods an elastic job runs: tuned (its "
+          "num_replicas, the size its user tuned it for) or batch (as wide "
+          "as its batch splits: batch_size / its smallest local batch, up "
+          "to 64).");
 ABSL_FLAG(std::string, trace_apps,
           "tools/simulator/traces/pollux-osdi21/traces",
           "The applications' measurements for --trace: one directory each.");
@@ -355,6 +360,10 @@ int main(int argc, char** argv) {
     if (!loaded.ok()) return Refuse(std::string(loaded.status().message()));
     trace = std::move(*loaded);
   }
+  auto elastic_most =
+      shoal::sim::ParseElasticMost(absl::GetFlag(FLAGS_trace_elastic_most));
+  if (!elastic_most.ok())
+    return Refuse(std::string(elastic_most.status().message()));
   std::vector<std::string> modes;
   if (absl::GetFlag(FLAGS_compare)) {
     modes = {"elastic", "rigid"};
@@ -387,7 +396,8 @@ int main(int argc, char** argv) {
         absl::StrCat("simulating ", scenario->file, " (", name, ")"));
     options.progress = [&bar](double f) { bar.Update(f); };
     shoal::sim::Scenario run = *scenario;
-    if (trace) shoal::sim::AddTraceJobs(*trace, options.rigid, &run);
+    if (trace)
+      shoal::sim::AddTraceJobs(*trace, options.rigid, &run, *elastic_most);
     shoal::sim::Result result = shoal::sim::Simulate(run, *policy, options);
     fs::path dir = out / name;
     fs::create_directories(dir, ec);

@@ -38,13 +38,19 @@ POLICIES = [
      "tools/simulator/policies/tiresias-las.yaml",
      "rigid; least attained service, Tiresias' 2 queues"),
     ("elastic-even", ["--policy=policies/elastic.yaml"], "policies/elastic.yaml",
-     "elastic (min 1), share: even; 30 s resize cost on each PodGroup"),
+     "elastic (min 1, at most its num_replicas), share: even; 30 s resize cost on each PodGroup"),
     ("elastic-even-untold", ["--policy=policies/elastic.yaml", "--resize-cost=0s"], "policies/elastic.yaml",
      "as elastic-even, the PodGroups saying resizes are free (the model still charges 30 s)"),
     ("elastic-oldest-first", ["--policy=tools/simulator/policies/elastic-oldest-first.yaml"],
      "tools/simulator/policies/elastic-oldest-first.yaml", "elastic, share: oldest-first"),
     ("elastic-throughput", ["--policy=policies/elastic-throughput.yaml"], "policies/elastic-throughput.yaml",
      "elastic, share: throughput (marginal gain by each job's curve)"),
+    ("elastic-las", ["--policy=tools/simulator/policies/elastic-las.yaml"],
+     "tools/simulator/policies/elastic-las.yaml",
+     "elastic, share: job-order under las: minimums first, then the room in least-attained-service order"),
+    ("elastic-las-batch", ["--policy=tools/simulator/policies/elastic-las.yaml", "--trace-elastic-most=batch"],
+     "tools/simulator/policies/elastic-las.yaml",
+     "as elastic-las, each job up to as wide as its batch splits (--trace-elastic-most=batch) instead of its num_replicas"),
 ]
 
 # Mean over the 8 workloads of the average JCT, hours (the artifact's

@@ -34,7 +34,17 @@ int ElasticPods(const pollux::WorkloadJob& job,
   return std::clamp(job.batch_size / smallest, 1, 64);
 }
 
-void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc) {
+absl::StatusOr<ElasticMost> ParseElasticMost(absl::string_view text) {
+  if (text == "tuned") return ElasticMost::kTuned;
+  if (text == "batch") return ElasticMost::kBatch;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--trace-elastic-most=\"", text,
+                   "\": must be tuned (each job's num_replicas) or batch "
+                   "(batch_size / the smallest local batch, up to 64)"));
+}
+
+void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc,
+                  ElasticMost most) {
   api::Resource request = *api::Resource::FromList(
       {{"cpu", "1"}, {"memory", "2Gi"}, {"nvidia.com/gpu", "1"}, {"pods", "1"}},
       "trace pod");
@@ -55,7 +65,13 @@ void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc) {
     w.resize_cost_given = true;
     TaskSpec task;
     task.name = "worker";
-    task.replicas = rigid ? row.num_replicas : ElasticPods(row, app);
+    if (rigid) {
+      task.replicas = row.num_replicas;
+    } else if (most == ElasticMost::kTuned) {
+      task.replicas = std::min(row.num_replicas, ElasticPods(row, app));
+    } else {
+      task.replicas = ElasticPods(row, app);
+    }
     task.min = rigid ? row.num_replicas : 1;
     task.requests = request;
     w.tasks.push_back(task);

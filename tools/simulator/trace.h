@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "tools/simulator/pollux/application.h"
 #include "tools/simulator/pollux/workload.h"
 #include "tools/simulator/scenario.h"
@@ -34,13 +35,22 @@ absl::StatusOr<std::unique_ptr<Trace>> LoadTrace(
 // scale).
 int ElasticPods(const pollux::WorkloadJob& job, const pollux::Application& app);
 
+// The most pods an elastic trace job runs: kTuned, the num_replicas its
+// user tuned it for (what an elastic job's owner would give as its most:
+// torchrun's --nnodes=1:N), never more than ElasticPods; kBatch,
+// ElasticPods (as wide as its batch splits). Parsed from "tuned" / "batch"
+// (shoal-sim --trace-elastic-most), refused by name otherwise.
+enum class ElasticMost { kTuned, kBatch };
+absl::StatusOr<ElasticMost> ParseElasticMost(absl::string_view text);
+
 // Adds one Job workload per trace job to `sc`, in the trace's order, in
 // queue "default": one task "worker" of pods of 1 nvidia.com/gpu, 1 cpu
-// and 2Gi. Rigid: num_replicas pods, all the minimum; elastic:
-// ElasticPods, minimum 1. Each with its throughput curve (relative to one
+// and 2Gi. Rigid: num_replicas pods, all the minimum; elastic: as `most`
+// says, minimum 1. Each with its throughput curve (relative to one
 // GPU, at 1, 2, 4, ... 64 GPUs up to its pods, and at its pods) and its
 // resize cost (30 s, the model's per reallocation).
-void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc);
+void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc,
+                  ElasticMost most = ElasticMost::kTuned);
 
 }  // namespace shoal::sim
 

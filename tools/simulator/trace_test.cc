@@ -260,13 +260,23 @@ TEST(Trace, EvenSharingWithoutCurvesGivesTheFlatJobMore) {
 TEST(Trace, ElasticJobsCarryTheirCurveAndPods) {
   auto trace = Load(kWorkload1);
   ASSERT_NE(trace, nullptr);
-  Scenario sc;
+  Scenario sc, batch;
   AddTraceJobs(*trace, false, &sc);
+  AddTraceJobs(*trace, false, &batch, ElasticMost::kBatch);
   ASSERT_EQ(sc.jobs.size(), trace->jobs.size());
-  for (const JobWorkload& w : sc.jobs) {
+  ASSERT_EQ(batch.jobs.size(), trace->jobs.size());
+  int wider = 0;
+  for (size_t i = 0; i < sc.jobs.size(); ++i) {
+    const JobWorkload& w = sc.jobs[i];
+    const pollux::WorkloadJob& row = trace->jobs[i];
     ASSERT_EQ(w.tasks.size(), 1u);
     EXPECT_EQ(w.tasks[0].min, 1);
     const int pods = w.tasks[0].replicas;
+    // Tuned (the default): at most the user's num_replicas; batch: as
+    // wide as the batch splits, never narrower.
+    EXPECT_EQ(pods, std::min(row.num_replicas, ElasticPods(row, *w.app)));
+    EXPECT_EQ(batch.jobs[i].tasks[0].replicas, ElasticPods(row, *w.app));
+    if (batch.jobs[i].tasks[0].replicas > pods) ++wider;
     EXPECT_GE(pods, 1);
     EXPECT_LE(pods, 64);
     if (w.app->name() == "ncf") {
@@ -278,12 +288,24 @@ TEST(Trace, ElasticJobsCarryTheirCurveAndPods) {
     EXPECT_EQ(w.throughput.back().first, pods);
     EXPECT_EQ(w.resize_cost, absl::Seconds(30));
   }
+  EXPECT_GT(wider, 0);
   Scenario rigid;
   AddTraceJobs(*trace, true, &rigid);
   for (size_t i = 0; i < rigid.jobs.size(); ++i) {
     EXPECT_EQ(rigid.jobs[i].tasks[0].replicas, trace->jobs[i].num_replicas);
     EXPECT_EQ(rigid.jobs[i].tasks[0].min, trace->jobs[i].num_replicas);
   }
+}
+
+TEST(Trace, ElasticMostIsParsedOrRefusedByName) {
+  EXPECT_EQ(*ParseElasticMost("tuned"), ElasticMost::kTuned);
+  EXPECT_EQ(*ParseElasticMost("batch"), ElasticMost::kBatch);
+  absl::StatusOr<ElasticMost> bad = ParseElasticMost("wide");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "--trace-elastic-most=\"wide\": must be tuned (each job's "
+            "num_replicas) or batch (batch_size / the smallest local batch, "
+            "up to 64)");
 }
 
 }  // namespace
