@@ -7,6 +7,7 @@ check() {
   local program=$1 binary=$2 out err
   out=$("$binary" --help) || { echo "FAIL $program --help exited $?"; fail=1; return; }
   case "$(head -n 1 <<<"$out")" in
+    "$program: usage: $program [flags]") echo "FAIL $program --help: no usage message of its own"; fail=1 ;;
     "$program: "*) ;;
     *) echo "FAIL $program --help: first line does not name the program: $(head -n 1 <<<"$out")"; fail=1 ;;
   esac

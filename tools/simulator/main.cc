@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
@@ -318,6 +319,14 @@ void PrintSummaries(
 }  // namespace
 
 int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Shoal's scheduling loop on a simulated cluster and clock.\n"
+      "  shoal-sim --scenario=FILE [--policy=FILE [--label=NAME]] "
+      "[--rigid | --compare] [--out=DIR]\n"
+      "  shoal-sim --scenario=tools/simulator/scenarios/pollux.yaml "
+      "--trace=WORKLOAD.csv [--rigid] [--out=DIR]\n"
+      "Writes DIR/<run>/summary.json, time series and plots (docs/"
+      "simulator.md).");
   std::vector<std::string> rest =
       shoal::cli::ParseFlags(argc, argv, "shoal-sim");
   if (rest.size() > 1) return Refuse("unexpected argument \"" + rest[1] + "\"");
