@@ -181,7 +181,8 @@ int Main(int argc, char** argv) {
       for (const WorkloadJob& row : *rows) {
         auto& app = apps[row.application];
         if (app == nullptr) {
-          auto loaded = Application::LoadNamed(dir + "/traces", row.application);
+          auto loaded =
+              Application::LoadNamed(dir + "/traces", row.application);
           if (!loaded.ok()) {
             std::fprintf(stderr, "pollux-bounds: %s\n",
                          std::string(loaded.status().message()).c_str());
