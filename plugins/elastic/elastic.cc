@@ -120,7 +120,8 @@ class ElasticSession : public framework::PluginSession {
       return job.PendingCount() > 0 && Placed(job) < Targets(s)[job.index];
     });
     // A job short of its minimum (a gang, a lone pod) may take any elastic
-    // job's pods: elastic pods only ever borrow room no minimum wants.
+    // job's pods: elastic pods only ever borrow room no minimum wants
+    // (under job-order only pods beyond their job's target, see below).
     // Growth takes only from jobs above their target, and not pods placed
     // this cycle or the last. Other victims are the other plugins' call.
     s.Register<framework::Preemptable>(
