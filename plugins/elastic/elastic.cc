@@ -65,6 +65,7 @@ class ElasticSession : public framework::PluginSession {
         }
       }
     }
+    LearnScaling(s);
     for (const api::JobInfo& job : c.jobs) {
       api::JobInfo::Resizing& r = s.job(job.index).resizing;
       r.cost_seconds = CostOf(job);
@@ -179,6 +180,16 @@ class ElasticSession : public framework::PluginSession {
         memory_.jobs.try_emplace(job.Key(), jobs_[job.index]);
     }
     memory_.RecordSizes(s.cluster());
+    // The scaling logs of jobs the cluster still has, as this cycle saw
+    // them.
+    for (auto it = memory_.scaling.begin(); it != memory_.scaling.end();) {
+      if (present_.count(it->first) == 0) {
+        memory_.scaling.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& [uid, log] : scaling_) memory_.scaling[uid] = std::move(log);
     for (const api::JobInfo& job : s.cluster().jobs) {
       if (job.source == api::GroupSource::kSinglePod) continue;
       auto it = memory_.jobs.find(job.Key());
@@ -226,6 +237,38 @@ class ElasticSession : public framework::PluginSession {
     g.curve = &job.throughput;
     g.extra = Placed(job);
     return NextScore(g, s.cluster().total_allocatable, 0);
+  }
+
+  // Each elastic job that reports its progress (JobInfo::progress) shows
+  // its scaling log (learned_curve.h) this cycle's report and the pods it
+  // runs; once the log has measured a size, the job is allocated by the
+  // learned curve (over its declared one), and explain says so. The logs
+  // are copies until the session closes.
+  void LearnScaling(Session& s) {
+    const api::ClusterInfo& c = s.cluster();
+    std::lock_guard<std::mutex> lock(memory_.mu);
+    for (const api::JobInfo& job : c.jobs) {
+      present_.insert(job.uid);
+      if (job.progress < 0 || !job.elastic()) continue;
+      auto it = memory_.scaling.find(job.uid);
+      ScalingLog log = it == memory_.scaling.end() ? ScalingLog() : it->second;
+      int32_t running = 0;
+      for (api::TaskIndex t : job.tasks) {
+        const api::TaskStatus status = c.tasks[t].status;
+        if (api::HoldsShare(status) && status != api::TaskStatus::kPipelined)
+          ++running;
+      }
+      log.Observe(c.now, job.progress, running);
+      Curve learned = log.Learned(job.throughput, job.ValidCount());
+      if (!learned.empty()) {
+        api::JobInfo& j = s.job(job.index);
+        j.throughput = std::move(learned);
+        j.throughput_source =
+            absl::StrCat("learned from shoal.dev/progress at ",
+                         log.MeasuredSizes(), " pods");
+      }
+      scaling_[job.uid] = std::move(log);
+    }
   }
 
   // The order in which evictions that must shrink running jobs take from
@@ -430,6 +473,9 @@ class ElasticSession : public framework::PluginSession {
   double expected_room_seconds_ = 0;
   absl::flat_hash_map<std::string, PodMemory> pods_;  // by pod uid
   std::vector<JobMemory> jobs_;                       // by job index
+  // Scaling logs after this cycle's reports, by job uid; the uids seen.
+  absl::flat_hash_map<std::string, ScalingLog> scaling_;
+  std::set<std::string> present_;
   std::set<api::JobIndex> frozen_;  // growth held back this cycle
   // Oldest-first: jobs not started whose turn has not come (sharing.h).
   std::set<api::JobIndex> waiting_turn_;

@@ -93,6 +93,7 @@ class World {
     job.phase = running > 0 ? api::PodGroupPhase::kRunning
                             : api::PodGroupPhase::kInqueue;
     cache_.UpsertPodGroup(job);
+    groups_[name] = job;
     for (int i = 0; i < count; ++i) {
       auto pod = Pod(absl::StrCat(name, "-", i), {{"cpu", "1"}});
       pod->group = name;
@@ -114,6 +115,12 @@ class World {
     cache_.UpsertPod(pod, true);
   }
   void Advance(absl::Duration d) { now_ += d; }
+  // The job's trainer reports the work done so far (shoal.dev/progress).
+  void Report(const std::string& name, double progress) {
+    api::JobInfo& job = groups_.at(name);
+    job.progress = progress;
+    cache_.UpsertPodGroup(job);
+  }
 
   // One cycle of the real loop; returns what it did.
   AppliedCycle Cycle() {
@@ -146,6 +153,7 @@ class World {
   framework::Policy policy_;
   int nodes_hint_ = 1;
   int recreated_ = 0;
+  std::map<std::string, api::JobInfo> groups_;  // as added, by name
   testing::TestWorld world_;
   Scheduler scheduler_;
 };
@@ -538,6 +546,38 @@ TEST(ElasticJobOrderTest, AJobWhoseGrowthIsHeldKeepsWhatItRuns) {
   EXPECT_THAT(World::JobIn(out, "a").resizing.held,
               ::testing::HasSubstr("held: its pod count changed"));
   EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"a", 10}, {"b", 4}}));
+}
+
+TEST(ElasticThroughputTest, ACurveLearnedFromProgressReportsDecides) {
+  // "a" declares nothing (linear) but reports its progress: 10 per second
+  // at 1 pod, and the same at 6. Learned: 1=1,6=1, flat: when "b" comes,
+  // "a" keeps its minimum and "b" gets every other pod (linear, it would
+  // have had half).
+  World w(PolicyWith("share: throughput"));
+  w.AddNodes(1, "1");
+  w.AddJob("a", 1, 6, /*running=*/1);
+  double progress = 0;
+  auto minute = [&]() {
+    w.Report("a", progress);
+    AppliedCycle out = w.Cycle();
+    w.Advance(absl::Seconds(59));
+    progress += 600;
+    return out;
+  };
+  for (int m = 0; m < 4; ++m) minute();  // measured at 1 pod
+  w.AddNodes(1, "6");                    // n0 grows to 6 cpus: "a" grows to 6
+  AppliedCycle out;
+  for (int m = 0; m < 5; ++m) out = minute();
+  EXPECT_EQ(w.Running()["a"], 6);
+  const api::JobInfo& a = World::JobIn(out, "a");
+  EXPECT_EQ(a.throughput_source,
+            "learned from shoal.dev/progress at 1, 6 pods");
+  EXPECT_EQ(a.throughput,
+            (std::vector<std::pair<int32_t, double>>{{1, 1}, {6, 1}}));
+  w.AddJob("b", 1, 5);
+  for (int m = 0; m < 6; ++m) out = minute();
+  EXPECT_EQ(w.Running(), (std::map<std::string, int>{{"a", 1}, {"b", 5}}));
+  EXPECT_EQ(World::JobIn(out, "a").elastic_target, 1);
 }
 
 TEST(ElasticTest, BadArgumentsAreRefusedByName) {

@@ -1,6 +1,8 @@
 #include "plugins/elastic/memory.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
@@ -29,13 +31,24 @@ double Memory::ExpectedRoomAfter(const api::ClusterInfo& c) const {
   for (const api::JobInfo& job : c.jobs) {
     if (Runs(job)) running.insert(JobId(job.uid));
   }
-  double estimate = expected_room_seconds_;
+  // The pods taken back, in the order they were placed (then by uid): a
+  // moving average depends on the order it is fed, and the map's order
+  // is the hash's, which differs from one process to the next.
+  std::vector<std::pair<absl::Time, const std::string*>> gone_pods;
   for (const auto& [uid, gone] : pods) {
     if (holding.contains(uid) || !gone.beyond_minimum ||
         !running.contains(gone.job) || gone.placed == absl::InfinitePast()) {
       continue;
     }
-    const double lived = absl::ToDoubleSeconds(c.now - gone.placed);
+    gone_pods.emplace_back(gone.placed, &uid);
+  }
+  std::sort(
+      gone_pods.begin(), gone_pods.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+      });
+  double estimate = expected_room_seconds_;
+  for (const auto& [placed, uid] : gone_pods) {
+    const double lived = absl::ToDoubleSeconds(c.now - placed);
     if (lived > 0) estimate = (1 - kWeight) * estimate + kWeight * lived;
   }
   return estimate;

@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "plugins/elastic/learned_curve.h"
 #include "scheduler/api/cluster_info.h"
 
 namespace shoal::plugins::elastic {
@@ -50,6 +51,8 @@ class Memory {
   uint64_t cycle = 0;  // sessions closed so far
   absl::flat_hash_map<std::string, PodMemory> pods;  // by pod uid
   absl::flat_hash_map<std::string, JobMemory> jobs;  // by job key
+  // What each job that reports its progress has measured (by job uid).
+  absl::flat_hash_map<std::string, ScalingLog> scaling;
 
   // How long lent room is expected to stay, learned from `c`: pods lent
   // to growth that stopped running while their job still runs were taken

@@ -41,9 +41,10 @@ std::string ThroughputLine(const api::JobInfo& job) {
   const int32_t pods = job.ReadyCount();
   const double gain = plugins::elastic::NextPodGain(job.throughput, pods);
   std::string line = absl::StrCat(
-      plugins::elastic::FormatCurve(job.throughput),
-      " (annotation shoal.dev/throughput, relative to one pod); at ", pods,
-      pods == 1 ? " pod " : " pods ",
+      plugins::elastic::FormatCurve(job.throughput), " (",
+      job.throughput_source.empty() ? "annotation shoal.dev/throughput"
+                                    : job.throughput_source,
+      ", relative to one pod); at ", pods, pods == 1 ? " pod " : " pods ",
       absl::StrFormat("%.3g", ThroughputAt(job.throughput, pods)), "; pod ",
       pods + 1, " would add ", absl::StrFormat("%.3g", gain));
   if (pods >= job.throughput.back().first) {

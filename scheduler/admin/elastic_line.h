@@ -18,7 +18,9 @@ std::string ElasticLine(const api::JobInfo& job);
 // The "Throughput:" line of `shoalctl explain podgroup` for a job that
 // declares how it scales (shoal.dev/throughput): "1=1,2=1.9,4=3.6,8=7
 // (annotation shoal.dev/throughput, relative to one pod); at 4 pods 3.6;
-// pod 5 would add 0.85"; "" for a job without a curve.
+// pod 5 would add 0.85"; "" for a job without a curve. A curve the
+// elastic plugin learned says so in place of the annotation
+// (JobInfo::throughput_source).
 std::string ThroughputLine(const api::JobInfo& job);
 
 }  // namespace shoal::admin

@@ -48,6 +48,12 @@ TEST(ThroughputLineTest, StatesTheCurveAndWhatTheNextPodAdds) {
             "1=1,2=1.9,4=3.6,8=7 (annotation shoal.dev/throughput, relative "
             "to one pod); at 8 pods 7; pod 9 would add 0 (the curve is flat "
             "past 8 pods)");
+  // A curve the elastic plugin learned from the job's progress reports.
+  job.throughput_source = "learned from shoal.dev/progress at 2, 4 pods";
+  EXPECT_EQ(ThroughputLine(job),
+            "1=1,2=1.9,4=3.6,8=7 (learned from shoal.dev/progress at 2, 4 "
+            "pods, relative to one pod); at 8 pods 7; pod 9 would add 0 (the "
+            "curve is flat past 8 pods)");
 }
 
 }  // namespace

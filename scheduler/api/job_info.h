@@ -114,6 +114,15 @@ struct JobInfo {
   // one pod), by pod count ascending; empty when the PodGroup does not
   // say. Written by the user, a training operator, or the simulator.
   std::vector<std::pair<int32_t, double>> throughput;
+  // The work the job has done so far, in any unit (steps, samples), as
+  // its trainer reports it (Shoal's annotation shoal.dev/progress),
+  // raised as it trains; -1 when it does not say. The elastic plugin
+  // learns the job's scaling curve from how fast it grows at each size.
+  double progress = -1;
+  // Where the throughput curve the scheduler goes by came from: "" its
+  // annotation (or none), else what the elastic plugin says it learned
+  // ("learned from shoal.dev/progress at 2, 4 pods"), for explain.
+  std::string throughput_source;
   // Written by the elastic plugin (from what it remembers across cycles)
   // for the status, metrics and explain: the cost it applies, how many
   // times the running job's pod count changed since the scheduler started,

@@ -40,6 +40,8 @@ struct WorkloadSpec {
   // Shoal's shoal.dev/throughput annotation on the Workload, for each of
   // its gangs (JobInfo::throughput); empty when absent.
   std::vector<std::pair<int32_t, double>> throughput;
+  // shoal.dev/progress on the Workload (JobInfo::progress); -1 when absent.
+  double progress = -1;
   std::vector<WorkloadPodGroup> pod_groups;
   std::string Key() const { return ns + "/" + name; }
   const WorkloadPodGroup* Find(const std::string& pod_group) const {

@@ -50,6 +50,7 @@ api::JobInfo WorkloadGangJob(const Workloads& workloads,
   job.queue = w->queue;
   job.resize_cost_seconds = w->resize_cost_seconds;
   job.throughput = w->throughput;
+  job.progress = w->progress;
   const api::WorkloadPodGroup* g = w->Find(ref.pod_group);
   if (g == nullptr) {
     std::vector<std::string> names;

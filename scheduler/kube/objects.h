@@ -43,6 +43,8 @@ inline constexpr char kResizeCostAnnotation[] = "shoal.dev/resize-cost-seconds";
 // relative to one pod, by pod count, "1=1,2=1.9,4=3.5,8=6.1" (README
 // "Elastic scheduling"). Read by the elastic plugin (share: throughput).
 inline constexpr char kThroughputAnnotation[] = "shoal.dev/throughput";
+// The work a job has done so far, in any unit, as its trainer reports it.
+inline constexpr char kProgressAnnotation[] = "shoal.dev/progress";
 // Pod annotation or label: "false" keeps the pod from ever being a victim.
 inline constexpr char kPreemptableKey[] = "volcano.sh/preemptable";
 

@@ -694,6 +694,50 @@ TEST(DecodePodGroupTest, ThroughputAnnotation) {
   }
 }
 
+TEST(DecodePodGroupTest, ProgressAnnotation) {
+  json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata",
+              {{"name", "torch"},
+               {"namespace", "ml"},
+               {"annotations", {{"shoal.dev/progress", "1250.5"}}}}},
+             {"spec", {{"minMember", 2}}}};
+  auto j = DecodePodGroup(pg);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->progress, 1250.5);
+  pg["metadata"].erase("annotations");
+  EXPECT_EQ(DecodePodGroup(pg)->progress, -1);  // does not say
+  for (const std::string bad : {"-3", "x", "inf", ""}) {
+    pg["metadata"]["annotations"] = {{"shoal.dev/progress", bad}};
+    auto refused = DecodePodGroup(pg);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(),
+              "podgroup ml/torch: metadata.annotations[\"shoal.dev/"
+              "progress\"]: must be a number >= 0 (the work the job has done "
+              "so far, in any unit, raised as it trains), got \"" +
+                  bad + "\"");
+  }
+  // A Workload says it for its gangs, a PodGroup of scheduling.k8s.io
+  // for itself.
+  auto workload = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+    "metadata": {"name": "train", "namespace": "ml",
+                 "annotations": {"shoal.dev/progress": "7"}},
+    "spec": {"podGroups": [{"name": "workers",
+                            "policy": {"gang": {"minCount": 2}}}]}})");
+  auto w = DecodeWorkload(workload, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->progress, 7);
+  auto kube = json::parse(R"({
+    "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+    "metadata": {"name": "train-workers", "namespace": "ml",
+                 "annotations": {"shoal.dev/progress": "42"}},
+    "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})");
+  auto k = DecodeKubePodGroup(kube, nullptr);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->progress, 42);
+}
+
 TEST(DecodePodGroupTest, NetworkTopology) {
   json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
              {"kind", "PodGroup"},

@@ -242,6 +242,8 @@ absl::StatusOr<api::JobInfo> DecodePodGroup(const json& obj,
   job.resize_cost_seconds = resize_cost;
   SHOAL_ASSIGN_OR_RETURN(throughput, ThroughputOf(r, meta));
   job.throughput = std::move(throughput);
+  SHOAL_ASSIGN_OR_RETURN(progress, ProgressOf(r, meta));
+  job.progress = progress;
   SHOAL_ASSIGN_OR_RETURN(kai, KaiTopology(r, meta));
   if (const json* nt =
           volcano ? Reader::Get(spec, "networkTopology") : nullptr) {

@@ -296,4 +296,25 @@ absl::StatusOr<std::vector<std::pair<int32_t, double>>> ThroughputOf(
   return curve;
 }
 
+absl::StatusOr<double> ProgressOf(const Reader& r, const json& meta) {
+  SHOAL_ASSIGN_OR_RETURN(
+      annotations,
+      r.StringMap(Reader::Get(meta, "annotations"), "metadata.annotations"));
+  for (const auto& annotation : annotations) {
+    if (annotation.first != kProgressAnnotation) continue;
+    double value = 0;
+    if (!absl::SimpleAtod(absl::StripAsciiWhitespace(annotation.second),
+                          &value) ||
+        !std::isfinite(value) || value < 0) {
+      return r.Error(
+          absl::StrCat("metadata.annotations[\"", annotation.first, "\"]"),
+          absl::StrCat("must be a number >= 0 (the work the job has done so "
+                       "far, in any unit, raised as it trains), got \"",
+                       annotation.second, "\""));
+    }
+    return value;
+  }
+  return -1.0;
+}
+
 }  // namespace shoal::kube

@@ -177,6 +177,10 @@ absl::StatusOr<int32_t> ResizeCostOf(const Reader& r, const json& meta);
 // curve would move pods between jobs on numbers nobody gave.
 absl::StatusOr<std::vector<std::pair<int32_t, double>>> ThroughputOf(
     const Reader& r, const json& meta);
+// metadata.annotations' kProgressAnnotation (objects.h): a finite number
+// >= 0, or -1 when absent. Any other value refuses the object, as a bad
+// curve does.
+absl::StatusOr<double> ProgressOf(const Reader& r, const json& meta);
 // The two classes the API server lets exceed a user class's value.
 bool IsCriticalClass(const std::string& name);
 

@@ -471,26 +471,32 @@ json NetworkTopology(const api::NetworkConstraint& c) {
   return nt;
 }
 
-// A scaling curve as kThroughputAnnotation says it, "1=1,2=1.9": each
-// number as short as reads back the same.
+// A number as short as reads back the same.
+std::string ShortNumber(double value) {
+  std::string v = absl::StrFormat("%.15g", value);
+  if (std::strtod(v.c_str(), nullptr) != value)
+    v = absl::StrFormat("%.17g", value);
+  return v;
+}
+
+// A scaling curve as kThroughputAnnotation says it, "1=1,2=1.9".
 std::string Throughput(const std::vector<std::pair<int32_t, double>>& curve) {
   std::string out;
-  for (const auto& [pods, value] : curve) {
-    std::string v = absl::StrFormat("%.15g", value);
-    if (std::strtod(v.c_str(), nullptr) != value)
-      v = absl::StrFormat("%.17g", value);
-    absl::StrAppend(&out, out.empty() ? "" : ",", pods, "=", v);
-  }
+  for (const auto& [pods, value] : curve)
+    absl::StrAppend(&out, out.empty() ? "" : ",", pods, "=",
+                    ShortNumber(value));
   return out;
 }
 
-// Shoal's own annotations of a gang: its resize cost and scaling curve.
+// Shoal's own annotations of a gang: its resize cost, scaling curve and
+// progress.
 void ShoalAnnotations(int32_t resize_cost_seconds,
                       const std::vector<std::pair<int32_t, double>>& curve,
-                      json& annotations) {
+                      double progress, json& annotations) {
   if (resize_cost_seconds >= 0)
     annotations[kResizeCostAnnotation] = absl::StrCat(resize_cost_seconds);
   if (!curve.empty()) annotations[kThroughputAnnotation] = Throughput(curve);
+  if (progress >= 0) annotations[kProgressAnnotation] = ShortNumber(progress);
 }
 
 // The metadata of a Workload or PodGroup of scheduling.k8s.io: the queue,
@@ -499,13 +505,14 @@ void ShoalAnnotations(int32_t resize_cost_seconds,
 json KubeGangMetadata(const std::string& name, const std::string& ns,
                       const std::string& uid, absl::Time created,
                       const std::string& queue, int32_t resize_cost_seconds,
-                      const std::vector<std::pair<int32_t, double>>& curve) {
+                      const std::vector<std::pair<int32_t, double>>& curve,
+                      double progress) {
   json meta = Metadata(name, ns);
   meta["uid"] = uid;
   if (created != absl::UnixEpoch()) meta["creationTimestamp"] = Time(created);
   json annotations = json::object();
   if (queue != "default") annotations[kQueueNameAnnotation] = queue;
-  ShoalAnnotations(resize_cost_seconds, curve, annotations);
+  ShoalAnnotations(resize_cost_seconds, curve, progress, annotations);
   if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   return meta;
 }
@@ -515,7 +522,7 @@ json KubeGangMetadata(const std::string& name, const std::string& ns,
 json EncodeKubePodGroup(const api::JobInfo& job) {
   json meta =
       KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue,
-                       job.resize_cost_seconds, job.throughput);
+                       job.resize_cost_seconds, job.throughput, job.progress);
   json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
   json spec = {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
@@ -538,7 +545,8 @@ json EncodePodGroup(const api::JobInfo& job) {
   if (job.created != absl::UnixEpoch())
     meta["creationTimestamp"] = Time(job.created);
   json annotations = json::object();
-  ShoalAnnotations(job.resize_cost_seconds, job.throughput, annotations);
+  ShoalAnnotations(job.resize_cost_seconds, job.throughput, job.progress,
+                   annotations);
   if (!annotations.empty()) meta["annotations"] = std::move(annotations);
   json obj = Object(volcano ? "scheduling.volcano.sh/v1beta1"
                             : "scheduling.x-k8s.io/v1alpha1",
@@ -593,7 +601,7 @@ json EncodeQueue(const api::QueueInfo& q) {
 
 json EncodeWorkload(const api::WorkloadSpec& w) {
   json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue,
-                               w.resize_cost_seconds, w.throughput);
+                               w.resize_cost_seconds, w.throughput, w.progress);
   json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
                                           : w.api_version.c_str(),
                     "Workload", std::move(meta));

@@ -186,12 +186,14 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
                  x.min_member, x.min_task_member, x.min_resources,
                  x.priority_class, x.priority, x.phase, x.group_missing,
                  x.unsupported_field, x.unsupported_value, x.renewing_admission,
-                 x.created, x.tasks, x.resize_cost_seconds, x.throughput) !=
+                 x.created, x.tasks, x.resize_cost_seconds, x.throughput,
+                 x.progress) !=
         std::tie(y.ns, y.name, y.uid, y.source, y.queue, y.queue_index,
                  y.min_member, y.min_task_member, y.min_resources,
                  y.priority_class, y.priority, y.phase, y.group_missing,
                  y.unsupported_field, y.unsupported_value, y.renewing_admission,
-                 y.created, y.tasks, y.resize_cost_seconds, y.throughput)) {
+                 y.created, y.tasks, y.resize_cost_seconds, y.throughput,
+                 y.progress)) {
       return "job " + x.Key() +
              (x.phase != y.phase
                   ? std::string(" phase ") + api::PodGroupPhaseName(x.phase) +
@@ -478,7 +480,8 @@ items:
   kind: PodGroup
   metadata: {name: vg, namespace: team, uid: vg-uid,
              annotations: {shoal.dev/resize-cost-seconds: "45",
-                           shoal.dev/throughput: "2=1.9,4=3.5,8=6.125"}}
+                           shoal.dev/throughput: "2=1.9,4=3.5,8=6.125",
+                           shoal.dev/progress: "12345.5"}}
   spec:
     minMember: 0
     minTaskMember: {ps: 1, worker: 2}

@@ -61,6 +61,7 @@ struct Identity {
   std::string queue;  // kQueueNameAnnotation (annotation, else label)
   int32_t resize_cost_seconds = -1;                    // kResizeCostAnnotation
   std::vector<std::pair<int32_t, double>> throughput;  // kThroughputAnnotation
+  double progress = -1;                                // kProgressAnnotation
 };
 
 absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
@@ -81,6 +82,8 @@ absl::StatusOr<Identity> IdentityOf(const Reader& r, const json& obj) {
   out.resize_cost_seconds = resize_cost;
   SHOAL_ASSIGN_OR_RETURN(throughput, ThroughputOf(r, meta));
   out.throughput = std::move(throughput);
+  SHOAL_ASSIGN_OR_RETURN(progress, ProgressOf(r, meta));
+  out.progress = progress;
   out.queue = "default";
   for (const auto* list : {&labels, &annotations}) {  // annotation wins
     for (const auto& [k, v] : *list) {
@@ -149,6 +152,7 @@ absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const json& obj,
   w.queue = id.queue;
   w.resize_cost_seconds = id.resize_cost_seconds;
   w.throughput = id.throughput;
+  w.progress = id.progress;
   const char* list = Reader::Get(spec, "podGroupTemplates") != nullptr
                          ? "podGroupTemplates"
                          : "podGroups";
@@ -203,6 +207,7 @@ absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const json& obj,
   job.queue = id.queue;
   job.resize_cost_seconds = id.resize_cost_seconds;
   job.throughput = id.throughput;
+  job.progress = id.progress;
   api::WorkloadPodGroup policy;
   SHOAL_RETURN_IF_ERROR(ReadPolicy(r, Reader::Get(spec, "schedulingPolicy"),
                                    "spec.schedulingPolicy", policy));

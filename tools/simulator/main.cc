@@ -65,6 +65,12 @@ ABSL_FLAG(std::string, trace_elastic_most, "tuned",
           "num_replicas, the size its user tuned it for) or batch (as wide "
           "as its batch splits: batch_size / its smallest local batch, up "
           "to 64).");
+ABSL_FLAG(std::string, trace_curves, "declared",
+          "With --trace, what the scheduler is told of each job's scaling: "
+          "declared (its curve from the model as a shoal.dev/throughput "
+          "annotation), learned (nothing declared; the job reports its "
+          "progress each period as shoal.dev/progress, and the elastic "
+          "plugin learns its curve) or both.");
 ABSL_FLAG(std::string, trace_apps,
           "tools/simulator/traces/pollux-osdi21/traces",
           "The applications' measurements for --trace: one directory each.");
@@ -373,6 +379,10 @@ int main(int argc, char** argv) {
       shoal::sim::ParseElasticMost(absl::GetFlag(FLAGS_trace_elastic_most));
   if (!elastic_most.ok())
     return Refuse(std::string(elastic_most.status().message()));
+  auto trace_curves =
+      shoal::sim::ParseTraceCurves(absl::GetFlag(FLAGS_trace_curves));
+  if (!trace_curves.ok())
+    return Refuse(std::string(trace_curves.status().message()));
   std::vector<std::string> modes;
   if (absl::GetFlag(FLAGS_compare)) {
     modes = {"elastic", "rigid"};
@@ -406,7 +416,8 @@ int main(int argc, char** argv) {
     options.progress = [&bar](double f) { bar.Update(f); };
     shoal::sim::Scenario run = *scenario;
     if (trace)
-      shoal::sim::AddTraceJobs(*trace, options.rigid, &run, *elastic_most);
+      shoal::sim::AddTraceJobs(*trace, options.rigid, &run, *elastic_most,
+                               *trace_curves);
     shoal::sim::Result result = shoal::sim::Simulate(run, *policy, options);
     fs::path dir = out / name;
     fs::create_directories(dir, ec);

@@ -97,6 +97,10 @@ struct JobWorkload {
   int batch_size = 0;
   int num_replicas = 0;  // what the trace asks (rigid size)
   std::vector<std::pair<int32_t, double>> throughput;
+  // Its trainer writes its progress on its PodGroup every period
+  // (shoal.dev/progress: the iterations it trained so far), from which the
+  // elastic plugin learns its curve.
+  bool reports_progress = false;
 };
 
 // Plain pods (no gang), as a Deployment's replica count changes over time.

@@ -50,6 +50,9 @@ struct JobRun {
   std::vector<std::pair<std::string, int>> placed;
   bool disturbed = false;
   int nodes_at_start = 0;  // nodes its pods spanned when it first ran
+  // Its PodGroup as the source last wrote it (the phase as the status
+  // writes left it), for a trace job whose trainer reports its progress.
+  api::JobInfo group;
 };
 
 struct PodRecord {
@@ -256,6 +259,8 @@ class World : public cache::DecisionSink, public cache::StatusSink {
         if (options_.resize_cost.has_value() || w.resize_cost_given)
           group.resize_cost_seconds = static_cast<int32_t>(run.resize_cost);
         cache_.UpsertPodGroup(group);
+        jobs_[index].group = group;
+        job_index_[group.Key()] = index;
         // What this job finds: the racks left whole by the jobs before it.
         if (!network_.empty())
           whole_at_arrival_.push_back(network_.WholeRacks(BusyNodes()));
@@ -356,8 +361,11 @@ class World : public cache::DecisionSink, public cache::StatusSink {
 
   // The status write: PodGroups keep the phase the session gave them.
   void Publish(const api::ClusterInfo& cluster) override {
-    for (const auto& job : cluster.jobs)
+    for (const auto& job : cluster.jobs) {
       cache_.SetPodGroupPhase(job.Key(), job.phase);
+      if (auto it = job_index_.find(job.Key()); it != job_index_.end())
+        jobs_[it->second].group.phase = job.phase;
+    }
   }
 
   // A job's dominant share of the cluster from its running pods.
@@ -554,8 +562,13 @@ class World : public cache::DecisionSink, public cache::StatusSink {
       JobRun& job = jobs_[j];
       if (job.finished >= 0) continue;
       if (job.model.has_value()) {
-        if (TraceProgress(job, trace_nodes[static_cast<int>(j)], step))
+        if (TraceProgress(job, trace_nodes[static_cast<int>(j)], step)) {
           Finish(j);
+        } else if (job.spec->reports_progress) {
+          // Its trainer writes how far it got (shoal.dev/progress).
+          job.group.progress = job.model->iterations();
+          cache_.UpsertPodGroup(job.group);
+        }
         continue;
       }
       if (job.spec->work_task.empty() || !MinimumRuns(job)) continue;
@@ -673,6 +686,7 @@ class World : public cache::DecisionSink, public cache::StatusSink {
   std::vector<api::ResourceId> tracked_;
   std::map<std::string, PodRecord> pods_;
   std::vector<JobRun> jobs_;
+  std::map<std::string, int> job_index_;  // by PodGroup key
   std::set<std::string> arrived_;
   QueueStanding queues_;
   int64_t next_serial_ = 0;

@@ -43,8 +43,18 @@ absl::StatusOr<ElasticMost> ParseElasticMost(absl::string_view text) {
                    "(batch_size / the smallest local batch, up to 64)"));
 }
 
+absl::StatusOr<TraceCurves> ParseTraceCurves(absl::string_view text) {
+  if (text == "declared") return TraceCurves::kDeclared;
+  if (text == "learned") return TraceCurves::kLearned;
+  if (text == "both") return TraceCurves::kBoth;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--trace-curves=\"", text,
+      "\": must be declared (shoal.dev/throughput from the model), learned "
+      "(shoal.dev/progress reported, nothing declared) or both"));
+}
+
 void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc,
-                  ElasticMost most) {
+                  ElasticMost most, TraceCurves curves) {
   api::Resource request = *api::Resource::FromList(
       {{"cpu", "1"}, {"memory", "2Gi"}, {"nvidia.com/gpu", "1"}, {"pods", "1"}},
       "trace pod");
@@ -75,11 +85,14 @@ void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc,
     task.min = rigid ? row.num_replicas : 1;
     task.requests = request;
     w.tasks.push_back(task);
-    const pollux::JobModel model(&app, row.batch_size);
-    for (int n = 1;; n *= 2) {
-      const int at = std::min(n, task.replicas);
-      w.throughput.emplace_back(at, model.RelativeThroughput(at));
-      if (at == task.replicas || n >= 64) break;
+    w.reports_progress = curves != TraceCurves::kDeclared;
+    if (curves != TraceCurves::kLearned) {
+      const pollux::JobModel model(&app, row.batch_size);
+      for (int n = 1;; n *= 2) {
+        const int at = std::min(n, task.replicas);
+        w.throughput.emplace_back(at, model.RelativeThroughput(at));
+        if (at == task.replicas || n >= 64) break;
+      }
     }
     sc->jobs.push_back(std::move(w));
   }

@@ -43,6 +43,15 @@ int ElasticPods(const pollux::WorkloadJob& job, const pollux::Application& app);
 enum class ElasticMost { kTuned, kBatch };
 absl::StatusOr<ElasticMost> ParseElasticMost(absl::string_view text);
 
+// What the scheduler is told of each trace job's scaling: kDeclared, its
+// curve as a shoal.dev/throughput annotation (what the model says);
+// kLearned, nothing declared, its progress reported every period
+// (shoal.dev/progress) for the elastic plugin to learn from; kBoth, the
+// two. Parsed from "declared" / "learned" / "both" (shoal-sim
+// --trace-curves), refused by name otherwise.
+enum class TraceCurves { kDeclared, kLearned, kBoth };
+absl::StatusOr<TraceCurves> ParseTraceCurves(absl::string_view text);
+
 // Adds one Job workload per trace job to `sc`, in the trace's order, in
 // queue "default": one task "worker" of pods of 1 nvidia.com/gpu, 1 cpu
 // and 2Gi. Rigid: num_replicas pods, all the minimum; elastic: as `most`
@@ -50,7 +59,8 @@ absl::StatusOr<ElasticMost> ParseElasticMost(absl::string_view text);
 // GPU, at 1, 2, 4, ... 64 GPUs up to its pods, and at its pods) and its
 // resize cost (30 s, the model's per reallocation).
 void AddTraceJobs(const Trace& trace, bool rigid, Scenario* sc,
-                  ElasticMost most = ElasticMost::kTuned);
+                  ElasticMost most = ElasticMost::kTuned,
+                  TraceCurves curves = TraceCurves::kDeclared);
 
 }  // namespace shoal::sim
 

@@ -297,6 +297,46 @@ TEST(Trace, ElasticJobsCarryTheirCurveAndPods) {
   }
 }
 
+// Learned curves: nothing declared, each job's trainer reports its
+// iterations; every job still completes, under both elastic presets that
+// read curves.
+TEST(Trace, Workload1CompletesWithCurvesLearnedFromProgress) {
+  auto trace = Load(kWorkload1);
+  ASSERT_NE(trace, nullptr);
+  auto scenario = LoadScenario(kScenario);
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  AddTraceJobs(*trace, false, &*scenario, ElasticMost::kTuned,
+               TraceCurves::kLearned);
+  for (const JobWorkload& w : scenario->jobs) {
+    EXPECT_TRUE(w.throughput.empty());
+    EXPECT_TRUE(w.reports_progress);
+  }
+  for (const char* policy : {"policies/elastic-throughput.yaml",
+                             "tools/simulator/policies/elastic-las.yaml"}) {
+    SCOPED_TRACE(policy);
+    Result r = Simulated(*scenario, policy, false);
+    EXPECT_EQ(r.summary["trace"]["completed"].get<int>(), 160);
+  }
+}
+
+TEST(Trace, CurvesAreParsedOrRefusedByName) {
+  EXPECT_EQ(*ParseTraceCurves("declared"), TraceCurves::kDeclared);
+  EXPECT_EQ(*ParseTraceCurves("learned"), TraceCurves::kLearned);
+  EXPECT_EQ(*ParseTraceCurves("both"), TraceCurves::kBoth);
+  absl::StatusOr<TraceCurves> bad = ParseTraceCurves("guessed");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "--trace-curves=\"guessed\": must be declared (shoal.dev/"
+            "throughput from the model), learned (shoal.dev/progress "
+            "reported, nothing declared) or both");
+  Scenario both;
+  auto trace = Load(kWorkload1);
+  ASSERT_NE(trace, nullptr);
+  AddTraceJobs(*trace, false, &both, ElasticMost::kTuned, TraceCurves::kBoth);
+  EXPECT_FALSE(both.jobs.front().throughput.empty());
+  EXPECT_TRUE(both.jobs.front().reports_progress);
+}
+
 TEST(Trace, ElasticMostIsParsedOrRefusedByName) {
   EXPECT_EQ(*ParseElasticMost("tuned"), ElasticMost::kTuned);
   EXPECT_EQ(*ParseElasticMost("batch"), ElasticMost::kBatch);

@@ -26,14 +26,21 @@ std::vector<int> Compact(const std::vector<int>& placement) {
 
 // Progress per second at `placement` with `lb` in `epoch` (the artifact's
 // goodput: gain / (step_time + accum_steps * (step_time - sync_time))).
+// Seconds of one iteration (its accumulation micro-steps included).
+double IterationSeconds(const Application& app,
+                        const std::vector<int>& placement,
+                        const LocalBatch& lb) {
+  StepTimes st = app.StepTime(placement, lb.atomic_bsz);
+  return st.step_time + (st.step_time - st.sync_time) * lb.accum_steps;
+}
+
 double Goodput(const Application& app, const std::vector<int>& placement,
                const LocalBatch& lb, int epoch) {
-  StepTimes st = app.StepTime(placement, lb.atomic_bsz);
   double scale = static_cast<double>(lb.batch_size) / app.init_batch_size();
   GradStats gs = app.GetGradStats(lb.batch_size, epoch);
   double denom = gs.grad_var / scale + gs.grad_sqr;
   double gain = denom > 0 ? (gs.grad_var + gs.grad_sqr) / denom : 1.0;
-  double total = st.step_time + (st.step_time - st.sync_time) * lb.accum_steps;
+  double total = IterationSeconds(app, placement, lb);
   return total > 0 ? gain / total : 0.0;
 }
 
@@ -96,10 +103,12 @@ void JobModel::Step(double seconds) {
          epoch_ < app_->max_epochs()) {
     double goodput = Goodput(*app_, placement_, local_batch_, epoch_);
     if (!(goodput > 0)) break;
+    const double iteration = IterationSeconds(*app_, placement_, local_batch_);
     double next_progress = app_->Progress(epoch_ + 1);
     if (progress_ + goodput * seconds < next_progress) {
       // The whole interval passes inside this epoch.
       progress_ += goodput * seconds;
+      iterations_ += seconds / iteration;
       current_time_ += seconds;
       attained_service_ += seconds * gpus;
       seconds = 0;
@@ -112,6 +121,7 @@ void JobModel::Step(double seconds) {
         completion_time_ = current_time_ + delta;
       }
       progress_ = next_progress;
+      iterations_ += delta / iteration;
       current_time_ += delta;
       attained_service_ += delta * gpus;
       seconds -= delta;

@@ -72,6 +72,10 @@ class JobModel {
   int num_restarts() const { return num_restarts_; }
   double current_time() const { return current_time_; }
   double progress() const { return progress_; }
+  // Iterations trained so far: what a trainer's step counter says (the
+  // simulator reports it as the job's shoal.dev/progress). Unlike
+  // progress() its rate at a placement does not change with the epoch.
+  double iterations() const { return iterations_; }
   int epoch() const { return epoch_; }
   double rescale_seconds_left() const { return rescale_time_; }
   const std::vector<int>& placement() const { return placement_; }
@@ -93,6 +97,7 @@ class JobModel {
   std::vector<int> placement_;
   LocalBatch local_batch_;
   double progress_ = 0;
+  double iterations_ = 0;
   int epoch_ = 0;
   double attained_service_ = 0;
   int num_restarts_ = -1;

@@ -81,6 +81,25 @@ TEST(JobModelTest, CompletesInTheTimeComputedByHand) {
   EXPECT_DOUBLE_EQ(job.progress(), 14774.0);
 }
 
+TEST(JobModelTest, IterationsCountTheStepsTrainedAtThePlacementsSpeed) {
+  // bert 12 on one GPU: local 12, no accumulation (12 is bert's initial
+  // batch size); 100 s after the 30 s restart at step_time - 0 sync per
+  // iteration as placements.csv gives for "1" at local batch 12.
+  Application bert = Load("bert");
+  JobModel job(&bert, 12);
+  job.Reallocate({1});
+  job.Step(130);
+  const StepTimes st = bert.StepTime({1}, 12);
+  EXPECT_NEAR(job.iterations(), 100 / st.step_time, 1e-9);
+  // At two GPUs (local 6) the iterations come at that placement's rate,
+  // after another restart.
+  const double before = job.iterations();
+  job.Reallocate({2});
+  job.Step(90);
+  EXPECT_NEAR(job.iterations() - before, 60 / bert.StepTime({2}, 6).step_time,
+              1e-9);
+}
+
 // bert 384 on four full nodes ("4444"): local 24, accum 1, atomic 12
 // (SplitBatch), trains with exactly 384, so the grad stats are the rows of
 // validation-384.csv. placements.csv line 541: 4444,12,1.8881946355104446,
