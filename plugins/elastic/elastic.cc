@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "glog/logging.h"
 #include "plugins/elastic/memory.h"
 #include "plugins/elastic/resize_rule.h"
 #include "plugins/elastic/sharing.h"
@@ -266,6 +267,8 @@ class ElasticSession : public framework::PluginSession {
         j.throughput_source =
             absl::StrCat("learned from shoal.dev/progress at ",
                          log.MeasuredSizes(), " pods");
+        VLOG(2) << "elastic: job " << job.Key() << " scales "
+                << FormatCurve(j.throughput) << ", " << j.throughput_source;
       }
       scaling_[job.uid] = std::move(log);
     }
