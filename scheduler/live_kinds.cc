@@ -1,9 +1,11 @@
 #include "scheduler/live_kinds.h"
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/kube/crd_check.h"
 #include "scheduler/kube/fields.h"
 #include "scheduler/kube/objects.h"
 #include "scheduler/kube/volumes.h"
+#include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal {
 namespace {
@@ -162,6 +164,31 @@ std::vector<kube::WatchedKind> LiveKinds(
                      cache.DeleteQueue(key);
                      warnings.Forget(kube::NamedObject("queue", key));
                    }});
+  // The CRDs of the kinds above: a schema that would drop a field Shoal
+  // honours is said (kube/crd_check.h) at start and whenever the CRD
+  // changes. Optional: RBAC may not let Shoal read CRDs.
+  kinds.push_back(
+      {"customresourcedefinitions",
+       "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", true,
+       [&warnings](const json& o) {
+         const std::string name =
+             kube::StringMember(kube::fields::Metadata(o), "name");
+         const std::vector<kube::PrunedField> pruned = kube::PrunedFields(o);
+         if (pruned.empty() && !kube::IsCheckedCrd(name))
+           return absl::OkStatus();
+         metrics::Shoal().crd_pruned_fields.With({name}).Set(
+             static_cast<double>(pruned.size()));
+         kube::DecodeWarnings said;
+         for (const kube::PrunedField& p : pruned)
+           said.push_back({"customresourcedefinition " + name, p.message});
+         warnings.Report(
+             RefOf(o, "apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+             said);
+         return absl::OkStatus();
+       },
+       [&warnings](const std::string& key) {
+         warnings.Forget("customresourcedefinition " + key);
+       }});
   // Volcano's network topology; a cluster without the CRD has none.
   kinds.push_back(
       {"hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", true,

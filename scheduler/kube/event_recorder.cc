@@ -219,7 +219,11 @@ void EventRecorder::SendOne(HttpClient& client) {
   }
   const std::string what =
       absl::StrCat(sent.reason, " ", sent.object.ns, "/", sent.object.name);
-  std::string path = EventsPath(sent.object.ns);
+  // An Event about a cluster-scoped object (a Queue, a CRD) lives in
+  // "default", where kubectl describe looks for it.
+  const std::string event_ns =
+      sent.object.ns.empty() ? "default" : sent.object.ns;
+  std::string path = EventsPath(event_ns);
   absl::StatusOr<HttpResponse> r;
   std::string name = sent.name;
   if (sent.created) {
@@ -239,7 +243,7 @@ void EventRecorder::SendOne(HttpClient& client) {
     }
     json event = {{"apiVersion", "v1"},
                   {"kind", "Event"},
-                  {"metadata", {{"name", name}, {"namespace", sent.object.ns}}},
+                  {"metadata", {{"name", name}, {"namespace", event_ns}}},
                   {"involvedObject",
                    {{"apiVersion", sent.object.api_version},
                     {"kind", sent.object.kind},

@@ -90,6 +90,20 @@ TEST_F(EventRecorderTest, RepeatsBecomeOneEventWithACount) {
   EXPECT_EQ(events_->dropped(), 0);
 }
 
+TEST_F(EventRecorderTest, AClusterScopedObjectsEventIsInDefault) {
+  Start({});
+  events_->Record({"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                   "queues.scheduling.volcano.sh", "crd-uid"},
+                  "Warning", "IgnoredFields", "its schema has no spec.parent");
+  pool_->Wait();
+  json items = Events();
+  ASSERT_EQ(items.size(), 1u) << items.dump(1);
+  EXPECT_EQ(items[0]["metadata"]["namespace"], "default");
+  EXPECT_EQ(items[0]["involvedObject"]["kind"], "CustomResourceDefinition");
+  EXPECT_EQ(items[0]["involvedObject"]["namespace"], "");
+  EXPECT_EQ(items[0]["reason"], "IgnoredFields");
+}
+
 TEST_F(EventRecorderTest, ManyMessagesForOnePodAreCombinedAsClientGoDoes) {
   Start({});
   double similar = Aggregated("similar_messages");

@@ -111,7 +111,7 @@ absl::StatusOr<std::string> Informer::List() {
                           : client_.Request("GET", PagePath(continue_token));
     // Looking for a kind the server does not serve is not a relist; the
     // later pages of one are part of it.
-    if (first_page && (!r.ok() || r->status != 404)) {
+    if (first_page && (!r.ok() || (r->status != 404 && r->status != 403))) {
       metrics::Shoal().informer_relists.With({kind_.name}).Inc();
     }
     if (!r.ok()) return r.status();
@@ -119,6 +119,11 @@ absl::StatusOr<std::string> Informer::List() {
       return absl::NotFoundError(
           absl::StrCat("list ", kind_.name, ": not served by this API server (",
                        kind_.list_path, ")"));
+    }
+    if (first_page && r->status == 403) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "list ", kind_.name, ": forbidden (", StatusMessage(r->body),
+          "); the ClusterRole in conf/rbac.yaml grants it"));
     }
     if (!first_page && r->status == 410) {
       // The snapshot the earlier pages came from was compacted. What they
@@ -278,7 +283,10 @@ void Informer::Run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     if (version.empty()) {
       auto listed = List();
-      if (listed.status().code() == absl::StatusCode::kNotFound &&
+      // An optional kind the server does not serve, or that RBAC does not
+      // let Shoal read, is looked for again now and then, said once.
+      if ((listed.status().code() == absl::StatusCode::kNotFound ||
+           listed.status().code() == absl::StatusCode::kPermissionDenied) &&
           kind_.optional) {
         if (!reported_missing)
           LOG(INFO) << listed.status().message() << "; will look again";

@@ -258,6 +258,11 @@ ShoalMetrics::ShoalMetrics(Registry& r)
           "Paged LISTs of a kind restarted from the first page because the "
           "API server had compacted their continue token (410 Expired)",
           {"kind"})),
+      crd_pruned_fields(r.AddGaugeFamily(
+          "shoal_crd_pruned_fields",
+          "Fields Shoal honours that an installed CustomResourceDefinition's "
+          "schema drops before Shoal reads them (0: it keeps them all)",
+          {"crd"})),
       events_dropped(r.AddCounterFamily(
           "shoal_events_dropped_total",
           "Event occurrences never delivered to the API server, by reason: "

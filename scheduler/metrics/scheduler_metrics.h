@@ -159,6 +159,8 @@ class ShoalMetrics {
   Family<Counter>& informer_relists;         // {kind}
   Family<Counter>& informer_watch_restarts;  // {kind}
   Family<Counter>& informer_list_expired;    // {kind}
+  // Fields Shoal honours that an installed CRD prunes (kube/crd_check.h).
+  Family<Gauge>& crd_pruned_fields;  // {crd}
   // --- Events ---
   Family<Counter>& events_dropped;     // {reason}: queue_full, api_error,
                                        // shutdown
