@@ -15,79 +15,14 @@
 #include "scheduler/kube/device_json.h"
 #include "scheduler/kube/node_selector_json.h"
 #include "scheduler/kube/objects.h"
+#include "scheduler/kube/snapshot_json.h"
 
 namespace shoal::kube {
 namespace {
 
 using nlohmann::json;
-
-// An amount as a quantity that parses back to exactly it: cpu in milli
-// ("500m", "2"), others with the largest exact binary suffix or plain.
-std::string Quantity(api::ResourceId id, int64_t amount) {
-  if (id == api::kCpu) {
-    if (amount % 1000 == 0) return absl::StrCat(amount / 1000);
-    return absl::StrCat(amount, "m");
-  }
-  static constexpr const char* kBinary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  if (amount <= 0) return absl::StrCat(amount);
-  int unit = -1;
-  int64_t v = amount;
-  while (unit < 5 && v % 1024 == 0) {
-    v /= 1024;
-    ++unit;
-  }
-  if (unit < 0) return absl::StrCat(amount);
-  return absl::StrCat(v, kBinary[unit]);
-}
-
-// A ResourceList of the amounts that are not zero (`skip_pods`: without
-// the pod slot, which the pod decoder adds itself).
-json Resources(const api::Resource& r, bool skip_pods = false) {
-  json out = json::object();
-  for (size_t id = 0; id < r.size(); ++id) {
-    auto rid = static_cast<api::ResourceId>(id);
-    if (r.Get(rid) == 0 || (skip_pods && rid == api::kPods)) continue;
-    out[std::string(api::ResourceName(rid))] = Quantity(rid, r.Get(rid));
-  }
-  return out;
-}
-
-// A queue's capability or deserved: every resource it bounds. A resource
-// whose name was not known yet when the queue was read holds 0 (the
-// decoder bounds only the names it knows), so it is written as 0.
-json Limit(const api::Resource& r) {
-  json out = json::object();
-  for (int id = 0; id < api::ResourceNameCount(); ++id) {
-    auto rid = static_cast<api::ResourceId>(id);
-    if (r.Get(rid) == api::kUnlimited) continue;
-    out[std::string(api::ResourceName(rid))] = Quantity(rid, r.Get(rid));
-  }
-  return out;
-}
-
-json StringMap(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  json out = json::object();
-  for (const auto& [k, v] : pairs) out[k] = v;
-  return out;
-}
-
-// metav1.Time, to the nanosecond when it has a fraction (RFC 3339 reads
-// it back exactly).
-std::string Time(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%d%ET%H:%M:%E*SZ", t, absl::UTCTimeZone());
-}
-
-json Metadata(const std::string& name, const std::string& ns = "") {
-  json meta = {{"name", name}};
-  if (!ns.empty()) meta["namespace"] = ns;
-  return meta;
-}
-
-json Object(const char* api_version, const char* kind, json metadata) {
-  return {{"apiVersion", api_version},
-          {"kind", kind},
-          {"metadata", std::move(metadata)}};
-}
+// The pieces and the scheduling objects' encoders (snapshot_json.h).
+using namespace snapshot_json;  // NOLINT(build/namespaces)
 
 const char* EffectName(api::TaintEffect e) {
   switch (e) {
@@ -99,15 +34,6 @@ const char* EffectName(api::TaintEffect e) {
       return "NoExecute";
   }
   return "NoSchedule";
-}
-
-// A label selector as matchExpressions alone (matchLabels decode to In
-// requirements, in order, ahead of the expressions).
-json Selector(const api::LabelSelector& s) {
-  json out = json::object();
-  if (!s.requirements.empty())
-    out["matchExpressions"] = Requirements(s.requirements);
-  return out;
 }
 
 json Taints(const std::vector<api::Taint>& taints) {
@@ -264,16 +190,6 @@ const char* PodPhase(api::TaskStatus s) {
   }
 }
 
-// A field Shoal does not implement ("spec.workloadRef") goes back as it
-// came, so that the snapshot's pods and gangs wait for the same reason.
-void WriteUnsupported(const std::string& field, const std::string& value,
-                      json& spec) {
-  if (field.empty()) return;
-  std::string name = field.substr(field.find('.') + 1);
-  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
-  spec[name] = parsed.is_discarded() ? json::object() : std::move(parsed);
-}
-
 // The pod's containers. One, "main", holding all the pod requests, unless
 // it asks for extended resources container by container (KEP-5004): the
 // claim serving them has a request per container, named by its place.
@@ -345,26 +261,6 @@ Containers EncodeContainers(const api::PodInfo& pod) {
   if (!requests.empty()) main["resources"]["requests"] = requests;
   out.apps.push_back(std::move(main));
   return out;
-}
-
-// spec.resourceClaims of a pod or a PodGroup; returns what the
-// resourceclaim controller recorded of them (status.resourceClaimStatuses).
-json ResourceClaims(const std::vector<api::PodClaim>& list, json& spec) {
-  json made = json::array();
-  if (list.empty()) return made;
-  json claims = json::array();
-  for (const api::PodClaim& c : list) {
-    if (c.template_name.empty()) {
-      claims.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
-      continue;
-    }
-    claims.push_back(
-        {{"name", c.name}, {"resourceClaimTemplateName", c.template_name}});
-    if (!c.claim.empty())
-      made.push_back({{"name", c.name}, {"resourceClaimName", c.claim}});
-  }
-  spec["resourceClaims"] = std::move(claims);
-  return made;
 }
 
 json EncodePod(const cache::CacheContents::Pod& entry) {
@@ -457,190 +353,6 @@ json EncodePod(const cache::CacheContents::Pod& entry) {
         {"resourceClaimName", pod.extended_claim},
         {"requestMappings", std::move(mappings)}};
   }
-  return obj;
-}
-
-json NetworkTopology(const api::NetworkConstraint& c) {
-  json nt = {{"mode",
-              c.mode == api::NetworkConstraint::Mode::kHard ? "hard" : "soft"}};
-  if (!c.highest_tier_name.empty()) {
-    nt["highestTierName"] = c.highest_tier_name;
-  } else if (c.highest_tier > 0) {
-    nt["highestTierAllowed"] = c.highest_tier;
-  }
-  return nt;
-}
-
-// A number as short as reads back the same.
-std::string ShortNumber(double value) {
-  std::string v = absl::StrFormat("%.15g", value);
-  if (std::strtod(v.c_str(), nullptr) != value)
-    v = absl::StrFormat("%.17g", value);
-  return v;
-}
-
-// A scaling curve as kThroughputAnnotation says it, "1=1,2=1.9".
-std::string Throughput(const std::vector<std::pair<int32_t, double>>& curve) {
-  std::string out;
-  for (const auto& [pods, value] : curve)
-    absl::StrAppend(&out, out.empty() ? "" : ",", pods, "=",
-                    ShortNumber(value));
-  return out;
-}
-
-// Shoal's own annotations of a gang: its resize cost, scaling curve and
-// progress.
-void ShoalAnnotations(int32_t resize_cost_seconds,
-                      const std::vector<std::pair<int32_t, double>>& curve,
-                      double progress, json& annotations) {
-  if (resize_cost_seconds >= 0)
-    annotations[kResizeCostAnnotation] = absl::StrCat(resize_cost_seconds);
-  if (!curve.empty()) annotations[kThroughputAnnotation] = Throughput(curve);
-  if (progress >= 0) annotations[kProgressAnnotation] = ShortNumber(progress);
-}
-
-// The metadata of a Workload or PodGroup of scheduling.k8s.io: the queue,
-// which their spec cannot name, the resize cost and the scaling curve, as
-// the annotations Shoal reads them from.
-json KubeGangMetadata(const std::string& name, const std::string& ns,
-                      const std::string& uid, absl::Time created,
-                      const std::string& queue, int32_t resize_cost_seconds,
-                      const std::vector<std::pair<int32_t, double>>& curve,
-                      double progress) {
-  json meta = Metadata(name, ns);
-  meta["uid"] = uid;
-  if (created != absl::UnixEpoch()) meta["creationTimestamp"] = Time(created);
-  json annotations = json::object();
-  if (queue != "default") annotations[kQueueNameAnnotation] = queue;
-  ShoalAnnotations(resize_cost_seconds, curve, progress, annotations);
-  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
-  return meta;
-}
-
-// A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
-// goes back as a gang of one, which Shoal reads the same.
-json EncodeKubePodGroup(const api::JobInfo& job) {
-  json meta =
-      KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue,
-                       job.resize_cost_seconds, job.throughput, job.progress);
-  json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
-  json spec = {
-      {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
-  if (!job.priority_class.empty())
-    spec["priorityClassName"] = job.priority_class;
-  if (job.disrupted_whole) spec["disruptionMode"] = "PodGroup";
-  json made = ResourceClaims(job.group_claims, spec);
-  WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
-  obj["spec"] = std::move(spec);
-  if (!made.empty()) obj["status"]["resourceClaimStatuses"] = std::move(made);
-  return obj;
-}
-
-json EncodePodGroup(const api::JobInfo& job) {
-  if (job.source == api::GroupSource::kKubePodGroup)
-    return EncodeKubePodGroup(job);
-  bool volcano = job.source != api::GroupSource::kSchedulerPlugins;
-  json meta = Metadata(job.name, job.ns);
-  meta["uid"] = job.uid;
-  if (job.created != absl::UnixEpoch())
-    meta["creationTimestamp"] = Time(job.created);
-  json annotations = json::object();
-  ShoalAnnotations(job.resize_cost_seconds, job.throughput, job.progress,
-                   annotations);
-  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
-  json obj = Object(volcano ? "scheduling.volcano.sh/v1beta1"
-                            : "scheduling.x-k8s.io/v1alpha1",
-                    "PodGroup", std::move(meta));
-  json spec = {{"minMember", job.min_member}};
-  if (!job.min_task_member.empty()) {
-    json mtm = json::object();
-    for (const auto& [role, n] : job.min_task_member) mtm[role] = n;
-    spec["minTaskMember"] = std::move(mtm);
-  }
-  if (job.min_resources.has_value())
-    spec["minResources"] = Resources(*job.min_resources);
-  if (volcano) spec["queue"] = job.queue;
-  if (!job.priority_class.empty())
-    spec["priorityClassName"] = job.priority_class;
-  if (job.network.mode != api::NetworkConstraint::Mode::kNone)
-    spec["networkTopology"] = NetworkTopology(job.network);
-  if (!job.sub_group_policies.empty()) {
-    json list = json::array();
-    for (const api::SubGroupPolicy& p : job.sub_group_policies) {
-      json item = {{"name", p.name},
-                   {"subGroupSize", p.size},
-                   {"minSubGroups", p.min_groups}};
-      if (p.selector.has_value()) item["labelSelector"] = Selector(*p.selector);
-      if (!p.match_label_keys.empty())
-        item["matchLabelKeys"] = p.match_label_keys;
-      if (p.network.mode != api::NetworkConstraint::Mode::kNone)
-        item["networkTopology"] = NetworkTopology(p.network);
-      list.push_back(std::move(item));
-    }
-    spec["subGroupPolicy"] = std::move(list);
-  }
-  WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
-  obj["spec"] = std::move(spec);
-  obj["status"] = {{"phase", api::PodGroupPhaseName(job.phase)}};
-  return obj;
-}
-
-json EncodeQueue(const api::QueueInfo& q) {
-  json obj = Object("scheduling.volcano.sh/v1beta1", "Queue", Metadata(q.name));
-  json spec = {{"weight", q.weight}, {"reclaimable", q.reclaimable}};
-  if (q.priority != 0) spec["priority"] = q.priority;
-  if (!q.parent.empty()) spec["parent"] = q.parent;
-  if (q.capability.has_value()) spec["capability"] = Limit(*q.capability);
-  if (q.deserved.has_value()) spec["deserved"] = Limit(*q.deserved);
-  if (!q.guarantee.IsZero())
-    spec["guarantee"] = {{"resource", Resources(q.guarantee)}};
-  obj["spec"] = std::move(spec);
-  obj["status"] = {{"state", q.open ? "Open" : "Closed"}};
-  return obj;
-}
-
-json EncodeWorkload(const api::WorkloadSpec& w) {
-  json meta = KubeGangMetadata(w.name, w.ns, w.uid, w.created, w.queue,
-                               w.resize_cost_seconds, w.throughput, w.progress);
-  json obj = Object(w.api_version.empty() ? "scheduling.k8s.io/v1alpha1"
-                                          : w.api_version.c_str(),
-                    "Workload", std::move(meta));
-  json groups = json::array();
-  for (const api::WorkloadPodGroup& g : w.pod_groups) {
-    json policy = g.gang ? json{{"gang", {{"minCount", g.min_count}}}}
-                         : json{{"basic", json::object()}};
-    groups.push_back({{"name", g.name}, {"policy", std::move(policy)}});
-  }
-  obj["spec"] = {{"podGroups", std::move(groups)}};
-  return obj;
-}
-
-json EncodeHyperNode(const api::HyperNodeSpec& h) {
-  json obj =
-      Object("topology.volcano.sh/v1alpha1", "HyperNode", Metadata(h.name));
-  json spec = {{"tier", h.tier}};
-  if (!h.tier_name.empty()) spec["tierName"] = h.tier_name;
-  json members = json::array();
-  for (const api::HyperNodeMember& m : h.members) {
-    json selector;
-    switch (m.match) {
-      case api::HyperNodeMember::Match::kExact:
-        selector["exactMatch"] = {{"name", m.value}};
-        break;
-      case api::HyperNodeMember::Match::kRegex:
-        selector["regexMatch"] = {{"pattern", m.value}};
-        break;
-      case api::HyperNodeMember::Match::kLabels:
-        selector["labelMatch"] = Selector(m.labels);
-        break;
-    }
-    members.push_back(
-        {{"type",
-          m.type == api::HyperNodeMember::Type::kNode ? "Node" : "HyperNode"},
-         {"selector", std::move(selector)}});
-  }
-  spec["members"] = std::move(members);
-  obj["spec"] = std::move(spec);
   return obj;
 }
 
