@@ -30,6 +30,7 @@
 #include "scheduler/admin/server.h"
 #include "scheduler/explain.h"
 #include "scheduler/framework/cycle.h"
+#include "scheduler/kube/objects.h"
 #include "scheduler/kube/snapshot_file.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/test_world.h"
@@ -605,6 +606,66 @@ TEST(CacheBackend, ConcurrentCallsWhileCyclesAreRecorded) {
       grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
   ASSERT_TRUE(stub->Snapshot(&ctx, v1::SnapshotRequest(), &snap).ok());
   EXPECT_EQ(snap.list_json(), "{}");
+}
+
+// The live wiring again, under the elastic preset: the gang's trainer
+// raises its progress 10 per second at 2 pods; the elastic plugin learns
+// the rate and explain's Throughput line names the learned curve (from
+// the last cycle; the snapshot alone has only the annotation).
+TEST(CacheBackend, ExplainNamesTheCurveLearnedFromProgressReports) {
+  absl::Time clock;
+  cache::Cache cache("shoal", [&clock] { return clock; });
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(kube::LoadSnapshotFile("scheduler/admin/testdata/"
+                                     "elastic_progress.yaml",
+                                     cache, &warnings)
+                  .ok());
+  clock = cache.LatestCreation();
+  auto config = framework::LoadSchedulerConfig("policies/elastic.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto policy = framework::BuildPolicy(*config, plugins::BuiltinPlugins(),
+                                       actions::BuiltinActions());
+  ASSERT_TRUE(policy.ok());
+  testing::TestWorld world(cache);
+  SchedulerOptions quiet;
+  quiet.log_cycles = false;
+  Scheduler scheduler(cache, *policy, world, world, quiet);
+  CacheBackend backend(
+      cache, *config, [] { return "{}"; },
+      [&scheduler]() -> std::optional<api::ClusterInfo> {
+        auto last = scheduler.last_cycle();
+        if (!last) return std::nullopt;
+        return last->cluster;
+      });
+  nlohmann::json group = nlohmann::json::parse(R"({
+    "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+    "metadata": {"name": "train", "namespace": "ml", "uid": "uid-train",
+                 "creationTimestamp": "2026-11-20T08:00:00Z"},
+    "spec": {"minMember": 1}, "status": {"phase": "Running"}})");
+  for (int minute = 0; minute < 5; ++minute) {
+    group["metadata"]["annotations"]["shoal.dev/progress"] =
+        absl::StrCat(minute * 600);
+    auto job = kube::DecodePodGroup(group, nullptr);
+    ASSERT_TRUE(job.ok()) << job.status();
+    cache.UpsertPodGroup(*job);
+    scheduler.RunOnce();
+    clock += absl::Seconds(60);
+  }
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", Dir(), "/learned.sock");
+  auto server = StartAdminServer(options, backend);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Admin::NewStub(
+      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  v1::ExplainRequest req;
+  req.set_podgroup("ml/train");
+  v1::ExplainResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub->Explain(&ctx, req, &resp).ok());
+  EXPECT_EQ(resp.throughput(),
+            "2=2 (learned from shoal.dev/progress at 2 pods, relative to one "
+            "pod); at 2 pods 2; pod 3 would add 0 (the curve is flat past 2 "
+            "pods)");
 }
 
 TEST(Queues, WeightedShareOfTheCluster) {

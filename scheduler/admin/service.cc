@@ -403,6 +403,10 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
       out.set_message(lj->message);
       out.set_fit_error(lj->fit_error);
       out.set_elastic(ElasticLine(*lj));
+      // A curve the elastic plugin learned (from the job's progress
+      // reports) lives in the cycle, not in the snapshot.
+      if (!lj->throughput_source.empty())
+        out.set_throughput(ThroughputLine(*lj));
     }
   }
 
