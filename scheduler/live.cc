@@ -133,6 +133,8 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
       [&events](const kube::ObjectRef& object, const std::string& message) {
         events.Record(object, "Warning", kube::WarningLog::kReason, message);
       });
+  // What the installed CRDs would drop (shoalctl crds).
+  kube::CrdFindings crds;
   std::string dra_version, taint_rule_version;
   {
     kube::HttpClient discovery(connection);
@@ -146,8 +148,8 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
                     : "watching ResourceSlices, DeviceClasses and "
                       "ResourceClaims in " +
                           dra_version);
-  std::vector<kube::WatchedKind> kinds =
-      LiveKinds(cache, status, warnings, dra_version, taint_rule_version);
+  std::vector<kube::WatchedKind> kinds = LiveKinds(
+      cache, status, warnings, dra_version, taint_rule_version, &crds);
   if (!taint_rule_version.empty()) {
     LOG(INFO) << "dynamic resource allocation: watching DeviceTaintRules in "
               << taint_rule_version;
@@ -185,6 +187,20 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
         auto last = scheduler.last_cycle();
         if (!last) return std::nullopt;
         return last->cluster;
+      });
+  admin_backend.set_crds(
+      [&crds]() -> std::optional<std::vector<admin::CrdFinding>> {
+        if (!crds.Seen()) return std::nullopt;
+        std::vector<admin::CrdFinding> out;
+        for (const auto& [name, pruned] : crds.All()) {
+          admin::CrdFinding f{name, {}, {}};
+          for (const kube::PrunedField& p : pruned) {
+            f.fields.push_back(p.path);
+            f.messages.push_back(p.message);
+          }
+          out.push_back(std::move(f));
+        }
+        return out;
       });
   std::unique_ptr<admin::AdminServer> admin_server;
   if (!options.admin.address.empty()) {

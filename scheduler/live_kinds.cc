@@ -99,9 +99,12 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
 
 }  // namespace
 
-std::vector<kube::WatchedKind> LiveKinds(
-    cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
-    const std::string& dra_version, const std::string& taint_rule_version) {
+std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
+                                         kube::StatusWriter& status,
+                                         kube::WarningLog& warnings,
+                                         const std::string& dra_version,
+                                         const std::string& taint_rule_version,
+                                         kube::CrdFindings* crds) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back(
       {"nodes", "/api/v1/nodes", false,
@@ -170,12 +173,13 @@ std::vector<kube::WatchedKind> LiveKinds(
   kinds.push_back(
       {"customresourcedefinitions",
        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", true,
-       [&warnings](const json& o) {
+       [&warnings, crds](const json& o) {
          const std::string name =
              kube::StringMember(kube::fields::Metadata(o), "name");
          const std::vector<kube::PrunedField> pruned = kube::PrunedFields(o);
          if (pruned.empty() && !kube::IsCheckedCrd(name))
            return absl::OkStatus();
+         if (crds != nullptr) crds->Set(name, pruned);
          metrics::Shoal().crd_pruned_fields.With({name}).Set(
              static_cast<double>(pruned.size()));
          kube::DecodeWarnings said;
@@ -186,8 +190,9 @@ std::vector<kube::WatchedKind> LiveKinds(
              said);
          return absl::OkStatus();
        },
-       [&warnings](const std::string& key) {
+       [&warnings, crds](const std::string& key) {
          warnings.Forget("customresourcedefinition " + key);
+         if (crds != nullptr) crds->Erase(key);
        }});
   // Volcano's network topology; a cluster without the CRD has none.
   kinds.push_back(

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scheduler/cache/cache.h"
+#include "scheduler/kube/crd_check.h"
 #include "scheduler/kube/informer.h"
 #include "scheduler/kube/status_writer.h"
 #include "scheduler/kube/warning_log.h"
@@ -19,11 +20,13 @@ namespace shoal {
 // `dra_version`: the resource.k8s.io version to watch ResourceSlices,
 // DeviceClasses and ResourceClaims in (the newest the API server serves,
 // see PreferredDraVersion), "" for none; `taint_rule_version` the one to
-// watch DeviceTaintRules in ("" when none serves them).
+// watch DeviceTaintRules in ("" when none serves them). What the CRDs of
+// the kinds read would drop goes to `crds` too, when given (shoalctl crds).
 std::vector<kube::WatchedKind> LiveKinds(
     cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
     const std::string& dra_version = "resource.k8s.io/v1",
-    const std::string& taint_rule_version = "");
+    const std::string& taint_rule_version = "",
+    kube::CrdFindings* crds = nullptr);
 
 }  // namespace shoal
 

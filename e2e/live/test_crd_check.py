@@ -6,6 +6,8 @@ cluster-scoped object). Shoal's CRDs keep every field; Volcano's, as this
 suite installs them, drop a PodGroup's subGroupPolicy and a Queue's
 priority. On a cluster whose CRDs were there before the suite, what they
 drop is whatever it is: each count matches its warnings."""
+import json
+
 from harness.cluster import wait_for
 
 CHECKED = ["podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh",
@@ -70,3 +72,16 @@ def test_installed_crds_are_checked_for_the_fields_shoal_reads(cluster, crd_set,
         assert (said in s.text()) == (not keeps(cluster, crd, version, path)), (crd, path)
     if crd_set == "shoal":
         assert all(pruned(m, name) == 0 for name in present), m
+    # shoalctl crds says the same.
+    code, out, err = s.shoalctl("-o", "json", "crds")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["checked"] is True, answer
+    by_name = {c["name"]: c for c in answer.get("crds", [])}
+    for name in present:
+        assert len(by_name[name].get("prunedFields", [])) == pruned(m, name), (name, by_name)
+    code, table, err = s.shoalctl("crds")
+    assert code == 0, err
+    assert table.splitlines()[0].split() == ["NAME", "DROPS"], table
+    for name in present:
+        assert any(line.split()[:1] == [name] for line in table.splitlines()), table

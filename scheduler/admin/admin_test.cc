@@ -668,6 +668,43 @@ TEST(CacheBackend, ExplainNamesTheCurveLearnedFromProgressReports) {
             "pods)");
 }
 
+TEST(Crds, WhatTheCrdWatchFoundOrThatItReadNone) {
+  // A replay has read no CRD.
+  Served replay = Serve(kGang, 0, false);
+  v1::CrdsResponse none;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(replay.stub->Crds(&ctx, v1::CrdsRequest(), &none).ok());
+  EXPECT_FALSE(none.checked());
+  EXPECT_EQ(none.crds_size(), 0);
+  // The live backend answers what its CRD watch found.
+  cache::Cache cache("shoal");
+  CacheBackend backend(cache, DefaultConfig(), nullptr, nullptr);
+  backend.set_crds([]() -> std::optional<std::vector<CrdFinding>> {
+    return std::vector<CrdFinding>{
+        {"podgroups.scheduling.volcano.sh",
+         {"spec.networkTopology"},
+         {"CustomResourceDefinition podgroups.scheduling.volcano.sh: the "
+          "schema of v1beta1 has no spec.networkTopology, ..."}},
+        {"queues.scheduling.volcano.sh", {}, {}}};
+  });
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", Dir(), "/crds.sock");
+  auto server = StartAdminServer(options, backend);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Admin::NewStub(
+      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  v1::CrdsResponse found;
+  grpc::ClientContext ctx2;
+  ASSERT_TRUE(stub->Crds(&ctx2, v1::CrdsRequest(), &found).ok());
+  EXPECT_TRUE(found.checked());
+  ASSERT_EQ(found.crds_size(), 2);
+  EXPECT_EQ(found.crds(0).name(), "podgroups.scheduling.volcano.sh");
+  ASSERT_EQ(found.crds(0).pruned_fields_size(), 1);
+  EXPECT_EQ(found.crds(0).pruned_fields(0), "spec.networkTopology");
+  EXPECT_EQ(found.crds(0).messages_size(), 1);
+  EXPECT_EQ(found.crds(1).pruned_fields_size(), 0);
+}
+
 TEST(Queues, WeightedShareOfTheCluster) {
   // No cycle: the numbers come from the snapshot. a and b split what c's
   // capability leaves 1:3.

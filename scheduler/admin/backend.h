@@ -7,11 +7,20 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/framework/config.h"
 
 namespace shoal::admin {
+
+// An installed CRD of a kind Shoal reads, and the fields Shoal honours
+// that its schema would drop (kube/crd_check.h), with the warning for each.
+struct CrdFinding {
+  std::string crd;
+  std::vector<std::string> fields;
+  std::vector<std::string> messages;
+};
 
 class AdminBackend {
  public:
@@ -26,6 +35,11 @@ class AdminBackend {
   // The cluster as the last session left it (CycleOutcome::cluster: task
   // statuses, PodGroup phases and messages), when a cycle has run.
   virtual std::optional<api::ClusterInfo> LastCycle() const = 0;
+  // What the scheduler found in the installed CRDs; nullopt when it has
+  // read none (a replay of a snapshot, or RBAC does not let it).
+  virtual std::optional<std::vector<CrdFinding>> Crds() const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace shoal::admin

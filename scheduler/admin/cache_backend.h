@@ -38,12 +38,20 @@ class CacheBackend : public AdminBackend {
   std::optional<api::ClusterInfo> LastCycle() const override {
     return last_cycle_ ? last_cycle_() : std::nullopt;
   }
+  // What the CRD watch found (live.cc); set before the server starts.
+  void set_crds(std::function<std::optional<std::vector<CrdFinding>>()> crds) {
+    crds_ = std::move(crds);
+  }
+  std::optional<std::vector<CrdFinding>> Crds() const override {
+    return crds_ ? crds_() : std::nullopt;
+  }
 
  private:
   const cache::Cache& cache_;
   const framework::SchedulerConfig config_;
   const std::function<std::string()> list_json_;
   const std::function<std::optional<api::ClusterInfo>()> last_cycle_;
+  std::function<std::optional<std::vector<CrdFinding>>()> crds_;
 };
 
 }  // namespace shoal::admin

@@ -621,6 +621,20 @@ grpc::Status AdminService::Queues(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+grpc::Status AdminService::Crds(grpc::ServerContext*, const v1::CrdsRequest*,
+                                v1::CrdsResponse* response) {
+  std::optional<std::vector<CrdFinding>> found = backend_.Crds();
+  response->set_checked(found.has_value());
+  if (!found.has_value()) return grpc::Status::OK;
+  for (const CrdFinding& f : *found) {
+    v1::CrdCheck* c = response->add_crds();
+    c->set_name(f.crd);
+    for (const std::string& field : f.fields) c->add_pruned_fields(field);
+    for (const std::string& m : f.messages) c->add_messages(m);
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status AdminService::Snapshot(grpc::ServerContext*,
                                     const v1::SnapshotRequest*,
                                     v1::SnapshotResponse* response) {

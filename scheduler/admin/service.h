@@ -38,6 +38,8 @@ class AdminService final : public v1::Admin::Service {
                       v1::WhatIfResponse* response) override;
   grpc::Status Devices(grpc::ServerContext*, const v1::DevicesRequest* request,
                        v1::DevicesResponse* response) override;
+  grpc::Status Crds(grpc::ServerContext*, const v1::CrdsRequest*,
+                    v1::CrdsResponse* response) override;
 
  private:
   const AdminBackend& backend_;

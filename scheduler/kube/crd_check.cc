@@ -1,5 +1,6 @@
 #include "scheduler/kube/crd_check.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -173,6 +174,26 @@ std::vector<PrunedField> PrunedFields(const json& crd) {
     return out;
   }
   return out;
+}
+
+void CrdFindings::Set(const std::string& crd, std::vector<PrunedField> pruned) {
+  absl::MutexLock lock(&mu_);
+  by_crd_[crd] = std::move(pruned);
+}
+
+void CrdFindings::Erase(const std::string& crd) {
+  absl::MutexLock lock(&mu_);
+  by_crd_.erase(crd);
+}
+
+bool CrdFindings::Seen() const {
+  absl::MutexLock lock(&mu_);
+  return !by_crd_.empty();
+}
+
+std::map<std::string, std::vector<PrunedField>> CrdFindings::All() const {
+  absl::MutexLock lock(&mu_);
+  return by_crd_;
 }
 
 }  // namespace shoal::kube

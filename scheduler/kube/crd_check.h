@@ -11,9 +11,12 @@
 #ifndef SHOAL_SCHEDULER_KUBE_CRD_CHECK_H_
 #define SHOAL_SCHEDULER_KUBE_CRD_CHECK_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 
 namespace shoal::kube {
@@ -39,6 +42,21 @@ bool SchemaKeeps(const nlohmann::json& schema, const std::string& path);
 
 // Whether `name` is the CRD of a kind Shoal reads (PrunedFields checks it).
 bool IsCheckedCrd(const std::string& name);
+
+// What the CRD watch found, by CRD name, for whoever asks (shoalctl crds).
+// Thread-safe: the watch writes while the admin service reads.
+class CrdFindings {
+ public:
+  void Set(const std::string& crd, std::vector<PrunedField> pruned);
+  void Erase(const std::string& crd);
+  // Whether any CRD of a kind Shoal reads has been seen.
+  bool Seen() const;
+  std::map<std::string, std::vector<PrunedField>> All() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::vector<PrunedField>> by_crd_ ABSL_GUARDED_BY(mu_);
+};
 
 }  // namespace shoal::kube
 

@@ -49,6 +49,10 @@ const char kUsageText[] =
     "their counters, tainted, waiting\n"
     "                                             for binding conditions "
     "(--all: free ones too)\n"
+    "  shoalctl crds                              the installed CRDs of the "
+    "kinds Shoal reads, and the fields it\n"
+    "                                             honours that their schemas "
+    "would drop\n"
     "  shoalctl snapshot > dump.json              the scheduler's cache as a "
     "kind: List (replay it with shoal-scheduler --snapshot)\n"
     "  shoalctl whatif --policy=FILE              one cycle of another "
@@ -240,6 +244,25 @@ void PrintQueues(const v1::QueuesResponse& r) {
   std::cout << shoal::admin::KubectlTable(rows);
 }
 
+void PrintCrds(const v1::CrdsResponse& r) {
+  if (!r.checked()) {
+    std::cout << "shoal-scheduler has read no CustomResourceDefinition of the "
+                 "kinds it reads (a replay of a snapshot, or its ClusterRole "
+                 "does not let it: conf/rbac.yaml)\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {{"NAME", "DROPS"}};
+  for (const v1::CrdCheck& c : r.crds()) {
+    rows.push_back({c.name(), c.pruned_fields().empty()
+                                  ? "-"
+                                  : absl::StrJoin(c.pruned_fields(), ", ")});
+  }
+  std::cout << shoal::admin::KubectlTable(rows);
+  for (const v1::CrdCheck& c : r.crds()) {
+    for (const std::string& m : c.messages()) std::cout << "\n" << m << "\n";
+  }
+}
+
 void PrintWhatIf(const v1::WhatIfResponse& r) {
   std::ostringstream out;
   for (const auto& w : r.warnings()) out << "warning: " << w << "\n";
@@ -320,7 +343,7 @@ int Run(Args& args) {
     }
   } else if (cmd == "devices") {
     if (w.size() > 2) return Usage("devices takes at most a node's name");
-  } else if (cmd == "queues" || cmd == "snapshot") {
+  } else if (cmd == "queues" || cmd == "snapshot" || cmd == "crds") {
     if (w.size() != 1) return Usage(absl::StrCat(cmd, " takes no arguments"));
   } else if (cmd == "whatif") {
     if (w.size() != 1 || args.policy.empty())
@@ -388,6 +411,11 @@ int Run(Args& args) {
         stub->Queues(Context(args).get(), v1::QueuesRequest(), &resp);
     if (!s.ok()) return Failed(args, s);
     if (!PrintStructured(args, resp)) PrintQueues(resp);
+  } else if (cmd == "crds") {
+    v1::CrdsResponse resp;
+    grpc::Status s = stub->Crds(Context(args).get(), v1::CrdsRequest(), &resp);
+    if (!s.ok()) return Failed(args, s);
+    if (!PrintStructured(args, resp)) PrintCrds(resp);
   } else if (cmd == "snapshot") {
     v1::SnapshotResponse resp;
     grpc::Status s =
