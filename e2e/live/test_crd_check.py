@@ -2,10 +2,12 @@
 shoal_crd_pruned_fields per CRD of a kind Shoal reads, and for each field
 it honours that the schema would drop, a warning in the log and an
 IgnoredFields Event on the CRD (in namespace default, as for any
-cluster-scoped object). Shoal's CRDs keep every field; Volcano's, as this
-suite installs them, drop a PodGroup's subGroupPolicy and a Queue's
-priority. On a cluster whose CRDs were there before the suite, what they
-drop is whatever it is: each count matches its warnings."""
+cluster-scoped object), and `shoalctl crds` lists them. Shoal's CRDs keep
+every field; Volcano's, as this suite installs them, drop a PodGroup's
+subGroupPolicy and a Queue's priority. On a cluster whose CRDs were there
+before the suite, what they drop is whatever their schemas say: each
+count matches its warnings, and the three fields whose loss went unnoticed
+before are said exactly when the schema, read here, drops them."""
 import json
 
 from harness.cluster import wait_for
@@ -71,7 +73,10 @@ def test_installed_crds_are_checked_for_the_fields_shoal_reads(cluster, crd_set,
         said = f"CustomResourceDefinition {crd}: the schema of {version} has no {path}, so"
         assert (said in s.text()) == (not keeps(cluster, crd, version, path)), (crd, path)
     if crd_set == "shoal":
-        assert all(pruned(m, name) == 0 for name in present), m
+        # The suite checked this one is Shoal's (it has the status
+        # subresource); Shoal's keeps every field. Others may predate the
+        # suite on a real cluster and are judged by their schema above.
+        assert pruned(m, "podgroups.scheduling.volcano.sh") == 0, m
     # shoalctl crds says the same.
     code, out, err = s.shoalctl("-o", "json", "crds")
     assert code == 0, err
