@@ -249,9 +249,9 @@ class ElasticSession : public framework::PluginSession {
     const api::ClusterInfo& c = s.cluster();
     std::lock_guard<std::mutex> lock(memory_.mu);
     for (const api::JobInfo& job : c.jobs) {
-      present_.insert(job.uid);
-      if (job.progress < 0 || !job.elastic()) continue;
       auto it = memory_.scaling.find(job.uid);
+      if (it != memory_.scaling.end()) present_.insert(job.uid);
+      if (job.progress < 0 || !job.elastic()) continue;
       ScalingLog log = it == memory_.scaling.end() ? ScalingLog() : it->second;
       int32_t running = 0;
       for (api::TaskIndex t : job.tasks) {
@@ -476,7 +476,8 @@ class ElasticSession : public framework::PluginSession {
   double expected_room_seconds_ = 0;
   absl::flat_hash_map<std::string, PodMemory> pods_;  // by pod uid
   std::vector<JobMemory> jobs_;                       // by job index
-  // Scaling logs after this cycle's reports, by job uid; the uids seen.
+  // Scaling logs after this cycle's reports, by job uid; the uids of jobs
+  // with a log that the cluster still has.
   absl::flat_hash_map<std::string, ScalingLog> scaling_;
   std::set<std::string> present_;
   std::set<api::JobIndex> frozen_;  // growth held back this cycle
