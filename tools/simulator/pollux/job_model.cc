@@ -24,9 +24,8 @@ std::vector<int> Compact(const std::vector<int>& placement) {
   return p;
 }
 
-// Progress per second at `placement` with `lb` in `epoch` (the artifact's
-// goodput: gain / (step_time + accum_steps * (step_time - sync_time))).
-// Seconds of one iteration (its accumulation micro-steps included).
+// Seconds of one iteration at `placement` with `lb`, its accumulation
+// micro-steps included: step_time + accum_steps * (step_time - sync_time).
 double IterationSeconds(const Application& app,
                         const std::vector<int>& placement,
                         const LocalBatch& lb) {
@@ -34,14 +33,19 @@ double IterationSeconds(const Application& app,
   return st.step_time + (st.step_time - st.sync_time) * lb.accum_steps;
 }
 
-double Goodput(const Application& app, const std::vector<int>& placement,
-               const LocalBatch& lb, int epoch) {
+// Statistical progress one iteration of `lb`'s batch makes in `epoch`.
+double Gain(const Application& app, const LocalBatch& lb, int epoch) {
   double scale = static_cast<double>(lb.batch_size) / app.init_batch_size();
   GradStats gs = app.GetGradStats(lb.batch_size, epoch);
   double denom = gs.grad_var / scale + gs.grad_sqr;
-  double gain = denom > 0 ? (gs.grad_var + gs.grad_sqr) / denom : 1.0;
-  double total = IterationSeconds(app, placement, lb);
-  return total > 0 ? gain / total : 0.0;
+  return denom > 0 ? (gs.grad_var + gs.grad_sqr) / denom : 1.0;
+}
+
+// Progress per second (the artifact's goodput): gain per iteration over
+// the seconds of one; 0 for an iteration that takes none.
+double Goodput(const Application& app, const LocalBatch& lb, int epoch,
+               double iteration_seconds) {
+  return iteration_seconds > 0 ? Gain(app, lb, epoch) / iteration_seconds : 0.0;
 }
 
 }  // namespace
@@ -101,9 +105,9 @@ void JobModel::Step(double seconds) {
   seconds -= delay;
   while (seconds > 0 && !completion_time_.has_value() &&
          epoch_ < app_->max_epochs()) {
-    double goodput = Goodput(*app_, placement_, local_batch_, epoch_);
-    if (!(goodput > 0)) break;
     const double iteration = IterationSeconds(*app_, placement_, local_batch_);
+    const double goodput = Goodput(*app_, local_batch_, epoch_, iteration);
+    if (!(goodput > 0)) break;
     double next_progress = app_->Progress(epoch_ + 1);
     if (progress_ + goodput * seconds < next_progress) {
       // The whole interval passes inside this epoch.
@@ -135,7 +139,7 @@ double JobModel::Speed(const std::vector<int>& placement) const {
   if (p.empty() || epoch_ >= app_->max_epochs()) return 0.0;
   LocalBatch lb = SplitBatch(*app_, batch_size_, Sum(p));
   if (lb.atomic_bsz <= 0) return 0.0;
-  return Goodput(*app_, p, lb, epoch_);
+  return Goodput(*app_, lb, epoch_, IterationSeconds(*app_, p, lb));
 }
 
 double JobModel::RelativeThroughput(int num_gpus) const {
