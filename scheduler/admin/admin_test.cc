@@ -60,6 +60,26 @@ std::unique_ptr<FileBackend> Load(const std::string& file, int cycles) {
   return std::move(*b);
 }
 
+// The admin service over `backend` on a socket of its own, and a client.
+struct Connection {
+  std::unique_ptr<AdminServer> server;
+  std::unique_ptr<Admin::Stub> stub;
+};
+
+Connection Connect(const AdminBackend& backend, bool whatif = false) {
+  AdminOptions options;
+  static int n = 0;
+  options.address = absl::StrCat("unix://", Dir(), "/admin-", ++n, ".sock");
+  options.allow_whatif = whatif;
+  auto server = StartAdminServer(options, backend);
+  EXPECT_TRUE(server.ok()) << server.status();
+  Connection c;
+  if (server.ok()) c.server = std::move(*server);
+  c.stub = Admin::NewStub(
+      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  return c;
+}
+
 struct Served {
   std::unique_ptr<FileBackend> backend;
   std::unique_ptr<AdminServer> server;
@@ -72,15 +92,9 @@ Served Serve(const std::string& file, int cycles, bool whatif,
   auto b = FileBackend::Load(file, config, cycles);
   EXPECT_TRUE(b.ok()) << b.status();
   s.backend = std::move(*b);
-  AdminOptions options;
-  static int n = 0;
-  options.address = absl::StrCat("unix://", Dir(), "/admin-", ++n, ".sock");
-  options.allow_whatif = whatif;
-  auto server = StartAdminServer(options, *s.backend);
-  EXPECT_TRUE(server.ok()) << server.status();
-  s.server = std::move(*server);
-  s.stub = Admin::NewStub(
-      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  Connection c = Connect(*s.backend, whatif);
+  s.server = std::move(c.server);
+  s.stub = std::move(c.stub);
   return s;
 }
 
@@ -651,17 +665,13 @@ TEST(CacheBackend, ExplainNamesTheCurveLearnedFromProgressReports) {
     scheduler.RunOnce();
     clock += absl::Seconds(60);
   }
-  AdminOptions options;
-  options.address = absl::StrCat("unix://", Dir(), "/learned.sock");
-  auto server = StartAdminServer(options, backend);
-  ASSERT_TRUE(server.ok()) << server.status();
-  auto stub = Admin::NewStub(
-      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  Connection admin = Connect(backend);
+  ASSERT_NE(admin.server, nullptr);
   v1::ExplainRequest req;
   req.set_podgroup("ml/train");
   v1::ExplainResponse resp;
   grpc::ClientContext ctx;
-  ASSERT_TRUE(stub->Explain(&ctx, req, &resp).ok());
+  ASSERT_TRUE(admin.stub->Explain(&ctx, req, &resp).ok());
   EXPECT_EQ(resp.throughput(),
             "2=2 (learned from shoal.dev/progress at 2 pods, relative to one "
             "pod); at 2 pods 2; pod 3 would add 0 (the curve is flat past 2 "
@@ -687,15 +697,11 @@ TEST(Crds, WhatTheCrdWatchFoundOrThatItReadNone) {
           "schema of v1beta1 has no spec.networkTopology, ..."}},
         {"queues.scheduling.volcano.sh", {}, {}}};
   });
-  AdminOptions options;
-  options.address = absl::StrCat("unix://", Dir(), "/crds.sock");
-  auto server = StartAdminServer(options, backend);
-  ASSERT_TRUE(server.ok()) << server.status();
-  auto stub = Admin::NewStub(
-      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials()));
+  Connection admin = Connect(backend);
+  ASSERT_NE(admin.server, nullptr);
   v1::CrdsResponse found;
   grpc::ClientContext ctx2;
-  ASSERT_TRUE(stub->Crds(&ctx2, v1::CrdsRequest(), &found).ok());
+  ASSERT_TRUE(admin.stub->Crds(&ctx2, v1::CrdsRequest(), &found).ok());
   EXPECT_TRUE(found.checked());
   ASSERT_EQ(found.crds_size(), 2);
   EXPECT_EQ(found.crds(0).name(), "podgroups.scheduling.volcano.sh");
