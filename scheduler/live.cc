@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <initializer_list>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -81,26 +82,49 @@ std::string PreferredDraVersion(kube::HttpClient& client) {
   return "";
 }
 
-// The newest resource.k8s.io version that serves DeviceTaintRules (v1
-// from 1.37, v1beta2 in 1.36, v1alpha3 before, each only with its
-// feature on), or "": a version's resource list says, the group's
-// version list does not (1.36 serves v1 without them).
-std::string TaintRuleVersion(kube::HttpClient& client) {
-  for (const char* wanted : {"v1", "v1beta2", "v1alpha3"}) {
-    auto r =
-        client.Request("GET", absl::StrCat("/apis/resource.k8s.io/", wanted));
+// The first of `versions` of API group `group` whose resource list holds
+// `resource`, as "group/version", or "": a version's resource list says,
+// the group's version list does not (1.36 serves resource.k8s.io/v1
+// without DeviceTaintRules).
+std::string ServedVersion(kube::HttpClient& client, const std::string& group,
+                          const std::string& resource,
+                          std::initializer_list<const char*> versions) {
+  for (const char* wanted : versions) {
+    auto r = client.Request("GET", absl::StrCat("/apis/", group, "/", wanted));
     if (!r.ok() || r->status != 200) continue;
     nlohmann::json list =
         nlohmann::json::parse(r->body, nullptr, /*allow_exceptions=*/false);
     if (!list.is_object() || !list["resources"].is_array()) continue;
-    for (const auto& resource : list["resources"]) {
-      if (resource.is_object() &&
-          resource.value("name", "") == "devicetaintrules") {
-        return std::string("resource.k8s.io/") + wanted;
-      }
+    for (const auto& served : list["resources"]) {
+      if (served.is_object() && served.value("name", "") == resource)
+        return absl::StrCat(group, "/", wanted);
     }
   }
   return "";
+}
+
+// The newest resource.k8s.io version that serves DeviceTaintRules (v1
+// from 1.37, v1beta2 in 1.36, v1alpha3 before, each only with its
+// feature on), or "".
+std::string TaintRuleVersion(kube::HttpClient& client) {
+  return ServedVersion(client, "resource.k8s.io", "devicetaintrules",
+                       {"v1", "v1beta2", "v1alpha3"});
+}
+
+// Kubernetes' gang API, each kind in the newest version served: 1.37's
+// v1beta1 (v1alpha3 beside it for CompositePodGroups), 1.36's v1alpha2,
+// 1.35's v1alpha1 (Workloads only).
+GangApiVersions ServedGangVersions(kube::HttpClient& client) {
+  GangApiVersions out;
+  out.workloads =
+      ServedVersion(client, "scheduling.k8s.io", "workloads",
+                    {"v1beta1", "v1alpha3", "v1alpha2", "v1alpha1"});
+  out.pod_groups = ServedVersion(client, "scheduling.k8s.io", "podgroups",
+                                 {"v1beta1", "v1alpha3", "v1alpha2"});
+  out.composite_pod_groups =
+      ServedVersion(client, "scheduling.k8s.io", "compositepodgroups",
+                    {"v1beta1", "v1alpha3"});
+  return out;
 }
 
 }  // namespace
@@ -136,11 +160,26 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
   // What the installed CRDs would drop (shoalctl crds).
   kube::CrdFindings crds;
   std::string dra_version, taint_rule_version;
+  GangApiVersions gang;
   {
     kube::HttpClient discovery(connection);
     dra_version = PreferredDraVersion(discovery);
     if (!dra_version.empty()) taint_rule_version = TaintRuleVersion(discovery);
+    gang = ServedGangVersions(discovery);
   }
+  LOG(INFO) << "Kubernetes' gang API: "
+            << (gang.workloads.empty() && gang.pod_groups.empty()
+                    ? std::string("scheduling.k8s.io serves no Workload or "
+                                  "PodGroup; pods naming one wait for it")
+                    : absl::StrCat(
+                          "Workloads in ",
+                          gang.workloads.empty() ? "none" : gang.workloads,
+                          ", PodGroups in ",
+                          gang.pod_groups.empty() ? "none" : gang.pod_groups,
+                          ", CompositePodGroups in ",
+                          gang.composite_pod_groups.empty()
+                              ? "none"
+                              : gang.composite_pod_groups));
   LOG(INFO) << "dynamic resource allocation: "
             << (dra_version.empty()
                     ? std::string("resource.k8s.io is not served; pods with "
@@ -149,7 +188,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
                       "ResourceClaims in " +
                           dra_version);
   std::vector<kube::WatchedKind> kinds = LiveKinds(
-      cache, status, warnings, dra_version, taint_rule_version, &crds);
+      cache, status, warnings, dra_version, taint_rule_version, &crds, gang);
   if (!taint_rule_version.empty()) {
     LOG(INFO) << "dynamic resource allocation: watching DeviceTaintRules in "
               << taint_rule_version;

@@ -99,12 +99,10 @@ void AddDeviceKinds(cache::Cache& cache, kube::WarningLog& warnings,
 
 }  // namespace
 
-std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
-                                         kube::StatusWriter& status,
-                                         kube::WarningLog& warnings,
-                                         const std::string& dra_version,
-                                         const std::string& taint_rule_version,
-                                         kube::CrdFindings* crds) {
+std::vector<kube::WatchedKind> LiveKinds(
+    cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
+    const std::string& dra_version, const std::string& taint_rule_version,
+    kube::CrdFindings* crds, const GangApiVersions& gang) {
   std::vector<kube::WatchedKind> kinds;
   kinds.push_back(
       {"nodes", "/api/v1/nodes", false,
@@ -211,18 +209,18 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
          cache.DeleteHyperNode(key);
          warnings.Forget(kube::NamedObject("hypernode", key));
        }});
-  // Kubernetes' own gang API (KEP-4671): alpha, served only where its
-  // feature gate and API version are on; a cluster without it has none.
-  for (const char* api_version :
-       {"scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1alpha2"}) {
-    kinds.push_back({absl::StrCat("workloads (", api_version, ")"),
-                     absl::StrCat("/apis/", api_version, "/workloads"), true,
-                     [&cache, &warnings, api_version](const json& o) {
-                       json typed = Typed(o, api_version, "Workload");
+  // Kubernetes' own gang API (KEP-4671, KEP-6012): served only where its
+  // feature gates and API versions are on; a cluster without it has none.
+  if (!gang.workloads.empty()) {
+    const std::string v = gang.workloads;
+    kinds.push_back({absl::StrCat("workloads (", v, ")"),
+                     absl::StrCat("/apis/", v, "/workloads"), true,
+                     [&cache, &warnings, v](const json& o) {
+                       json typed = Typed(o, v.c_str(), "Workload");
                        kube::DecodeWarnings said;
                        auto w = kube::DecodeWorkload(typed, &said);
                        if (!w.ok()) return w.status();
-                       warnings.Report(RefOf(o, api_version, "Workload"), said);
+                       warnings.Report(RefOf(o, v.c_str(), "Workload"), said);
                        cache.UpsertWorkload(*w);
                        return absl::OkStatus();
                      },
@@ -231,23 +229,43 @@ std::vector<kube::WatchedKind> LiveKinds(cache::Cache& cache,
                        warnings.Forget(kube::NamedObject("workload", key));
                      }});
   }
-  kinds.push_back(
-      {"podgroups (scheduling.k8s.io/v1alpha2)",
-       "/apis/scheduling.k8s.io/v1alpha2/podgroups", true,
-       [&cache, &warnings](const json& o) {
-         json typed = Typed(o, "scheduling.k8s.io/v1alpha2", "PodGroup");
-         kube::DecodeWarnings said;
-         auto group = kube::DecodeKubePodGroup(typed, &said);
-         if (!group.ok()) return group.status();
-         warnings.Report(RefOf(o, "scheduling.k8s.io/v1alpha2", "PodGroup"),
-                         said);
-         cache.UpsertPodGroup(*group);
-         return absl::OkStatus();
-       },
-       [&cache, &warnings](const std::string& key) {
-         cache.DeletePodGroup(key);
-         warnings.Forget(kube::NamedObject("podgroup", key));
-       }});
+  if (!gang.pod_groups.empty()) {
+    const std::string v = gang.pod_groups;
+    kinds.push_back({absl::StrCat("podgroups (", v, ")"),
+                     absl::StrCat("/apis/", v, "/podgroups"), true,
+                     [&cache, &warnings, v](const json& o) {
+                       json typed = Typed(o, v.c_str(), "PodGroup");
+                       kube::DecodeWarnings said;
+                       auto group = kube::DecodeKubePodGroup(typed, &said);
+                       if (!group.ok()) return group.status();
+                       warnings.Report(RefOf(o, v.c_str(), "PodGroup"), said);
+                       cache.UpsertPodGroup(*group);
+                       return absl::OkStatus();
+                     },
+                     [&cache, &warnings](const std::string& key) {
+                       cache.DeletePodGroup(key);
+                       warnings.Forget(kube::NamedObject("podgroup", key));
+                     }});
+  }
+  if (!gang.composite_pod_groups.empty()) {
+    const std::string v = gang.composite_pod_groups;
+    kinds.push_back(
+        {absl::StrCat("compositepodgroups (", v, ")"),
+         absl::StrCat("/apis/", v, "/compositepodgroups"), true,
+         [&cache, &warnings, v](const json& o) {
+           json typed = Typed(o, v.c_str(), "CompositePodGroup");
+           kube::DecodeWarnings said;
+           auto group = kube::DecodeCompositePodGroup(typed, &said);
+           if (!group.ok()) return group.status();
+           warnings.Report(RefOf(o, v.c_str(), "CompositePodGroup"), said);
+           cache.UpsertCompositePodGroup(*group);
+           return absl::OkStatus();
+         },
+         [&cache, &warnings](const std::string& key) {
+           cache.DeleteCompositePodGroup(key);
+           warnings.Forget(kube::NamedObject("compositepodgroup", key));
+         }});
+  }
   kinds.push_back(
       {"namespaces", "/api/v1/namespaces", false,
        [&cache](const json& o) {

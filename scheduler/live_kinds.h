@@ -16,17 +16,28 @@
 
 namespace shoal {
 
+// The scheduling.k8s.io versions Kubernetes' gang API is watched in: the
+// newest the API server serves of each kind ("" when it serves none).
+// One version per kind: a server serving two serves the same objects.
+struct GangApiVersions {
+  std::string workloads = "scheduling.k8s.io/v1beta1";
+  std::string pod_groups = "scheduling.k8s.io/v1beta1";
+  std::string composite_pod_groups = "scheduling.k8s.io/v1alpha3";
+};
+
 // What the decoders leave out goes to `warnings`, said once.
 // `dra_version`: the resource.k8s.io version to watch ResourceSlices,
 // DeviceClasses and ResourceClaims in (the newest the API server serves,
 // see PreferredDraVersion), "" for none; `taint_rule_version` the one to
 // watch DeviceTaintRules in ("" when none serves them). What the CRDs of
 // the kinds read would drop goes to `crds` too, when given (shoalctl crds).
+// `gang`: where Workloads, PodGroups and CompositePodGroups are watched.
 std::vector<kube::WatchedKind> LiveKinds(
     cache::Cache& cache, kube::StatusWriter& status, kube::WarningLog& warnings,
     const std::string& dra_version = "resource.k8s.io/v1",
     const std::string& taint_rule_version = "",
-    kube::CrdFindings* crds = nullptr);
+    kube::CrdFindings* crds = nullptr,
+    const GangApiVersions& gang = GangApiVersions());
 
 }  // namespace shoal
 

@@ -40,14 +40,27 @@ std::vector<ResourceType> DefaultResources(
       {"rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true,
        false, false},
       {"apps", "v1", "deployments", "Deployment", true, true, false},
-      // Kubernetes' own gang API with the GenericWorkload feature gate on:
-      // v1alpha1 as 1.35 serves it, v1alpha2 (and its PodGroups) as 1.36.
+      // Kubernetes' own gang API with its feature gates on: v1alpha1 as
+      // 1.35 serves it, v1alpha2 (and its PodGroups) as 1.36, v1beta1 and
+      // v1alpha3 (with CompositePodGroups) as 1.37. No real server serves
+      // them all at once; objects are stored once whatever the version,
+      // so each test's objects read in the version Shoal watches.
       {"scheduling.k8s.io", "v1alpha1", "workloads", "Workload", true, false,
        false},
       {"scheduling.k8s.io", "v1alpha2", "workloads", "Workload", true, false,
        false},
       {"scheduling.k8s.io", "v1alpha2", "podgroups", "PodGroup", true, true,
        false},
+      {"scheduling.k8s.io", "v1beta1", "workloads", "Workload", true, false,
+       false},
+      {"scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup", true, true,
+       false},
+      {"scheduling.k8s.io", "v1alpha3", "workloads", "Workload", true, false,
+       false},
+      {"scheduling.k8s.io", "v1alpha3", "podgroups", "PodGroup", true, true,
+       false},
+      {"scheduling.k8s.io", "v1alpha3", "compositepodgroups",
+       "CompositePodGroup", true, true, false},
       // Dynamic Resource Allocation as 1.34 serves it (GA, v1).
       {"resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false, false,
        false},

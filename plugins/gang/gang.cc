@@ -29,6 +29,9 @@ const char* MinimumField(const api::JobInfo& job) {
       return "the Workload's podGroups[].policy.gang.minCount";
     case api::GroupSource::kKubePodGroup:
       return "spec.schedulingPolicy.gang.minCount";
+    case api::GroupSource::kCompositeTree:
+      return "the tree's minimum (its minGroupCount cheapest children, by "
+             "their minCount)";
     default:
       return "spec.minMember";
   }

@@ -159,7 +159,7 @@ class Allocate : public framework::Action {
     // words (room, a reservation, a placement rule).
     const std::string last = job.fit_error;
     job.fit_error = absl::StrCat(
-        "no network domain could take the gang whole (spec.networkTopology ",
+        "no network domain could take the gang whole (", NetworkField(job), " ",
         DescribeConstraint(job.network), "): tried ",
         absl::StrJoin(tried, ", "),
         ", whose nodes' free room added up to enough for its pods",

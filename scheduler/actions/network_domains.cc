@@ -97,7 +97,13 @@ std::vector<api::NodeIndex> PlacedNodes(const Session& s,
 
 }  // namespace
 
+std::string NetworkField(const api::JobInfo& job) {
+  return job.network.topology_key ? "spec.schedulingConstraints.topology"
+                                  : "spec.networkTopology";
+}
+
 std::string DescribeConstraint(const NetworkConstraint& c) {
+  if (c.topology_key) return absl::StrCat("key ", c.highest_tier_name);
   std::string out = absl::StrCat(
       "mode ", c.mode == NetworkConstraint::Mode::kHard ? "hard" : "soft");
   if (!c.highest_tier_name.empty()) {
@@ -277,23 +283,26 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   }
   return PlanFor(
       s, Request{job.network, tasks, first, need, need, PlacedNodes(s, job),
-                 api::kNone, "spec.networkTopology", ""});
+                 api::kNone, NetworkField(job), ""});
 }
 
 DomainPlan PlanSubGroupDomains(Session& s, const api::JobInfo& job,
                                int32_t group,
                                const std::vector<api::TaskIndex>& tasks,
                                int32_t within) {
-  const int32_t p = job.sub_groups[group].policy;
-  const api::SubGroupPolicy& policy = job.sub_group_policies[p];
+  const api::SubGroup& g = job.sub_groups[group];
   const int32_t ready = api::SubGroupReady(s.cluster(), job, group, true);
   const int64_t need = std::min<int64_t>(static_cast<int64_t>(tasks.size()),
-                                         std::max(1, policy.size - ready));
+                                         std::max(1, g.size - ready));
+  std::string field =
+      g.leaf != api::kNone
+          ? absl::StrCat("podgroup ", job.ns, "/", g.key,
+                         " spec.schedulingConstraints.topology")
+          : absl::StrCat("spec.subGroupPolicy[", g.policy, "].networkTopology");
   return PlanFor(
-      s, Request{policy.network, tasks, 0, need,
+      s, Request{api::SubGroupNetwork(job, group), tasks, 0, need,
                  static_cast<int64_t>(tasks.size()), PlacedNodes(s, job, group),
-                 within,
-                 absl::StrCat("spec.subGroupPolicy[", p, "].networkTopology"),
+                 within, std::move(field),
                  absl::StrCat(", sub-group ", api::SubGroupName(job, group))});
 }
 
@@ -316,8 +325,7 @@ int32_t GrowthDomainOf(const Session& s, const api::JobInfo& job) {
   if (job.network.mode != NetworkConstraint::Mode::kHard) return api::kNone;
   const api::NetworkTopology* net = s.network();
   std::string why;
-  const int32_t limit =
-      TierLimit(net, job.network, "spec.networkTopology", &why);
+  const int32_t limit = TierLimit(net, job.network, NetworkField(job), &why);
   if (!why.empty()) return kNoDomain;
   if (limit >= ClusterTier(net)) return api::kNone;
   // Pods counted ready but on no node Shoal knows: the domain is chosen

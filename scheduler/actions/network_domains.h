@@ -89,6 +89,9 @@ const std::vector<api::NodeIndex>* GrowthDomain(const framework::Session& s,
 
 // "mode hard, highestTierAllowed 1": the constraint as the PodGroup says it.
 std::string DescribeConstraint(const api::NetworkConstraint& c);
+// Where the job's own constraint is written: "spec.networkTopology" or,
+// for a Kubernetes group, "spec.schedulingConstraints.topology".
+std::string NetworkField(const api::JobInfo& job);
 
 }  // namespace shoal::actions
 

@@ -152,7 +152,7 @@ TEST_F(NetworkDomainsTest,
   EXPECT_EQ(plan.need, 2);
   EXPECT_FALSE(plan.anywhere);
   // Were its minimum 3, r0 alone could not hold it: refused, by name.
-  s->job(j).sub_group_policies[0].size = 3;
+  s->job(j).sub_groups[0].size = 3;
   plan = PlanSubGroupDomains(*s, s->job(j), 0, Pending(*s, j), net.Find("r0"));
   EXPECT_EQ(plan.refusal,
             "no network domain up to tier 1 holds 3 pods of cpu: 2 inside r0 "

@@ -43,7 +43,8 @@ int32_t NextGroup(const Session& s, const api::JobInfo& job,
     }
     const int32_t p = job.sub_groups[g].policy;
     const api::SubGroupPolicy& policy = job.sub_group_policies[p];
-    if (whole[p] < policy.min_groups && ready[g] < policy.size) return g;
+    if (whole[p] < policy.min_groups && ready[g] < job.sub_groups[g].size)
+      return g;
     if (first == kNoGroup) first = g;
   }
   return first;
@@ -69,13 +70,15 @@ bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
       d == api::kNone ? nullptr : &net->domain(d).nodes;
   std::vector<const std::vector<api::NodeIndex>*> candidates = {inside};
   if (g != kUngrouped) {
-    const int32_t size = job.sub_group_policies[job.sub_groups[g].policy].size;
+    const int32_t size = job.sub_groups[g].size;
     need = std::max(1, size - api::SubGroupReady(c, job, g, true));
     if (tasks.size() < need) {
-      job.fit_error =
-          absl::StrCat("sub-group ", api::SubGroupName(job, g), " has ",
-                       tasks.size(), " pod(s) left to place, fewer than the ",
-                       need, " that make it whole (subGroupSize ", size, ")");
+      job.fit_error = absl::StrCat(
+          "sub-group ", api::SubGroupName(job, g), " has ", tasks.size(),
+          " pod(s) left to place, fewer than the ", need,
+          " that make it whole (",
+          job.sub_groups[g].leaf == api::kNone ? "subGroupSize " : "minCount ",
+          size, ")");
       return false;
     }
     const DomainPlan plan = PlanSubGroupDomains(s, job, g, tasks, d);
@@ -157,7 +160,7 @@ bool PlaceBySubGroups(Session& s, api::JobIndex j, JobCursor& cursor) {
       job.ReadyCount() > 0 ? GrowthDomainOf(s, job) : api::kNone;
   if (running_in == kNoDomain) {
     job.fit_error = absl::StrCat(
-        "its pods already run wider than spec.networkTopology (",
+        "its pods already run wider than ", NetworkField(job), " (",
         DescribeConstraint(job.network), ") allows: it does not grow");
     return false;
   }
@@ -189,8 +192,9 @@ bool PlaceBySubGroups(Session& s, api::JobIndex j, JobCursor& cursor) {
   const std::string last = job.fit_error;
   job.fit_error = absl::StrCat(
       "no network domain could take the gang whole with its sub-groups "
-      "(spec.networkTopology ",
-      DescribeConstraint(job.network), "): tried ", absl::StrJoin(tried, ", "),
+      "(",
+      NetworkField(job), " ", DescribeConstraint(job.network), "): tried ",
+      absl::StrJoin(tried, ", "),
       last.empty() ? std::string() : absl::StrCat("; last: ", last));
   return false;
 }

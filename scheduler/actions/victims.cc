@@ -167,38 +167,31 @@ class GangFloor {
   }
 
  private:
-  // A job with sub-groups keeps minSubGroups of each policy whole: a pod
-  // beyond its sub-group's subGroupSize may go; one that would break a
-  // whole sub-group only while its policy has whole ones to spare.
+  // A job with sub-groups keeps minSubGroups of each policy whole (and of
+  // each composite of a tree, level by level): a pod beyond its
+  // sub-group's size may go; one that would break a whole sub-group only
+  // while the job stays satisfied without it.
   bool TakeFromSubGroup(api::JobIndex j, int32_t g) {
     const api::JobInfo& job = s_.cluster().jobs[j];
     if (g == api::kNone || job.tasks.size() == 1) return true;
-    auto [it, fresh] = group_ready_.try_emplace({j, g}, 0);
-    if (fresh) it->second = api::SubGroupReady(s_.cluster(), job, g);
-    const int32_t p = job.sub_groups[g].policy;
-    const api::SubGroupPolicy& policy = job.sub_group_policies[p];
+    auto [it, fresh] = group_ready_.try_emplace(j);
+    if (fresh) it->second = api::SubGroupsReady(s_.cluster(), job);
+    std::vector<int32_t>& ready = it->second;
     // Above its size it stays whole; below, it was broken already.
-    if (it->second != policy.size) {
-      --it->second;
+    if (ready[g] != job.sub_groups[g].size) {
+      --ready[g];
       return true;
     }
-    auto [spare, fresh_policy] = policy_spare_.try_emplace({j, p}, 0);
-    if (fresh_policy) {
-      const int32_t whole =
-          api::WholeByPolicy(job, api::SubGroupsReady(s_.cluster(), job))[p];
-      spare->second = std::max(0, whole - policy.min_groups);
-    }
-    if (spare->second == 0) return false;
-    --spare->second;
-    --it->second;
-    return true;
+    --ready[g];
+    if (api::SubGroupsSatisfied(job, ready)) return true;
+    ++ready[g];
+    return false;
   }
 
   const framework::Session& s_;
   std::map<api::JobIndex, int32_t> job_spare_;
   std::map<std::pair<api::JobIndex, std::string>, int32_t> role_spare_;
-  std::map<std::pair<api::JobIndex, int32_t>, int32_t> group_ready_;
-  std::map<std::pair<api::JobIndex, int32_t>, int32_t> policy_spare_;
+  std::map<api::JobIndex, std::vector<int32_t>> group_ready_;
 };
 
 // How much more may be taken from each queue without leaving it (or any

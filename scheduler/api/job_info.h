@@ -26,7 +26,8 @@ enum class GroupSource {
   kVolcano,           // scheduling.volcano.sh/v1beta1
   kSchedulerPlugins,  // scheduling.x-k8s.io/v1alpha1
   kWorkload,          // a gang of a scheduling.k8s.io/v1alpha1 Workload
-  kKubePodGroup,      // scheduling.k8s.io/v1alpha2 PodGroup
+  kKubePodGroup,      // scheduling.k8s.io PodGroup (v1alpha2 on)
+  kCompositeTree,     // a scheduling.k8s.io CompositePodGroup tree
   kSinglePod,         // no PodGroup: a job of one
 };
 
@@ -47,6 +48,9 @@ struct JobInfo {
   std::optional<Resource> min_resources;
   std::string priority_class;
   int32_t priority = 0;
+  // A scheduling.k8s.io group's spec.priority (set by the API server's
+  // priority admission): `priority` is it, whatever the class or pods say.
+  bool priority_stated = false;
   PodGroupPhase phase = PodGroupPhase::kPending;
   // Where in the network its pods must or should run (spec.networkTopology).
   NetworkConstraint network;
@@ -81,6 +85,15 @@ struct JobInfo {
   // none (preempt ends it whole; nothing takes a single pod of it).
   bool disrupted_whole = false;
   std::string unsupported_value;
+  // A scheduling.k8s.io PodGroup under a CompositePodGroup: its
+  // spec.parentCompositePodGroupName. The cache folds such a leaf into its
+  // tree's job (cache/composite_jobs.h); "" for a PodGroup of its own.
+  std::string parent_group;
+  // spec.preemptionPolicy of a scheduling.k8s.io group ("" when unset).
+  std::string preemption_policy;
+  // Why the job may not run as its objects stand (a CompositePodGroup
+  // tree breaking a rule of the API, named): it waits, saying so.
+  std::string refusal;
   // Admitted (Inqueue) in an earlier cycle without placing anything yet:
   // the session puts it back to Pending and enqueue decides again, so an
   // admission never holds room that allocate would not give it.

@@ -70,9 +70,14 @@ struct NetworkConstraint {
   // neither is stated.
   int32_t highest_tier = 0;
   std::string highest_tier_name;
+  // Kubernetes' own form (KEP-5732, schedulingConstraints.topology[].key):
+  // hard, and highest_tier_name is a node label key, every pod inside one
+  // domain of that label (a tier of its own when nothing else names it).
+  bool topology_key = false;
   bool operator==(const NetworkConstraint& o) const {
     return mode == o.mode && highest_tier == o.highest_tier &&
-           highest_tier_name == o.highest_tier_name;
+           highest_tier_name == o.highest_tier_name &&
+           topology_key == o.topology_key;
   }
 };
 

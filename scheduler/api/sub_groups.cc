@@ -65,15 +65,31 @@ void PartitionSubGroups(ClusterInfo& c, JobIndex j) {
   job.sub_groups.clear();
   for (TaskIndex t : job.tasks) c.tasks[t].sub_group = kNone;
   if (job.sub_group_policies.empty()) return;
+  // A composite tree's leaves, by the PodGroup name pods give.
+  std::map<std::string, std::pair<int32_t, int32_t>> leaf_of;
+  for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
+    const SubGroupPolicy& policy = job.sub_group_policies[p];
+    for (size_t l = 0; l < policy.leaves.size(); ++l) {
+      leaf_of.emplace(
+          policy.leaves[l].name,
+          std::make_pair(static_cast<int32_t>(p), static_cast<int32_t>(l)));
+    }
+  }
   // (policy, key) -> tasks; for a policy without keys, its tasks in order
   // of their names, cut into sub-groups afterwards.
   std::map<std::pair<int32_t, std::string>, std::vector<TaskIndex>> keyed;
   std::vector<std::vector<TaskIndex>> unkeyed(job.sub_group_policies.size());
   for (TaskIndex t : job.tasks) {
-    const Labels& labels = c.tasks[t].pod->labels;
+    const PodInfo& pod = *c.tasks[t].pod;
+    if (!leaf_of.empty()) {
+      auto it = leaf_of.find(pod.group);
+      if (it != leaf_of.end())
+        keyed[{it->second.first, pod.group}].push_back(t);
+      continue;
+    }
     for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
       const SubGroupPolicy& policy = job.sub_group_policies[p];
-      std::optional<std::string> key = KeyUnder(policy, labels);
+      std::optional<std::string> key = KeyUnder(policy, pod.labels);
       if (!key.has_value()) continue;
       if (policy.match_label_keys.empty()) {
         unkeyed[p].push_back(t);
@@ -99,13 +115,25 @@ void PartitionSubGroups(ClusterInfo& c, JobIndex j) {
   }
   for (auto& [id, tasks] : keyed) {
     const auto g = static_cast<int32_t>(job.sub_groups.size());
-    std::string key = id.second;
-    if (job.sub_group_policies[id.first].match_label_keys.empty()) {
-      key.erase(0, std::min(key.find_first_not_of('0'), key.size() - 1));
+    const SubGroupPolicy& policy = job.sub_group_policies[id.first];
+    SubGroup group{id.first, id.second, std::max(1, policy.size), kNone};
+    if (auto leaf = leaf_of.find(id.second); leaf != leaf_of.end()) {
+      group.leaf = leaf->second.second;
+      group.size = std::max(1, policy.leaves[group.leaf].min_count);
+    } else if (policy.match_label_keys.empty()) {
+      group.key.erase(
+          0, std::min(group.key.find_first_not_of('0'), group.key.size() - 1));
     }
-    job.sub_groups.push_back({id.first, std::move(key)});
+    job.sub_groups.push_back(std::move(group));
     for (TaskIndex t : tasks) c.tasks[t].sub_group = g;
   }
+}
+
+const NetworkConstraint& SubGroupNetwork(const JobInfo& job, int32_t g) {
+  const SubGroup& group = job.sub_groups[g];
+  const SubGroupPolicy& policy = job.sub_group_policies[group.policy];
+  return group.leaf == kNone ? policy.network
+                             : policy.leaves[group.leaf].network;
 }
 
 std::string SubGroupName(const JobInfo& job, int32_t group) {
@@ -147,11 +175,45 @@ std::vector<int32_t> WholeByPolicy(const JobInfo& job,
                                    const std::vector<int32_t>& ready) {
   std::vector<int32_t> whole(job.sub_group_policies.size(), 0);
   for (size_t g = 0; g < job.sub_groups.size(); ++g) {
-    const int32_t p = job.sub_groups[g].policy;
-    if (ready[g] >= job.sub_group_policies[p].size) ++whole[p];
+    if (ready[g] >= job.sub_groups[g].size) ++whole[job.sub_groups[g].policy];
+  }
+  // Children after their parents: the last policies are settled first.
+  for (size_t p = job.sub_group_policies.size(); p-- > 0;) {
+    const SubGroupPolicy& policy = job.sub_group_policies[p];
+    if (policy.parent != kNone && whole[p] >= std::max(1, policy.min_groups))
+      ++whole[policy.parent];
   }
   return whole;
 }
+
+bool SubGroupsSatisfied(const JobInfo& job, const std::vector<int32_t>& ready) {
+  const std::vector<int32_t> whole = WholeByPolicy(job, ready);
+  for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
+    const SubGroupPolicy& policy = job.sub_group_policies[p];
+    if (policy.parent == kNone && whole[p] < policy.min_groups) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// "sub-group policy worker" or "compositepodgroup ml/root": what the
+// messages call policy `p`.
+std::string PolicyNoun(const JobInfo& job, size_t p) {
+  const SubGroupPolicy& policy = job.sub_group_policies[p];
+  return policy.composite
+             ? absl::StrCat("compositepodgroup ", job.ns, "/", policy.name)
+             : absl::StrCat("sub-group policy ", policy.name);
+}
+
+// The field naming policy `p`'s minimum, as its object spells it.
+std::string MinimumField(const JobInfo& job, size_t p) {
+  return job.sub_group_policies[p].composite
+             ? "spec.schedulingPolicy.gang.minGroupCount"
+             : absl::StrCat("spec.subGroupPolicy[", p, "].minSubGroups");
+}
+
+}  // namespace
 
 std::string SubGroupsShort(const ClusterInfo& c, const JobInfo& job,
                            bool with_pipelined) {
@@ -160,25 +222,39 @@ std::string SubGroupsShort(const ClusterInfo& c, const JobInfo& job,
       WholeByPolicy(job, SubGroupsReady(c, job, with_pipelined));
   for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
     const SubGroupPolicy& policy = job.sub_group_policies[p];
-    if (whole[p] < policy.min_groups) {
-      return absl::StrCat(whole[p], " of sub-group policy ", policy.name,
-                          "'s sub-groups are placed whole, minSubGroups is ",
-                          policy.min_groups);
+    if (policy.parent != kNone || whole[p] >= policy.min_groups) continue;
+    if (policy.composite) {
+      return absl::StrCat(whole[p], " of ", PolicyNoun(job, p),
+                          "'s groups are placed whole, ", MinimumField(job, p),
+                          " is ", policy.min_groups);
     }
+    return absl::StrCat(whole[p], " of ", PolicyNoun(job, p),
+                        "'s sub-groups are placed whole, minSubGroups is ",
+                        policy.min_groups);
   }
   return "";
 }
 
 std::string SubGroupsTooFew(const JobInfo& job) {
+  // Each policy's groups: its sub-groups and the composites under it.
   std::vector<int32_t> groups(job.sub_group_policies.size(), 0);
   for (const SubGroup& g : job.sub_groups) ++groups[g.policy];
+  for (const SubGroupPolicy& policy : job.sub_group_policies) {
+    if (policy.parent != kNone) ++groups[policy.parent];
+  }
   for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
     const SubGroupPolicy& policy = job.sub_group_policies[p];
     if (groups[p] < policy.min_groups) {
+      if (policy.composite) {
+        return absl::StrCat(
+            "not enough groups for the gang: ", PolicyNoun(job, p), " has ",
+            groups[p], " group", groups[p] == 1 ? "" : "s", " with pods, ",
+            MinimumField(job, p), " is ", policy.min_groups);
+      }
       return absl::StrCat("not enough sub-groups for the gang: its pods form ",
                           groups[p], " sub-group", groups[p] == 1 ? "" : "s",
-                          " of policy ", policy.name, ", spec.subGroupPolicy[",
-                          p, "].minSubGroups is ", policy.min_groups);
+                          " of policy ", policy.name, ", ",
+                          MinimumField(job, p), " is ", policy.min_groups);
     }
   }
   return "";

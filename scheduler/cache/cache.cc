@@ -65,6 +65,18 @@ void Cache::DeleteWorkload(const std::string& key) {
   if (workloads_.erase(key) > 0) Restructure();
 }
 
+void Cache::UpsertCompositePodGroup(api::CompositePodGroupSpec group) {
+  absl::MutexLock lock(&mu_);
+  std::string key = group.Key();
+  composites_[std::move(key)] = std::move(group);
+  Restructure();
+}
+
+void Cache::DeleteCompositePodGroup(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (composites_.erase(key) > 0) Restructure();
+}
+
 std::shared_ptr<const api::NetworkTopology> Cache::NetworkFor(
     const api::ClusterInfo& cluster, bool fresh) const {
   if (!fresh && !network_stale_) return network_;
@@ -106,8 +118,11 @@ void Cache::DeletePod(const std::string& key) {
 void Cache::UpsertPodGroup(api::JobInfo group) {
   absl::MutexLock lock(&mu_);
   Reconcile(group);
+  // A leaf of a CompositePodGroup tree is part of its root's job: the
+  // tree is assembled again.
+  const bool leaf = !group.parent_group.empty();
   auto [it, added] = groups_.insert_or_assign(group.Key(), std::move(group));
-  if (added) {
+  if (added || leaf) {
     Restructure();
   } else {
     changed_groups_.insert(it->first);
@@ -145,7 +160,8 @@ void Cache::KeepDecisions(const api::ClusterInfo& cluster) {
       continue;
     // A Workload's gang has no object of its own (no phase to keep); its
     // job is made anew on each assembly.
-    const bool workload = job.source == api::GroupSource::kWorkload;
+    const bool workload = job.source == api::GroupSource::kWorkload ||
+                          job.source == api::GroupSource::kCompositeTree;
     auto group = groups_.find(job.Key());
     if (!workload && (group == groups_.end() || group->second.uid != job.uid)) {
       continue;  // gone meanwhile

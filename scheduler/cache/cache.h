@@ -51,6 +51,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/api/composite_pod_group.h"
 #include "scheduler/api/priority_class.h"
 #include "scheduler/api/volume.h"
 #include "scheduler/cache/device_objects.h"
@@ -81,6 +82,7 @@ struct CacheContents {
   std::vector<api::CsiNode> csi_nodes;  // only those with a limit
   std::vector<api::HyperNodeSpec> hypernodes;
   std::vector<api::WorkloadSpec> workloads;
+  std::vector<api::CompositePodGroupSpec> composite_pod_groups;
   std::vector<api::ResourceSlice> resource_slices;
   std::vector<api::DeviceClass> device_classes;
   std::vector<api::DeviceTaintRule> device_taint_rules;
@@ -140,6 +142,11 @@ class Cache {
   // when the snapshot is assembled (workload_jobs.h).
   void UpsertWorkload(api::WorkloadSpec workload);
   void DeleteWorkload(const std::string& key);
+  // Kubernetes' CompositePodGroups: each tree of them over PodGroups
+  // naming a parent is one job when the snapshot is assembled
+  // (composite_jobs.h).
+  void UpsertCompositePodGroup(api::CompositePodGroupSpec group);
+  void DeleteCompositePodGroup(const std::string& key);
   // Dynamic Resource Allocation: slices by name, classes by name, claims
   // by "namespace/name" (api/devices.h).
   void UpsertDeviceTaintRule(api::DeviceTaintRule rule);
@@ -288,6 +295,8 @@ class Cache {
       csi_nodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::HyperNodeSpec> hypernodes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::WorkloadSpec> workloads_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, api::CompositePodGroupSpec> composites_
+      ABSL_GUARDED_BY(mu_);
   DeviceObjects devices_ ABSL_GUARDED_BY(mu_);
   // The tree the HyperNodes make over the nodes, kept between assemblies
   // (matching patterns against every node is not free) and rebuilt only

@@ -12,6 +12,7 @@
 #include "scheduler/api/cluster_builder.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/cache/cluster_patch.h"
+#include "scheduler/cache/composite_jobs.h"
 #include "scheduler/cache/workload_jobs.h"
 
 namespace shoal::cache {
@@ -60,6 +61,8 @@ CacheContents Cache::Export() const {
     out.csi_nodes.push_back({name, *limits});
   for (const auto& [name, h] : hypernodes_) out.hypernodes.push_back(h);
   for (const auto& [key, w] : workloads_) out.workloads.push_back(w);
+  for (const auto& [key, c] : composites_)
+    out.composite_pod_groups.push_back(c);
   out.resource_slices = devices_.Slices();
   out.device_classes = devices_.Classes();
   out.device_taint_rules = devices_.TaintRules();
@@ -120,8 +123,10 @@ std::shared_ptr<const api::PodInfo> Cache::Derive(const std::string& key,
 api::JobInfo Cache::GroupJob(const std::string& key,
                              const api::JobInfo& group) const {
   api::JobInfo job = group;
-  job.priority =
-      job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+  if (!job.priority_stated) {
+    job.priority =
+        job.priority_class.empty() ? 0 : PriorityOf(job.priority_class);
+  }
   ApplyKept(key, job);
   return job;
 }
@@ -170,9 +175,41 @@ api::ClusterInfo Cache::Assemble(
   }
   absl::flat_hash_map<std::string, api::JobIndex> job_of_group;
   job_of_group.reserve(groups_.size());
+  const CompositeTrees trees =
+      composites_.empty()
+          ? CompositeTrees{}
+          : BuildCompositeTrees(composites_, groups_,
+                                [this](const std::string& class_name)
+                                    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                      return PriorityOf(class_name);
+                                    });
+  std::map<std::string, api::JobIndex> tree_jobs;
+  for (const auto& [key, tree] : trees.jobs) {
+    api::JobInfo job = tree;
+    ApplyKept(key, job);
+    tree_jobs[key] = b.AddJob(std::move(job));
+  }
   for (const auto& [key, group] : groups_) {
     if (theirs.count(key) > 0 && ours.count(key) == 0) continue;
-    job_of_group[key] = b.AddJob(GroupJob(key, group));
+    if (auto root = trees.root_of_leaf.find(key);
+        root != trees.root_of_leaf.end()) {
+      job_of_group[key] = tree_jobs.at(root->second);
+      continue;
+    }
+    api::JobInfo job = GroupJob(key, group);
+    if (auto broken = trees.broken_leaf.find(key);
+        broken != trees.broken_leaf.end()) {
+      job.group_missing = true;
+      job.missing_reason = broken->second;
+    } else if (!group.parent_group.empty()) {
+      job.group_missing = true;
+      job.missing_reason = absl::StrCat(
+          "compositepodgroup ", group.ns, "/", group.parent_group,
+          " does not exist (podgroup ", key,
+          " names it in spec.parentCompositePodGroupName); its pods wait "
+          "until it is created");
+    }
+    job_of_group[key] = b.AddJob(std::move(job));
   }
   // (job, pod priority) pairs: a PodGroup without a class ranks as its
   // highest pod, settled once every pod is known.
@@ -227,17 +264,21 @@ api::ClusterInfo Cache::Assemble(
   for (auto& [pod, job] : tasks) b.AddTask(std::move(pod), job);
   api::ClusterInfo cluster = std::move(b).Build();
   cluster.network = NetworkFor(cluster, fresh);
-  // A Workload's gang has no object to hold a phase: it runs once it has
-  // pods on nodes.
+  // A Workload's gang (or a tree's) has no object to hold a phase: it runs
+  // once it has pods on nodes.
   for (api::JobInfo& j : cluster.jobs) {
-    if (j.source == api::GroupSource::kWorkload && j.ScheduledCount() > 0)
+    if ((j.source == api::GroupSource::kWorkload ||
+         j.source == api::GroupSource::kCompositeTree) &&
+        j.ScheduledCount() > 0)
       j.phase = api::PodGroupPhase::kRunning;
   }
+  for (const auto& [root, j] : tree_jobs)
+    CheckTreePods(cluster, cluster.jobs[j], theirs, trees.root_of_leaf);
   // A PodGroup without a class of its own ranks as its highest pod.
   for (const auto& [job, priority] : pod_priorities) {
     api::JobInfo& j = cluster.jobs[job];
-    if (j.priority_class.empty() && j.source != api::GroupSource::kSinglePod &&
-        priority > j.priority) {
+    if (j.priority_class.empty() && !j.priority_stated &&
+        j.source != api::GroupSource::kSinglePod && priority > j.priority) {
       j.priority = priority;
     }
   }
@@ -305,6 +346,7 @@ bool Cache::PatchModel() const {
     group_key.assign(pod.ns).append("/").append(pod.group);
     auto job = model_jobs_.find(group_key);
     if (job == model_jobs_.end() || model_->jobs[job->second].group_missing ||
+        model_->jobs[job->second].source == api::GroupSource::kCompositeTree ||
         model_theirs_.count(group_key) > 0) {
       return false;
     }
@@ -363,7 +405,9 @@ bool Cache::PatchModel() const {
     auto job = model_jobs_.find(key);
     // Not in the model: another scheduler's, as it was then.
     if (job == model_jobs_.end()) continue;
-    if (model_->jobs[job->second].group_missing) return false;
+    if (model_->jobs[job->second].group_missing ||
+        model_->jobs[job->second].source == api::GroupSource::kCompositeTree)
+      return false;
     patch.ReplaceGroupJob(job->second, GroupJob(key, group->second));
   }
   std::move(patch).Finish(nodes_, csi_nodes_);

@@ -322,7 +322,7 @@ void ClusterPatch::Finish(const NodeSpecs& specs,
                                            : api::PodGroupPhase::kPending;
     }
     if (job.source != api::GroupSource::kSinglePod &&
-        job.priority_class.empty()) {
+        job.priority_class.empty() && !job.priority_stated) {
       // A PodGroup without a class of its own ranks as its highest pod.
       job.priority = 0;
       for (api::TaskIndex t : job.tasks) {

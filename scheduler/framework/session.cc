@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <set>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -26,6 +28,40 @@ api::ClusterInfo WithSessionClaims(api::ClusterInfo cluster) {
   return cluster;
 }
 
+// The node label keys the network is built from when no HyperNode
+// describes it: the policy's tierLabels and every key a Kubernetes group
+// names in schedulingConstraints.topology, narrowest (most values) first.
+std::vector<std::string> TierKeysOf(const api::ClusterInfo& c,
+                                    std::vector<std::string> keys) {
+  const size_t configured = keys.size();
+  auto add = [&keys](const api::NetworkConstraint& n) {
+    if (n.topology_key &&
+        std::find(keys.begin(), keys.end(), n.highest_tier_name) == keys.end())
+      keys.push_back(n.highest_tier_name);
+  };
+  for (const api::JobInfo& job : c.jobs) {
+    add(job.network);
+    for (const api::SubGroupPolicy& p : job.sub_group_policies) {
+      add(p.network);
+      for (const api::LeafPodGroup& leaf : p.leaves) add(leaf.network);
+    }
+  }
+  if (keys.size() == configured) return keys;
+  std::map<std::string, size_t> values;
+  for (const std::string& key : keys) {
+    std::set<std::string> seen;
+    for (const api::NodeInfo& n : c.nodes) {
+      if (const std::string* v = n.spec().labels.Find(key)) seen.insert(*v);
+    }
+    values[key] = seen.size();
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&values](const std::string& a, const std::string& b) {
+                     return values[a] > values[b];
+                   });
+  return keys;
+}
+
 }  // namespace
 
 Session::Session(api::ClusterInfo cluster, Policy& policy)
@@ -37,7 +73,8 @@ Session::Session(api::ClusterInfo cluster, Policy& policy)
                 cluster_.nodes.size()) {
   assert(api::IndexesMatchPositions(cluster_));
   if (cluster_.network == nullptr || cluster_.network->empty()) {
-    std::vector<std::string> keys = NetworkTierLabels(policy_);
+    std::vector<std::string> keys =
+        TierKeysOf(cluster_, NetworkTierLabels(policy_));
     if (!keys.empty()) {
       cluster_.network = std::make_shared<const api::NetworkTopology>(
           api::NetworkTopology::FromLabelTiers(keys, cluster_.nodes));
@@ -188,8 +225,15 @@ bool Session::JobAdmissible(const api::JobInfo& job, std::string* why) const {
                               "created");
     return false;
   }
+  if (!job.refusal.empty()) {
+    *why = job.refusal;
+    return false;
+  }
   if (!job.unsupported_field.empty()) {
-    *why = absl::StrCat("podgroup ", job.Key(), " uses ", job.unsupported_field,
+    *why = absl::StrCat(job.source == api::GroupSource::kCompositeTree
+                            ? "compositepodgroup "
+                            : "podgroup ",
+                        job.Key(), " uses ", job.unsupported_field,
                         ", which Shoal does not implement yet; the gang waits "
                         "rather than be placed as if that were absent");
     return false;

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "scheduler/api/composite_pod_group.h"
 #include "scheduler/api/job_info.h"
 #include "scheduler/api/network_topology.h"
 #include "scheduler/api/node_info.h"
@@ -114,11 +115,17 @@ absl::StatusOr<api::HyperNodeSpec> DecodeHyperNode(const nlohmann::json& obj,
 absl::StatusOr<api::WorkloadSpec> DecodeWorkload(const nlohmann::json& obj,
                                                  DecodeWarnings* warnings);
 
-// Kubernetes' own PodGroup (scheduling.k8s.io/v1alpha2, made from a
-// Workload's template; pods join it by spec.schedulingGroup): a gang of
-// schedulingPolicy.gang.minCount, or basic (minimum 1).
+// Kubernetes' own PodGroup (scheduling.k8s.io v1alpha2, v1beta1,
+// v1alpha3, made from a Workload's template; pods join it by
+// spec.schedulingGroup): a gang of schedulingPolicy.gang.minCount, or
+// basic (minimum 1); a leaf of a tree when it names a parent.
 absl::StatusOr<api::JobInfo> DecodeKubePodGroup(const nlohmann::json& obj,
                                                 DecodeWarnings* warnings);
+
+// Kubernetes' CompositePodGroup (scheduling.k8s.io/v1alpha3, KEP-6012):
+// a non-leaf group of a tree (api/composite_pod_group.h).
+absl::StatusOr<api::CompositePodGroupSpec> DecodeCompositePodGroup(
+    const nlohmann::json& obj, DecodeWarnings* warnings);
 
 // Dynamic Resource Allocation (resource.k8s.io v1, v1beta2, v1beta1):
 // the devices a driver publishes, the classes that select them, the
@@ -138,6 +145,7 @@ bool IsVolcanoPodGroup(const nlohmann::json& obj);
 bool IsHyperNode(const nlohmann::json& obj);
 bool IsWorkload(const nlohmann::json& obj);
 bool IsKubePodGroup(const nlohmann::json& obj);
+bool IsCompositePodGroup(const nlohmann::json& obj);
 bool IsSchedulerPluginsPodGroup(const nlohmann::json& obj);
 
 }  // namespace shoal::kube

@@ -135,6 +135,14 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     Warn(line, said);
     apply_.push_back(
         [h = *h](cache::Cache& cache) { cache.UpsertHyperNode(h); });
+  } else if (IsCompositePodGroup(object)) {
+    DecodeWarnings said;
+    auto group = DecodeCompositePodGroup(object, &said);
+    if (!group.ok()) return Fail(line, group.status());
+    Warn(line, said);
+    apply_.push_back([g = *group](cache::Cache& cache) {
+      cache.UpsertCompositePodGroup(g);
+    });
   } else if (IsWorkload(object)) {
     DecodeWarnings said;
     auto w = DecodeWorkload(object, &said);

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "scheduler/api/cluster_info.h"
+#include "scheduler/api/composite_pod_group.h"
 #include "scheduler/api/workload.h"
 
 namespace shoal::kube::snapshot_json {
@@ -41,6 +42,7 @@ json ResourceClaims(const std::vector<api::PodClaim>& list, json& spec);
 json EncodePodGroup(const api::JobInfo& job);
 json EncodeQueue(const api::QueueInfo& q);
 json EncodeWorkload(const api::WorkloadSpec& w);
+json EncodeCompositePodGroup(const api::CompositePodGroupSpec& g);
 json EncodeHyperNode(const api::HyperNodeSpec& h);
 
 }  // namespace shoal::kube::snapshot_json

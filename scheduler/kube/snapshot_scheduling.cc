@@ -71,18 +71,40 @@ json KubeGangMetadata(const std::string& name, const std::string& ns,
   return meta;
 }
 
-// A scheduling.k8s.io/v1alpha2 PodGroup (Kubernetes' own); a basic one
-// goes back as a gang of one, which Shoal reads the same.
+// spec.schedulingConstraints of a Kubernetes group, into `spec`.
+void SchedulingConstraints(const api::NetworkConstraint& c, json& spec) {
+  if (!c.topology_key) return;
+  spec["schedulingConstraints"] = {
+      {"topology", json::array({{{"key", c.highest_tier_name}}})}};
+}
+
+// A PodGroup of scheduling.k8s.io (Kubernetes' own): v1alpha2 as 1.36
+// serves it, or v1beta1 when it carries what only 1.37 has (a parent, a
+// topology, spec.priority, spec.preemptionPolicy); a basic one goes back
+// as a gang of one, which Shoal reads the same.
 json EncodeKubePodGroup(const api::JobInfo& job) {
   json meta =
       KubeGangMetadata(job.name, job.ns, job.uid, job.created, job.queue,
                        job.resize_cost_seconds, job.throughput, job.progress);
-  json obj = Object("scheduling.k8s.io/v1alpha2", "PodGroup", std::move(meta));
+  const bool beta = !job.parent_group.empty() || job.network.topology_key ||
+                    job.priority_stated || !job.preemption_policy.empty();
+  json obj =
+      Object(beta ? "scheduling.k8s.io/v1beta1" : "scheduling.k8s.io/v1alpha2",
+             "PodGroup", std::move(meta));
   json spec = {
       {"schedulingPolicy", {{"gang", {{"minCount", job.min_member}}}}}};
   if (!job.priority_class.empty())
     spec["priorityClassName"] = job.priority_class;
-  if (job.disrupted_whole) spec["disruptionMode"] = "PodGroup";
+  if (job.priority_stated) spec["priority"] = job.priority;
+  if (!job.preemption_policy.empty())
+    spec["preemptionPolicy"] = job.preemption_policy;
+  if (!job.parent_group.empty())
+    spec["parentCompositePodGroupName"] = job.parent_group;
+  SchedulingConstraints(job.network, spec);
+  if (job.disrupted_whole) {
+    spec["disruptionMode"] =
+        beta ? json{{"all", json::object()}} : json("PodGroup");
+  }
   json made = ResourceClaims(job.group_claims, spec);
   WriteUnsupported(job.unsupported_field, job.unsupported_value, spec);
   obj["spec"] = std::move(spec);
@@ -168,6 +190,26 @@ json EncodeWorkload(const api::WorkloadSpec& w) {
     groups.push_back({{"name", g.name}, {"policy", std::move(policy)}});
   }
   obj["spec"] = {{"podGroups", std::move(groups)}};
+  return obj;
+}
+
+json EncodeCompositePodGroup(const api::CompositePodGroupSpec& g) {
+  json meta =
+      KubeGangMetadata(g.name, g.ns, g.uid, g.created, g.queue, -1, {}, -1);
+  json obj = Object(g.api_version.empty() ? "scheduling.k8s.io/v1alpha3"
+                                          : g.api_version.c_str(),
+                    "CompositePodGroup", std::move(meta));
+  json spec = {{"schedulingPolicy",
+                g.gang ? json{{"gang", {{"minGroupCount", g.min_group_count}}}}
+                       : json{{"basic", json::object()}}}};
+  if (!g.parent.empty()) spec["parentCompositePodGroupName"] = g.parent;
+  SchedulingConstraints(g.network, spec);
+  if (!g.priority_class.empty()) spec["priorityClassName"] = g.priority_class;
+  if (g.priority.has_value()) spec["priority"] = *g.priority;
+  if (!g.preemption_policy.empty())
+    spec["preemptionPolicy"] = g.preemption_policy;
+  if (g.disrupted_whole) spec["disruptionMode"] = {{"all", json::object()}};
+  obj["spec"] = std::move(spec);
   return obj;
 }
 

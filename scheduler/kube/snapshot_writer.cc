@@ -453,6 +453,8 @@ json EncodeSnapshotList(const cache::CacheContents& c) {
   for (const auto& n : c.csi_nodes) items.push_back(EncodeCsiNode(n));
   for (const auto& h : c.hypernodes) items.push_back(EncodeHyperNode(h));
   for (const auto& w : c.workloads) items.push_back(EncodeWorkload(w));
+  for (const auto& g : c.composite_pod_groups)
+    items.push_back(EncodeCompositePodGroup(g));
   for (const auto& s : c.resource_slices) items.push_back(ResourceSliceJson(s));
   for (const auto& d : c.device_classes) items.push_back(DeviceClassJson(d));
   for (const auto& r : c.device_taint_rules)

@@ -168,6 +168,10 @@ void AddUniformJob(const UniformJob& spec,
   job.phase = spec.phase;
   job.network = spec.network;
   job.sub_group_policies = spec.sub_group_policies;
+  if (!spec.parent_group.empty()) {
+    job.source = api::GroupSource::kKubePodGroup;
+    job.parent_group = spec.parent_group;
+  }
   cache.UpsertPodGroup(job);
   for (int p = 0; p < spec.pods; ++p) {
     auto pod = std::make_shared<api::PodInfo>();

@@ -60,6 +60,9 @@ struct UniformJob {
   // replica=0..replicas-1 in equal runs, for policies keyed on it.
   std::vector<api::SubGroupPolicy> sub_group_policies;
   int replicas = 0;
+  // A scheduling.k8s.io PodGroup under this CompositePodGroup (a leaf of
+  // a tree, scheduler/cache/composite_jobs.h); "" for a Volcano PodGroup.
+  std::string parent_group;
 };
 void AddUniformJob(const UniformJob& spec,
                    const std::function<std::string(int pod)>& node_of,
