@@ -229,21 +229,24 @@ std::vector<kube::WatchedKind> LiveKinds(
                        warnings.Forget(kube::NamedObject("workload", key));
                      }});
   }
+  status.SetKubeGroupVersions(gang.pod_groups, gang.composite_pod_groups);
   if (!gang.pod_groups.empty()) {
     const std::string v = gang.pod_groups;
     kinds.push_back({absl::StrCat("podgroups (", v, ")"),
                      absl::StrCat("/apis/", v, "/podgroups"), true,
-                     [&cache, &warnings, v](const json& o) {
+                     [&cache, &warnings, &status, v](const json& o) {
                        json typed = Typed(o, v.c_str(), "PodGroup");
                        kube::DecodeWarnings said;
                        auto group = kube::DecodeKubePodGroup(typed, &said);
                        if (!group.ok()) return group.status();
                        warnings.Report(RefOf(o, v.c_str(), "PodGroup"), said);
+                       status.ObserveKubeGroup("podgroups", typed);
                        cache.UpsertPodGroup(*group);
                        return absl::OkStatus();
                      },
-                     [&cache, &warnings](const std::string& key) {
+                     [&cache, &warnings, &status, v](const std::string& key) {
                        cache.DeletePodGroup(key);
+                       status.ForgetKubeGroup(v, "podgroups", key);
                        warnings.Forget(kube::NamedObject("podgroup", key));
                      }});
   }
@@ -252,17 +255,19 @@ std::vector<kube::WatchedKind> LiveKinds(
     kinds.push_back(
         {absl::StrCat("compositepodgroups (", v, ")"),
          absl::StrCat("/apis/", v, "/compositepodgroups"), true,
-         [&cache, &warnings, v](const json& o) {
+         [&cache, &warnings, &status, v](const json& o) {
            json typed = Typed(o, v.c_str(), "CompositePodGroup");
            kube::DecodeWarnings said;
            auto group = kube::DecodeCompositePodGroup(typed, &said);
            if (!group.ok()) return group.status();
            warnings.Report(RefOf(o, v.c_str(), "CompositePodGroup"), said);
+           status.ObserveKubeGroup("compositepodgroups", typed);
            cache.UpsertCompositePodGroup(*group);
            return absl::OkStatus();
          },
-         [&cache, &warnings](const std::string& key) {
+         [&cache, &warnings, &status, v](const std::string& key) {
            cache.DeleteCompositePodGroup(key);
+           status.ForgetKubeGroup(v, "compositepodgroups", key);
            warnings.Forget(kube::NamedObject("compositepodgroup", key));
          }});
   }

@@ -38,6 +38,14 @@ def pod_group(objects, name, min_count, parent=None):
     create(objects, BETA, "podgroups", "PodGroup", name, spec)
 
 
+def condition(objects, version, plural, name, type_):
+    obj = objects.c.custom.get_namespaced_custom_object(*version, objects.ns, plural, name)
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == type_:
+            return c
+    return {}
+
+
 def member(objects, name, group, cpu="1"):
     return objects.pod(name, cpu=cpu, spec_extra={"schedulingGroup": {"podGroupName": group}})
 
@@ -50,11 +58,20 @@ def test_a_v1beta1_pod_group_gang_binds_whole_once_its_pods_are_there(objects, k
     for i in range(2):
         member(objects, f"train-{i}", "train")
     schedulers()
-    time.sleep(2)
-    assert objects.bound("train-") == []  # half a gang is never bound
+    # Half a gang is never bound; the PodGroup says why, as kube-scheduler's
+    # condition does.
+    wait_for("PodGroupInitiallyScheduled False", lambda: condition(
+        objects, BETA, "podgroups", "train", "PodGroupInitiallyScheduled").get("status") == "False")
+    said = condition(objects, BETA, "podgroups", "train", "PodGroupInitiallyScheduled")
+    assert said["reason"] == "Unschedulable"
+    assert "not enough pods for the gang: 2 exist" in said["message"], said
+    assert objects.bound("train-") == []
     for i in range(2, 4):
         member(objects, f"train-{i}", "train")
     wait_for("the gang of four bound", lambda: len(objects.bound("train-")) == 4)
+    wait_for("PodGroupInitiallyScheduled True", lambda: condition(
+        objects, BETA, "podgroups", "train", "PodGroupInitiallyScheduled").get("reason")
+        == "Scheduled")
 
 
 def test_a_composite_tree_binds_two_whole_leaves_when_only_two_fit(objects, kubelet,
@@ -78,3 +95,9 @@ def test_a_composite_tree_binds_two_whole_leaves_when_only_two_fit(objects, kube
         leaf = p.metadata.name.split("-")[0]
         per_leaf[leaf] = per_leaf.get(leaf, 0) + 1
     assert sorted(per_leaf.values()) == [4, 4], per_leaf  # never a partial leaf
+    wait_for("the root's condition True", lambda: condition(
+        objects, ALPHA3, "compositepodgroups", "root",
+        "CompositePodGroupInitiallyScheduled").get("status") == "True")
+    for leaf in per_leaf:
+        wait_for(f"leaf {leaf}'s condition True", lambda leaf=leaf: condition(
+            objects, BETA, "podgroups", leaf, "PodGroupInitiallyScheduled").get("status") == "True")

@@ -89,6 +89,34 @@ void StatusWriter::ForgetPod(const std::string& key) {
   pods_.erase(key);
 }
 
+void StatusWriter::SetKubeGroupVersions(const std::string& pod_groups,
+                                        const std::string& composites) {
+  absl::MutexLock lock(&mu_);
+  kube_pod_group_version_ = pod_groups;
+  kube_composite_version_ = composites;
+}
+
+void StatusWriter::ObserveKubeGroup(const std::string& resource,
+                                    const json& object) {
+  const std::string key = ObjectKey(object);
+  const size_t slash = key.find('/');
+  KubeGroupVerdict at{object.value("apiVersion", ""), resource,
+                      key.substr(0, slash), key.substr(slash + 1)};
+  absl::MutexLock lock(&mu_);
+  Remember(kube_groups_, at.Path(),
+           {ResourceVersionOf(object), object.value("status", json::object())});
+}
+
+void StatusWriter::ForgetKubeGroup(const std::string& api_version,
+                                   const std::string& resource,
+                                   const std::string& key) {
+  const size_t slash = key.find('/');
+  KubeGroupVerdict at{api_version, resource, key.substr(0, slash),
+                      key.substr(slash + 1)};
+  absl::MutexLock lock(&mu_);
+  kube_groups_.erase(at.Path());
+}
+
 int64_t StatusWriter::writes() const {
   absl::MutexLock lock(&mu_);
   return writes_;
@@ -113,6 +141,17 @@ void StatusWriter::Publish(const api::ClusterInfo& cluster) {
                        absl::StrCat("podGroup ", gang, ": ", why));
       }
       said = why;
+    }
+    for (KubeGroupVerdict& v : KubeGroupVerdicts(
+             cluster, job, kube_pod_group_version_, kube_composite_version_)) {
+      const std::string path = v.Path();
+      auto seen = kube_groups_.find(path);
+      if (seen == kube_groups_.end() || in_flight_.count(path) > 0) continue;
+      if (DesiredKubeGroupStatus(v, seen->second.status, now).is_null())
+        continue;
+      in_flight_.insert(path);
+      pool_.Submit(
+          [this, v = std::move(v)](HttpClient& c) { WriteKubeGroup(c, v); });
     }
     if (!WritesGroupStatus(job) || job.group_missing) continue;
     std::string key = GroupKey(ApiResourceVersionOf(job), job.Key());
@@ -263,6 +302,49 @@ void StatusWriter::WritePodGroup(HttpClient& client, const std::string& key,
   }
   absl::MutexLock lock(&mu_);
   in_flight_.erase(key);
+}
+
+void StatusWriter::WriteKubeGroup(HttpClient& client,
+                                  const KubeGroupVerdict& verdict) {
+  const std::string path = verdict.Path();
+  Observed seen;
+  {
+    absl::MutexLock lock(&mu_);
+    seen = kube_groups_[path];
+  }
+  json desired = DesiredKubeGroupStatus(verdict, seen.status, absl::Now());
+  absl::StatusOr<HttpResponse> r = absl::CancelledError("nothing to write");
+  if (!desired.is_null()) {
+    json patch = {{"metadata", {{"resourceVersion", seen.resource_version}}},
+                  {"status", desired}};
+    r = client.Request("PATCH", path + "/status", patch.dump(),
+                       "application/merge-patch+json");
+  }
+  json updated;
+  if (r.ok() && r->status == 200) {
+    updated = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  } else if (r.ok() && r->status == 409) {
+    // Someone else wrote in between: read it afresh; the next cycle
+    // writes again if it still must.
+    auto fresh = client.Request("GET", path);
+    if (fresh.ok() && fresh->status == 200)
+      updated = json::parse(fresh->body, nullptr, false);
+  } else if (r.ok() && r->status != 404) {
+    LOG(WARNING) << verdict.resource << " " << verdict.ns << "/" << verdict.name
+                 << " status: HTTP " << r->status << ": "
+                 << StatusMessage(r->body);
+  } else if (!r.ok() && !desired.is_null()) {
+    LOG(WARNING) << verdict.resource << " " << verdict.ns << "/" << verdict.name
+                 << " status: " << r.status().message();
+  }
+  absl::MutexLock lock(&mu_);
+  if (updated.is_object()) {
+    Remember(
+        kube_groups_, path,
+        {ResourceVersionOf(updated), updated.value("status", json::object())});
+    if (r.ok() && r->status == 200) ++writes_;
+  }
+  in_flight_.erase(path);
 }
 
 void StatusWriter::WritePodCondition(HttpClient& client,

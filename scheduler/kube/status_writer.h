@@ -31,6 +31,7 @@
 #include "scheduler/api/cluster_info.h"
 #include "scheduler/cache/sinks.h"
 #include "scheduler/kube/event_recorder.h"
+#include "scheduler/kube/kube_group_status.h"
 #include "scheduler/kube/request_pool.h"
 
 namespace shoal::kube {
@@ -44,6 +45,15 @@ class StatusWriter : public cache::StatusSink {
   void ForgetPodGroup(const std::string& api_version, const std::string& key);
   void ObservePod(const nlohmann::json& object);
   void ForgetPod(const std::string& key);
+  // Kubernetes' own groups (kube_group_status.h): the versions their
+  // conditions are written in ("" for a kind not watched), and the
+  // informers' view of them (`resource`: podgroups, compositepodgroups).
+  void SetKubeGroupVersions(const std::string& pod_groups,
+                            const std::string& composites);
+  void ObserveKubeGroup(const std::string& resource,
+                        const nlohmann::json& object);
+  void ForgetKubeGroup(const std::string& api_version,
+                       const std::string& resource, const std::string& key);
 
   // After a cycle: queue the writes its verdict calls for.
   void Publish(const api::ClusterInfo& cluster) override;
@@ -64,6 +74,7 @@ class StatusWriter : public cache::StatusSink {
                      const api::JobInfo& job);
   void WritePodCondition(HttpClient& client, const api::PodInfo& pod,
                          const std::string& message);
+  void WriteKubeGroup(HttpClient& client, const KubeGroupVerdict& verdict);
   // Takes `object` as the newest view unless a newer one is known.
   void Remember(std::map<std::string, Observed>& into, const std::string& key,
                 Observed seen) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -81,6 +92,10 @@ class StatusWriter : public cache::StatusSink {
   // What each Workload gang's last Event said (by ns/gang), so that an
   // Event is recorded when the reason changes, not every cycle.
   std::map<std::string, std::string> workload_said_ ABSL_GUARDED_BY(mu_);
+  // Kubernetes' own groups, by their object path.
+  std::map<std::string, Observed> kube_groups_ ABSL_GUARDED_BY(mu_);
+  std::string kube_pod_group_version_ ABSL_GUARDED_BY(mu_);
+  std::string kube_composite_version_ ABSL_GUARDED_BY(mu_);
   // By API version: true when podgroups/status is served.
   std::map<std::string, bool> serves_status_ ABSL_GUARDED_BY(mu_);
   int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
