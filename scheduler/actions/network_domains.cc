@@ -281,9 +281,13 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
     need = std::min<int64_t>(
         need, std::max<int32_t>(1, job.min_member - job.ReadyCount()));
   }
+  // A domain with room for every pending pod comes first: an elastic
+  // job (or a tree's leaves beyond its minimum) can then grow where it
+  // starts, instead of filling the fullest domain that holds its minimum.
+  const int64_t want = static_cast<int64_t>(tasks.size() - first);
   return PlanFor(
-      s, Request{job.network, tasks, first, need, need, PlacedNodes(s, job),
-                 api::kNone, NetworkField(job), ""});
+      s, Request{job.network, tasks, first, need, std::max(need, want),
+                 PlacedNodes(s, job), api::kNone, NetworkField(job), ""});
 }
 
 DomainPlan PlanSubGroupDomains(Session& s, const api::JobInfo& job,
