@@ -167,6 +167,7 @@ absl::Status RunLive(const kube::ConnectionConfig& connection,
     if (!dra_version.empty()) taint_rule_version = TaintRuleVersion(discovery);
     gang = ServedGangVersions(discovery);
   }
+  cache.SetKubePodGroupVersion(gang.pod_groups);
   LOG(INFO) << "Kubernetes' gang API: "
             << (gang.workloads.empty() && gang.pod_groups.empty()
                     ? std::string("scheduling.k8s.io serves no Workload or "

@@ -72,6 +72,12 @@ void Cache::UpsertCompositePodGroup(api::CompositePodGroupSpec group) {
   Restructure();
 }
 
+void Cache::SetKubePodGroupVersion(std::string api_version) {
+  absl::MutexLock lock(&mu_);
+  kube_pod_group_version_ = std::move(api_version);
+  Restructure();
+}
+
 void Cache::DeleteCompositePodGroup(const std::string& key) {
   absl::MutexLock lock(&mu_);
   if (composites_.erase(key) > 0) Restructure();

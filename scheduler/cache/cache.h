@@ -147,6 +147,11 @@ class Cache {
   // (composite_jobs.h).
   void UpsertCompositePodGroup(api::CompositePodGroupSpec group);
   void DeleteCompositePodGroup(const std::string& key);
+  // Which scheduling.k8s.io PodGroup version is watched ("" when the API
+  // server serves none Shoal reads): a pod naming a PodGroup by
+  // spec.schedulingGroup then waits saying so, not that the group is
+  // missing.
+  void SetKubePodGroupVersion(std::string api_version);
   // Dynamic Resource Allocation: slices by name, classes by name, claims
   // by "namespace/name" (api/devices.h).
   void UpsertDeviceTaintRule(api::DeviceTaintRule rule);
@@ -297,6 +302,8 @@ class Cache {
   std::map<std::string, api::WorkloadSpec> workloads_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, api::CompositePodGroupSpec> composites_
       ABSL_GUARDED_BY(mu_);
+  std::string kube_pod_group_version_ ABSL_GUARDED_BY(mu_) =
+      "scheduling.k8s.io/v1beta1";
   DeviceObjects devices_ ABSL_GUARDED_BY(mu_);
   // The tree the HyperNodes make over the nodes, kept between assemblies
   // (matching patterns against every node is not free) and rebuilt only

@@ -250,6 +250,13 @@ api::ClusterInfo Cache::Assemble(
           made.name = pod->group;
           made.uid = group_key;
           made.group_missing = true;
+          if (pod->in_scheduling_group && kube_pod_group_version_.empty()) {
+            made.missing_reason = absl::StrCat(
+                "podgroup ", group_key,
+                " cannot be read: the API server serves no scheduling.k8s.io "
+                "PodGroup version Shoal reads (v1beta1, v1alpha3, v1alpha2); "
+                "its pods (spec.schedulingGroup) wait until one is served");
+          }
         } else {
           made = WorkloadGangJob(workloads_, *pod);
           ApplyKept(group_key, made);

@@ -454,3 +454,35 @@ TEST(CacheTest, AQueueLeavesResourcesNamedAfterItUnlimited) {
 
 }  // namespace
 }  // namespace shoal::cache
+
+namespace shoal::cache {
+namespace {
+
+// A pod joining a scheduling.k8s.io PodGroup by spec.schedulingGroup on a
+// server that serves no PodGroup version Shoal reads waits saying so,
+// not that its group is missing.
+TEST(CacheTest, APodGroupOfAVersionNotServedIsNamedAsSuch) {
+  Cache cache("shoal");
+  auto pod = std::make_shared<api::PodInfo>();
+  pod->ns = "ml";
+  pod->name = "w-0";
+  pod->scheduler_name = "shoal";
+  pod->group = "train";
+  pod->in_scheduling_group = true;
+  cache.UpsertPod(pod, true);
+  api::ClusterInfo c = cache.Snapshot();
+  ASSERT_EQ(c.jobs.size(), 1u);
+  EXPECT_TRUE(c.jobs[0].group_missing);
+  EXPECT_EQ(c.jobs[0].missing_reason, "");  // the usual "does not exist"
+  cache.SetKubePodGroupVersion("");
+  c = cache.Snapshot();
+  EXPECT_TRUE(c.jobs[0].group_missing);
+  EXPECT_EQ(c.jobs[0].missing_reason,
+            "podgroup ml/train cannot be read: the API server serves no "
+            "scheduling.k8s.io PodGroup version Shoal reads (v1beta1, "
+            "v1alpha3, v1alpha2); its pods (spec.schedulingGroup) wait until "
+            "one is served");
+}
+
+}  // namespace
+}  // namespace shoal::cache
