@@ -52,9 +52,11 @@ def members(group, count, priority=None, cpu="1"):
     return out
 
 
-def rack_node(name, rack, cpu="4"):
-    return node(name, cpu=cpu, labels={"kubernetes.io/hostname": name,
-                                       "topology.example.com/rack": rack})
+def rack_node(name, rack, cpu="4", zone=None):
+    labels = {"kubernetes.io/hostname": name, "topology.example.com/rack": rack}
+    if zone:
+        labels["topology.example.com/zone"] = zone
+    return node(name, cpu=cpu, labels=labels)
 
 
 def bound(report):
@@ -126,6 +128,29 @@ class CompositeTreeTest(unittest.TestCase):
         binds = bound(report)
         self.assertEqual(sorted(by_leaf(binds).values()), [4, 4], binds)
         self.assertEqual(set(binds.values()), {"n2", "n3"}, binds)
+
+    def test_a_key_on_each_level_keeps_each_composite_in_a_rack_inside_one_zone(self):
+        # root (zone) over mid-x (rack; both its leaves of 2 pods) and mid-y
+        # (rack; its one leaf of 2). zone-1 holds the 6 pods: rack r1 3 cpu,
+        # r2 5 cpu; zone-2 only 2. mid-x fits whole in r2 alone, mid-y then
+        # in r1. Without the composites' keys xa and xb could share racks.
+        nodes = [rack_node("n1", "r1", cpu="3", zone="zone-1"),
+                 rack_node("n2", "r2", cpu="5", zone="zone-1"),
+                 rack_node("n3", "r3", cpu="2", zone="zone-2")]
+        objs = nodes + [composite("root", 2, topology="topology.example.com/zone"),
+                        composite("mid-x", 2, parent="root",
+                                  topology="topology.example.com/rack"),
+                        composite("mid-y", 1, parent="root",
+                                  topology="topology.example.com/rack")]
+        for leaf, parent in (("xa", "mid-x"), ("xb", "mid-x"), ("ya", "mid-y")):
+            objs.append(kube_pod_group(leaf, 2, parent=parent))
+            objs += members(leaf, 2)
+        report, _ = replay(objs, cycles=2)
+        binds = bound(report)
+        self.assertEqual(len(binds), 6, binds)
+        self.assertEqual({binds["default/xa-0"], binds["default/xa-1"],
+                          binds["default/xb-0"], binds["default/xb-1"]}, {"n2"}, binds)
+        self.assertEqual({binds["default/ya-0"], binds["default/ya-1"]}, {"n1"}, binds)
 
     def test_a_three_level_tree_needs_each_composite_minimum(self):
         # root (2 of 2 composites) over mid-x and mid-y (1 of 2 leaves each):

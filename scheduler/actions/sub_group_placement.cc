@@ -53,8 +53,8 @@ int32_t NextGroup(const Session& s, const api::JobInfo& job,
 // Places sub-group `g` whole (its pods up to subGroupSize; one more pod
 // once it is whole) inside one domain of its policy's within `d`;
 // returns whether it did (otherwise the statement is as it was).
-bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
-                int32_t g, Statement& stmt) {
+bool PlaceGroupWithin(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
+                      int32_t g, Statement& stmt) {
   api::JobInfo& job = s.job(j);
   const api::ClusterInfo& c = s.cluster();
   std::vector<api::TaskIndex> tasks;
@@ -107,6 +107,132 @@ bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
     cursor.picker.RestrictToNodes(nullptr);
     if (placed == need) return true;
     stmt.DiscardSince(mark);
+    if (cursor.held_by_queue) return false;
+  }
+  return false;
+}
+
+// Whether policy `p` of the job is `ancestor` or lies under it.
+bool Under(const api::JobInfo& job, int32_t p, int32_t ancestor) {
+  for (; p != api::kNone; p = job.sub_group_policies[p].parent) {
+    if (p == ancestor) return true;
+  }
+  return false;
+}
+
+// How many of composite `p`'s pending pods (each asking what its first
+// asks) fit in domain `dom` as it stands, counted up to their number.
+int64_t PodsThatFit(const Session& s, const api::JobInfo& job, int32_t p,
+                    int32_t dom) {
+  const api::ClusterInfo& c = s.cluster();
+  const api::Resource* request = nullptr;
+  int64_t pending = 0;
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = c.tasks[t];
+    if (task.status != api::TaskStatus::kPending ||
+        task.sub_group == api::kNone ||
+        !Under(job, job.sub_groups[task.sub_group].policy, p))
+      continue;
+    if (request == nullptr) request = &task.pod->request;
+    ++pending;
+  }
+  if (request == nullptr) return 0;
+  int64_t fit = 0;
+  for (api::NodeIndex n : s.network()->domain(dom).nodes) {
+    api::Resource idle = c.nodes[n].FutureIdle();
+    while (fit < pending && request->FitsIn(idle)) {
+      idle -= *request;
+      ++fit;
+    }
+    if (fit == pending) break;
+  }
+  return fit;
+}
+
+// The domains sub-group `g` may go in, within `d`, as the composites above
+// it (a CompositePodGroup tree's, api/sub_groups.h) confine it: each
+// composite with a topology key keeps everything under it inside one
+// domain of that key's tier, the one its placed pods are in, or, while it
+// has none, any of that tier inside its parent's (in the network's
+// order: the first that takes it is kept). Empty when the key names no
+// tier; {d} when nothing above the sub-group is confined.
+std::vector<int32_t> CompositeDomains(const Session& s, const api::JobInfo& job,
+                                      int32_t g, int32_t d) {
+  std::vector<int32_t> within = {d};
+  if (g == kUngrouped || job.sub_groups[g].leaf == api::kNone) return within;
+  std::vector<int32_t> chain;  // the composites above g, root first
+  for (int32_t p = job.sub_groups[g].policy; p != api::kNone;
+       p = job.sub_group_policies[p].parent) {
+    chain.insert(chain.begin(), p);
+  }
+  const api::NetworkTopology* net = s.network();
+  const api::ClusterInfo& c = s.cluster();
+  for (int32_t p : chain) {
+    const api::NetworkConstraint& key = job.sub_group_policies[p].network;
+    if (key.mode == api::NetworkConstraint::Mode::kNone) continue;
+    const int32_t tier =
+        net == nullptr ? 0 : net->TierNamed(key.highest_tier_name);
+    if (tier == 0) return {};
+    // Where the composite's placed pods are already.
+    int32_t pinned = api::kNone;
+    for (api::TaskIndex t : job.tasks) {
+      const api::TaskInfo& task = c.tasks[t];
+      if (task.node == api::kNone || task.sub_group == api::kNone) continue;
+      if (!api::IsReadyStatus(task.status) &&
+          task.status != api::TaskStatus::kPipelined)
+        continue;
+      if (!Under(job, job.sub_groups[task.sub_group].policy, p)) continue;
+      for (int32_t dom : net->DomainsOf(task.node)) {
+        if (net->domain(dom).tier == tier) pinned = dom;
+      }
+      break;
+    }
+    std::vector<int32_t> next;
+    if (pinned != api::kNone) {
+      next.push_back(pinned);
+    } else {
+      for (int32_t parent : within) {
+        for (size_t dom = 0; dom < net->domains().size(); ++dom) {
+          const api::TopologyDomain& domain = net->domain(dom);
+          if (domain.tier != tier) continue;
+          bool inside = parent == api::kNone;
+          for (int32_t up = domain.parent; !inside && up != api::kNone;
+               up = net->domain(up).parent) {
+            inside = up == parent;
+          }
+          if (inside || static_cast<int32_t>(dom) == parent)
+            next.push_back(static_cast<int32_t>(dom));
+        }
+      }
+      // Roomiest first: the composite's pods are placed one sub-group at
+      // a time without going back, so its first one goes where the most
+      // of its pods fit.
+      std::vector<int64_t> room(net->domains().size(), 0);
+      for (int32_t dom : next) room[dom] = PodsThatFit(s, job, p, dom);
+      std::stable_sort(next.begin(), next.end(), [&room](int32_t a, int32_t b) {
+        return room[a] > room[b];
+      });
+    }
+    within = std::move(next);
+  }
+  return within;
+}
+
+// Places sub-group `g` whole within `d` and inside the domains the
+// composites above it confine it to; returns whether it did.
+bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
+                int32_t g, Statement& stmt) {
+  const std::vector<int32_t> within = CompositeDomains(s, s.job(j), g, d);
+  if (within.empty()) {
+    api::JobInfo& job = s.job(j);
+    job.fit_error = absl::StrCat(
+        "no network domain has the tier name of a topology key above "
+        "sub-group ",
+        api::SubGroupName(job, g));
+    return false;
+  }
+  for (int32_t inside : within) {
+    if (PlaceGroupWithin(s, j, cursor, inside, g, stmt)) return true;
     if (cursor.held_by_queue) return false;
   }
   return false;

@@ -56,6 +56,9 @@ struct SubGroupPolicy {
   NetworkConstraint network;
   // A composite of a tree: the policy holding it (kNone: the job), and its
   // leaf PodGroups, matched by the PodGroup pods name, not by labels.
+  // A composite's `network` keeps everything under it in one domain (its
+  // leaves' own constraints are theirs, LeafPodGroup::network), where a
+  // Volcano policy's holds each of its sub-groups in a domain of its own.
   bool composite = false;
   int32_t parent = kNone;
   std::vector<LeafPodGroup> leaves;

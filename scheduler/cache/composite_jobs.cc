@@ -161,13 +161,9 @@ CompositeTrees BuildCompositeTrees(
       policy.parent = c.parent.empty()
                           ? api::kNone
                           : policy_of.at(absl::StrCat(c.ns, "/", c.parent));
-      if (!c.parent.empty() &&
-          c.network.mode != api::NetworkConstraint::Mode::kNone &&
-          job.unsupported_field.empty()) {
-        job.unsupported_field = absl::StrCat(
-            "spec.schedulingConstraints.topology on compositepodgroup ", key,
-            " (a composite below the root)");
-      }
+      // The root's constraint is the job's; a composite below it keeps
+      // its own subtree in one domain (sub_group_placement.cc).
+      if (!c.parent.empty()) policy.network = c.network;
       policy_of[key] = static_cast<int32_t>(job.sub_group_policies.size());
       job.sub_group_policies.push_back(std::move(policy));
     }
