@@ -238,6 +238,63 @@ bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
   return false;
 }
 
+// Whether composite policy `p` has its own minimum whole, pipelined pods
+// counted.
+bool Satisfied(const Session& s, const api::JobInfo& job, int32_t p) {
+  const std::vector<int32_t> whole = api::WholeByPolicy(
+      job, api::SubGroupsReady(s.cluster(), job, /*with_pipelined=*/true));
+  return whole[p] >= std::max(1, job.sub_group_policies[p].min_groups);
+}
+
+// The topmost composite between sub-group `g` and the root (the root
+// excluded: the job's own minimum is the job's affair) that does not yet
+// have its minimum whole, or kNone.
+int32_t UnsatisfiedUnit(const Session& s, const api::JobInfo& job, int32_t g) {
+  if (g == kUngrouped || job.sub_groups[g].leaf == api::kNone)
+    return api::kNone;
+  int32_t unit = api::kNone;
+  for (int32_t p = job.sub_groups[g].policy;
+       p != api::kNone && job.sub_group_policies[p].parent != api::kNone;
+       p = job.sub_group_policies[p].parent) {
+    if (!Satisfied(s, job, p)) unit = p;
+  }
+  return unit;
+}
+
+// Places the children of composite `p` (its leaves, then the composites
+// under it, each of those whole or not at all) until `p` has its minimum
+// whole; otherwise takes back what it placed and marks every sub-group
+// under `p` failed. A composite short of its minimum binds nothing, as in
+// kube-scheduler, even when the tree as a whole could run without it.
+bool PlaceComposite(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
+                    int32_t p, Statement& stmt, std::set<int32_t>& failed) {
+  const size_t mark = stmt.Mark();
+  const api::JobInfo& job = s.job(j);
+  for (size_t g = 0; g < job.sub_groups.size() && !Satisfied(s, job, p); ++g) {
+    const auto group = static_cast<int32_t>(g);
+    if (job.sub_groups[g].policy != p || failed.count(group) > 0) continue;
+    if (api::SubGroupReady(s.cluster(), job, group, true) >=
+        job.sub_groups[g].size)
+      continue;
+    if (!PlaceGroup(s, j, cursor, d, group, stmt)) failed.insert(group);
+    if (cursor.held_by_queue) break;
+  }
+  for (size_t c = static_cast<size_t>(p) + 1;
+       c < job.sub_group_policies.size() && !Satisfied(s, job, p) &&
+       !cursor.held_by_queue;
+       ++c) {
+    if (job.sub_group_policies[c].parent != p || Satisfied(s, job, c)) continue;
+    PlaceComposite(s, j, cursor, d, static_cast<int32_t>(c), stmt, failed);
+  }
+  if (Satisfied(s, job, p)) return true;
+  stmt.DiscardSince(mark);
+  for (size_t g = 0; g < job.sub_groups.size(); ++g) {
+    if (Under(job, job.sub_groups[g].policy, p))
+      failed.insert(static_cast<int32_t>(g));
+  }
+  return false;
+}
+
 // Places sub-groups inside domain `d` (kNone: anywhere) until the job is
 // ready, and commits; see PlaceBySubGroups.
 Attempt PlaceGroupsIn(Session& s, api::JobIndex j, JobCursor& cursor,
@@ -248,7 +305,14 @@ Attempt PlaceGroupsIn(Session& s, api::JobIndex j, JobCursor& cursor,
   const bool was_ready = s.Call<framework::JobReady>(job);
   for (int32_t g = NextGroup(s, job, cursor, failed); g != kNoGroup;
        g = NextGroup(s, job, cursor, failed)) {
-    if (!PlaceGroup(s, j, cursor, d, g, stmt)) {
+    // A sub-group under a composite short of its minimum goes with enough
+    // of its siblings to make that composite whole, or not at all.
+    const int32_t unit = UnsatisfiedUnit(s, job, g);
+    const bool placed =
+        unit == api::kNone
+            ? PlaceGroup(s, j, cursor, d, g, stmt)
+            : PlaceComposite(s, j, cursor, d, unit, stmt, failed);
+    if (!placed) {
       failed.insert(g);
       if (cursor.held_by_queue) break;
       continue;

@@ -236,26 +236,31 @@ std::string SubGroupsShort(const ClusterInfo& c, const JobInfo& job,
 }
 
 std::string SubGroupsTooFew(const JobInfo& job) {
-  // Each policy's groups: its sub-groups and the composites under it.
+  // Each policy's groups that have the pods to be whole: its sub-groups
+  // and the composites under it that have enough such groups themselves
+  // (children are listed after their parents, so settled first). Only
+  // the job's own policies must have enough: a composite short of pods
+  // keeps itself out, not the tree.
   std::vector<int32_t> groups(job.sub_group_policies.size(), 0);
   for (const SubGroup& g : job.sub_groups) ++groups[g.policy];
-  for (const SubGroupPolicy& policy : job.sub_group_policies) {
-    if (policy.parent != kNone) ++groups[policy.parent];
+  for (size_t p = job.sub_group_policies.size(); p-- > 0;) {
+    const SubGroupPolicy& policy = job.sub_group_policies[p];
+    if (policy.parent != kNone && groups[p] >= std::max(1, policy.min_groups))
+      ++groups[policy.parent];
   }
   for (size_t p = 0; p < job.sub_group_policies.size(); ++p) {
     const SubGroupPolicy& policy = job.sub_group_policies[p];
-    if (groups[p] < policy.min_groups) {
-      if (policy.composite) {
-        return absl::StrCat(
-            "not enough groups for the gang: ", PolicyNoun(job, p), " has ",
-            groups[p], " group", groups[p] == 1 ? "" : "s", " with pods, ",
-            MinimumField(job, p), " is ", policy.min_groups);
-      }
-      return absl::StrCat("not enough sub-groups for the gang: its pods form ",
-                          groups[p], " sub-group", groups[p] == 1 ? "" : "s",
-                          " of policy ", policy.name, ", ",
+    if (policy.parent != kNone || groups[p] >= policy.min_groups) continue;
+    if (policy.composite) {
+      return absl::StrCat("not enough groups for the gang: ",
+                          PolicyNoun(job, p), " has ", groups[p], " group",
+                          groups[p] == 1 ? "" : "s", " with the pods to run, ",
                           MinimumField(job, p), " is ", policy.min_groups);
     }
+    return absl::StrCat("not enough sub-groups for the gang: its pods form ",
+                        groups[p], " sub-group", groups[p] == 1 ? "" : "s",
+                        " of policy ", policy.name, ", ", MinimumField(job, p),
+                        " is ", policy.min_groups);
   }
   return "";
 }

@@ -154,6 +154,17 @@ CompositeTrees BuildCompositeTrees(
     std::map<std::string, int32_t> policy_of;
     for (const std::string& key : members) {
       const api::CompositePodGroupSpec& c = composites.at(key);
+      // A composite holds groups below it: on the last level it would
+      // make the tree deeper than the API allows, and kube-scheduler
+      // refuses the whole tree.
+      if (chain_of.at(key).levels >= kMaxTreeDepth && job.refusal.empty()) {
+        job.refusal = absl::StrCat(
+            "compositepodgroup ", key, " is on level ", chain_of.at(key).levels,
+            " of the tree under compositepodgroup ", root_key,
+            "; a composite may be at most on level ", kMaxTreeDepth - 1,
+            " (the API allows ", kMaxTreeDepth,
+            " levels, PodGroups included): the tree's pods wait");
+      }
       api::SubGroupPolicy policy;
       policy.name = c.name;
       policy.composite = true;

@@ -98,7 +98,15 @@ TEST(CompositeJobsTest, ALeafOfABrokenTreeWaitsSayingWhy) {
   EXPECT_EQ(trees.broken_leaf.at("ml/deep"),
             "the tree under compositepodgroup ml/l1 is 5 levels deep, more "
             "than the 4 the API allows; its pods wait");
-  EXPECT_TRUE(trees.jobs.empty());
+  // l1..l4 is a tree of its own with no leaf under l4 only: refused whole.
+  ASSERT_EQ(trees.jobs.size(), 0u);
+  t.Add(Leaf("shallow", 1, "l1"));
+  trees = t.Build();
+  EXPECT_EQ(trees.jobs.at("ml/l1").refusal,
+            "compositepodgroup ml/l4 is on level 4 of the tree under "
+            "compositepodgroup ml/l1; a composite may be at most on level 3 "
+            "(the API allows 4 levels, PodGroups included): the tree's pods "
+            "wait");
 }
 
 TEST(CompositeJobsTest, OnePriorityAndOnePreemptionPolicyAcrossTheTree) {

@@ -30,20 +30,30 @@ api::ClusterInfo WithSessionClaims(api::ClusterInfo cluster) {
 
 // The node label keys the network is built from when no HyperNode
 // describes it: the policy's tierLabels and every key a Kubernetes group
-// names in schedulingConstraints.topology, narrowest (most values) first.
+// names in schedulingConstraints.topology, narrowest (most values, then
+// named deepest in a tree) first.
 std::vector<std::string> TierKeysOf(const api::ClusterInfo& c,
                                     std::vector<std::string> keys) {
   const size_t configured = keys.size();
-  auto add = [&keys](const api::NetworkConstraint& n) {
-    if (n.topology_key &&
-        std::find(keys.begin(), keys.end(), n.highest_tier_name) == keys.end())
-      keys.push_back(n.highest_tier_name);
+  // How deep in a tree each key is named (a root's 0, a leaf's deepest):
+  // between keys of as many values, the deeper is the narrower.
+  std::map<std::string, int> depth;
+  auto add = [&](const api::NetworkConstraint& n, int at) {
+    if (!n.topology_key) return;
+    const std::string& key = n.highest_tier_name;
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      keys.push_back(key);
+    depth[key] = std::max(depth[key], at);
   };
   for (const api::JobInfo& job : c.jobs) {
-    add(job.network);
+    add(job.network, 0);
     for (const api::SubGroupPolicy& p : job.sub_group_policies) {
-      add(p.network);
-      for (const api::LeafPodGroup& leaf : p.leaves) add(leaf.network);
+      int at = 1;
+      for (int32_t up = p.parent; up != api::kNone;
+           up = job.sub_group_policies[up].parent)
+        ++at;
+      add(p.network, at);
+      for (const api::LeafPodGroup& leaf : p.leaves) add(leaf.network, at + 1);
     }
   }
   if (keys.size() == configured) return keys;
@@ -56,8 +66,9 @@ std::vector<std::string> TierKeysOf(const api::ClusterInfo& c,
     values[key] = seen.size();
   }
   std::stable_sort(keys.begin(), keys.end(),
-                   [&values](const std::string& a, const std::string& b) {
-                     return values[a] > values[b];
+                   [&](const std::string& a, const std::string& b) {
+                     if (values[a] != values[b]) return values[a] > values[b];
+                     return depth[a] > depth[b];
                    });
   return keys;
 }
