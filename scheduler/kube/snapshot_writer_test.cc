@@ -175,11 +175,13 @@ std::string Diff(const api::ClusterInfo& a, const api::ClusterInfo& b) {
   for (size_t i = 0; i < a.jobs.size(); ++i) {
     const api::JobInfo& x = a.jobs[i];
     api::JobInfo y = b.jobs[i];
-    // Kubernetes' own PodGroup and Workload carry no phase: what the
-    // scheduler kept of theirs lives in its cache alone, and a snapshot
-    // (like a restart) starts them from Pending again.
+    // Kubernetes' own PodGroup, Workload and CompositePodGroup tree carry
+    // no phase: what the scheduler kept of theirs lives in its cache
+    // alone, and a snapshot (like a restart) starts them from Pending
+    // again.
     if (x.source == api::GroupSource::kKubePodGroup ||
-        x.source == api::GroupSource::kWorkload) {
+        x.source == api::GroupSource::kWorkload ||
+        x.source == api::GroupSource::kCompositeTree) {
       y.phase = x.phase;
     }
     if (std::tie(x.ns, x.name, x.uid, x.source, x.queue, x.queue_index,
