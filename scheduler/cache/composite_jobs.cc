@@ -128,7 +128,10 @@ CompositeTrees BuildCompositeTrees(
     }
     leaves_of_root[chain->second.root].push_back(key);
   }
-  for (auto& [root_key, leaves] : leaves_of_root) {
+  for (auto& [root_entry, leaves] : leaves_of_root) {
+    // A plain name: lambdas below may not capture a structured binding
+    // (C++17, as clang enforces it).
+    const std::string& root_key = root_entry;
     const api::CompositePodGroupSpec& root = composites.at(root_key);
     // Parents before children: by level, then by name.
     std::vector<std::string>& members = composites_of_root[root_key];
