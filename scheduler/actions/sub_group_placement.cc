@@ -153,8 +153,8 @@ int64_t PodsThatFit(const Session& s, const api::JobInfo& job, int32_t p,
 // it (a CompositePodGroup tree's, api/sub_groups.h) confine it: each
 // composite with a topology key keeps everything under it inside one
 // domain of that key's tier, the one its placed pods are in, or, while it
-// has none, any of that tier inside its parent's (in the network's
-// order: the first that takes it is kept). Empty when the key names no
+// has none, any of that tier inside its parent's (roomiest first: the
+// first that takes it is kept). Empty when the key names no
 // tier; {d} when nothing above the sub-group is confined.
 std::vector<int32_t> CompositeDomains(const Session& s, const api::JobInfo& job,
                                       int32_t g, int32_t d) {
@@ -238,12 +238,20 @@ bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
   return false;
 }
 
-// Whether composite policy `p` has its own minimum whole, pipelined pods
-// counted.
-bool Satisfied(const Session& s, const api::JobInfo& job, int32_t p) {
-  const std::vector<int32_t> whole = api::WholeByPolicy(
+// Each policy's whole groups, pipelined pods counted.
+std::vector<int32_t> WholeNow(const Session& s, const api::JobInfo& job) {
+  return api::WholeByPolicy(
       job, api::SubGroupsReady(s.cluster(), job, /*with_pipelined=*/true));
+}
+
+// Whether composite policy `p` has its own minimum whole in `whole`.
+bool Satisfied(const api::JobInfo& job, const std::vector<int32_t>& whole,
+               int32_t p) {
   return whole[p] >= std::max(1, job.sub_group_policies[p].min_groups);
+}
+
+bool Satisfied(const Session& s, const api::JobInfo& job, int32_t p) {
+  return Satisfied(job, WholeNow(s, job), p);
 }
 
 // The topmost composite between sub-group `g` and the root (the root
@@ -252,11 +260,12 @@ bool Satisfied(const Session& s, const api::JobInfo& job, int32_t p) {
 int32_t UnsatisfiedUnit(const Session& s, const api::JobInfo& job, int32_t g) {
   if (g == kUngrouped || job.sub_groups[g].leaf == api::kNone)
     return api::kNone;
+  const std::vector<int32_t> whole = WholeNow(s, job);
   int32_t unit = api::kNone;
   for (int32_t p = job.sub_groups[g].policy;
        p != api::kNone && job.sub_group_policies[p].parent != api::kNone;
        p = job.sub_group_policies[p].parent) {
-    if (!Satisfied(s, job, p)) unit = p;
+    if (!Satisfied(job, whole, p)) unit = p;
   }
   return unit;
 }
