@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/snapshot_file.h"
+#include "scheduler/kube/snapshot/snapshot_file.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal {

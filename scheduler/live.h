@@ -11,8 +11,8 @@
 #include "absl/time/time.h"
 #include "scheduler/admin/server.h"
 #include "scheduler/framework/policy.h"
-#include "scheduler/kube/connection_config.h"
-#include "scheduler/kube/write_budget.h"
+#include "scheduler/kube/client/connection_config.h"
+#include "scheduler/kube/write/write_budget.h"
 
 namespace shoal {
 

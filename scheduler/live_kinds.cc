@@ -1,10 +1,10 @@
 #include "scheduler/live_kinds.h"
 
 #include "absl/strings/str_cat.h"
-#include "scheduler/kube/crd_check.h"
-#include "scheduler/kube/fields.h"
-#include "scheduler/kube/objects.h"
-#include "scheduler/kube/volumes.h"
+#include "scheduler/kube/decode/crd_check.h"
+#include "scheduler/kube/decode/fields.h"
+#include "scheduler/kube/decode/objects.h"
+#include "scheduler/kube/decode/volumes.h"
 #include "scheduler/metrics/scheduler_metrics.h"
 
 namespace shoal {

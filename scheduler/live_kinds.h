@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/crd_check.h"
-#include "scheduler/kube/informer.h"
-#include "scheduler/kube/status_writer.h"
-#include "scheduler/kube/warning_log.h"
+#include "scheduler/kube/client/informer.h"
+#include "scheduler/kube/decode/crd_check.h"
+#include "scheduler/kube/write/status_writer.h"
+#include "scheduler/kube/write/warning_log.h"
 
 namespace shoal {
 

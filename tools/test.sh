@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 bash tools/check-format.sh
+python3 tools/lint/check_includes.py
 bazel build //...
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -4,8 +4,8 @@
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/framework/policy.h"
-#include "scheduler/kube/snapshot_file.h"
-#include "scheduler/kube/snapshot_writer.h"
+#include "scheduler/kube/snapshot/snapshot_file.h"
+#include "scheduler/kube/snapshot/snapshot_writer.h"
 
 namespace shoal::admin {
 

@@ -13,8 +13,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
-#include "scheduler/kube/http_client.h"
-#include "scheduler/kube/json_stream.h"
+#include "scheduler/kube/client/http_client.h"
+#include "scheduler/kube/stream/json_stream.h"
 
 namespace shoal::bench {
 

@@ -12,7 +12,7 @@
 #include "benchmark/benchmark.h"
 #include "glog/logging.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/snapshot_file.h"
+#include "scheduler/kube/snapshot/snapshot_file.h"
 #include "tools/bench/peak_rss.h"
 #include "tools/bench/realistic_objects.h"
 #include "tools/bench/synthetic_cluster.h"

@@ -26,7 +26,7 @@
 #include "policies/default_policy.h"
 #include "scheduler/actions/builtin.h"
 #include "scheduler/framework/config.h"
-#include "scheduler/kube/http_client.h"
+#include "scheduler/kube/client/http_client.h"
 #include "scheduler/live.h"
 #include "tools/bench/bound_pods.h"
 #include "tools/bench/parallel_requests.h"

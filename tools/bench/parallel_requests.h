@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "scheduler/kube/http_client.h"
+#include "scheduler/kube/client/http_client.h"
 
 namespace shoal::bench {
 

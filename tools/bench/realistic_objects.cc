@@ -6,7 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "scheduler/kube/snapshot_writer.h"
+#include "scheduler/kube/snapshot/snapshot_writer.h"
 
 namespace shoal::bench {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "gtest/gtest.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/snapshot_file.h"
-#include "scheduler/kube/snapshot_writer.h"
+#include "scheduler/kube/snapshot/snapshot_file.h"
+#include "scheduler/kube/snapshot/snapshot_writer.h"
 #include "tools/bench/synthetic_cluster.h"
 
 namespace shoal::bench {

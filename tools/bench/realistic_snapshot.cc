@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/snapshot_writer.h"
+#include "scheduler/kube/snapshot/snapshot_writer.h"
 #include "tools/bench/realistic_objects.h"
 #include "tools/bench/synthetic_cluster.h"
 

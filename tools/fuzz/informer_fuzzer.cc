@@ -14,11 +14,11 @@
 #include "absl/strings/string_view.h"
 #include "glog/logging.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/event_recorder.h"
-#include "scheduler/kube/http_client.h"
-#include "scheduler/kube/informer.h"
-#include "scheduler/kube/request_pool.h"
-#include "scheduler/kube/status_writer.h"
+#include "scheduler/kube/client/http_client.h"
+#include "scheduler/kube/client/informer.h"
+#include "scheduler/kube/write/event_recorder.h"
+#include "scheduler/kube/write/request_pool.h"
+#include "scheduler/kube/write/status_writer.h"
 #include "scheduler/live_kinds.h"
 
 // The informer logs every object it skips; at fuzzing speed that is most

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scheduler/kube/connection_config.h"
+#include "scheduler/kube/client/connection_config.h"
 #include "tools/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

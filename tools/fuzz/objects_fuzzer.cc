@@ -8,8 +8,8 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
-#include "scheduler/kube/objects.h"
-#include "scheduler/kube/volumes.h"
+#include "scheduler/kube/decode/objects.h"
+#include "scheduler/kube/decode/volumes.h"
 #include "tools/fuzz/fuzz_check.h"
 
 namespace {

@@ -124,7 +124,7 @@ def main():
             elif doc is not None:
                 objects.append(doc)
         clusters.append(objects)
-    for text in raw_strings("scheduler/kube/snapshot_file_test.cc"):
+    for text in raw_strings("scheduler/kube/snapshot/snapshot_file_test.cc"):
         corpus.add("snapshot", text)
     clusters.append(replay_cluster())
     for case in conformance_cases():
@@ -165,7 +165,7 @@ def main():
             corpus.add("policy", read(path))
     for text in raw_strings("scheduler/framework/config_test.cc"):
         corpus.add("policy", text)
-    for text in raw_strings("scheduler/kube/connection_config_test.cc"):
+    for text in raw_strings("scheduler/kube/client/connection_config_test.cc"):
         corpus.add("kubeconfig", text)
     for server in ("https://127.0.0.1:6443", "http://[::1]:8080"):
         config = harness_kubeconfig(server)

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/cache/cache.h"
-#include "scheduler/kube/snapshot_file.h"
+#include "scheduler/kube/snapshot/snapshot_file.h"
 #include "tools/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
