@@ -179,7 +179,7 @@ expect_has "malformed snapshot says so" "$(cat $TMP/err)" "malformed YAML"
 { cat $SNAP; printf -- '---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ml-team}\n'; } > $TMP/extra.yaml
 out=$($BIN --snapshot=$TMP/extra.yaml --output=json 2>$TMP/err); rc=$?
 expect_eq "unknown kind still runs" "$rc" 0
-expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, HyperNode, Workload, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, ResourceSlice, DeviceClass, ResourceClaim and DeviceTaintRule"
+expect_has "unknown kind warning" "$(cat $TMP/err)" "skipping ConfigMap ml-team/cm: Shoal reads Node, Pod, PodGroup, Queue, HyperNode, Workload, CompositePodGroup, PriorityClass, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, ResourceSlice, DeviceClass, ResourceClaim and DeviceTaintRule"
 
 # --- Flags.
 $BIN --snapshot=$SNAP --output=yaml >/dev/null 2>$TMP/err; rc=$?

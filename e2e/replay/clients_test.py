@@ -1,7 +1,9 @@
 """Gangs exactly as real clients write them (e2e/fixtures/clients: Kubeflow
-training-operator and Trainer, KubeRay, Spark, JobSet, LeaderWorkerSet; each
-file's header names the source it follows), replayed by the real binary
-under every shipped policy. From the replay report, for every gang:
+training-operator and Trainer, KubeRay, Spark, JobSet, LeaderWorkerSet, the
+last two also as their Kubernetes 1.37 controllers write Workloads,
+PodGroups and a CompositePodGroup tree; each file's header names the source
+it follows), replayed by the real binary under every shipped policy. From
+the replay report, for every gang:
 
 * a gang that fits gets every pod bound (its whole minimum at least);
 * a gang that does not fit beside the others gets none, in no cycle: after
@@ -16,6 +18,8 @@ under every shipped policy. From the replay report, for every gang:
   admitted, and none of its pods bound, under a policy that admits by
   resources (overcommit or proportion);
 * it is in the Queue the client named, and ranks at the client's priority;
+* a Kubernetes PodGroup with a topology constraint (KEP-5732) has every pod
+  bound inside one domain of the node label it names;
 * Shoal reads every object a gang is made of, and no field of it is
   ignored with a warning.
 
@@ -94,6 +98,24 @@ EXPECTED = {
         Gang("default/train-small-workers", "default", 100000, ALL, NONE),
         Gang("default/train-big-workers", "default", 1, NONE, ALL),
     ],
+    # Kubernetes 1.37's v1beta1 Workload and PodGroups as JobSet's
+    # JobSetScheduling controller writes them: per-Job gangs (each in one
+    # rack) and a whole-JobSet gang that does not fit beside them.
+    "jobset-1.37.yaml": [
+        Gang("default/pretrain-workers-0-581c25aa", "default", 100000, ALL),
+        Gang("default/pretrain-workers-1-ea6d838a", "default", 100000, ALL),
+        Gang("default/finetune", "default", 1, NONE),
+    ],
+    # LWS's "kubernetes" provider: one v1beta1 PodGroup per replica; and a
+    # DisaggregatedSet's CompositePodGroup (minGroupCount 2) over a prefill
+    # and a decode LWS: prefill alone would fit, the tree does not, so
+    # neither leaf gets a pod.
+    "lws-1.37.yaml": [
+        Gang("inference/inference-0-dd6699c7c", "default", 1000, ALL),
+        Gang("inference/inference-1-dd6699c7c", "default", 1000, ALL),
+        Gang("inference/llama-ds-prefill-0-6c8f5d9b7", "default", 100, NONE),
+        Gang("inference/llama-ds-decode-0-7f9c6b8d4", "default", 100, NONE),
+    ],
     "lws-volcano.yaml": [
         Gang("inference/vllm-multihost-0-7c9d8f6b5", "inference", 1000, ALL, NONE),
         Gang("inference/vllm-multihost-1-7c9d8f6b5", "inference", 1000, ALL, NONE),
@@ -102,7 +124,8 @@ EXPECTED = {
 }
 
 # Kinds a gang is made of: Shoal must read them, not skip them.
-GANG_KINDS = ("Node", "Pod", "PodGroup", "Queue", "PriorityClass")
+GANG_KINDS = ("Node", "Pod", "PodGroup", "Queue", "PriorityClass", "Workload",
+              "CompositePodGroup")
 
 
 def key(obj):
@@ -126,7 +149,11 @@ class Fixture:
                 self.args = line.split(":", 1)[1].split()
         self.objects = [o for o in yaml.safe_load_all(text) if o]
         self.podgroups = {key(o): o for o in self.objects if o.get("kind") == "PodGroup"}
+        self.composites = {key(o): o for o in self.objects
+                           if o.get("kind") == "CompositePodGroup"}
         self.pods = [o for o in self.objects if o.get("kind") == "Pod"]
+        self.node_labels = {o["metadata"]["name"]: o["metadata"].get("labels", {})
+                            for o in self.objects if o.get("kind") == "Node"}
 
     def members(self, podgroup):
         ns, name = podgroup.split("/", 1)
@@ -140,6 +167,22 @@ class Fixture:
                     or spec.get("schedulingGroup", {}).get("podGroupName") == name):
                 out.append(p)
         return out
+
+    def job_of(self, podgroup):
+        """The job the replay reports a PodGroup under: itself, or the root
+        of the CompositePodGroup tree it is a leaf of (Shoal schedules a
+        tree as one job, named after its root)."""
+        ns = podgroup.split("/", 1)[0]
+        group = self.podgroups.get(podgroup) or self.composites.get(podgroup)
+        seen = {podgroup}
+        while group is not None:
+            parent = group.get("spec", {}).get("parentCompositePodGroupName")
+            if not parent or "%s/%s" % (ns, parent) in seen:
+                break
+            podgroup = "%s/%s" % (ns, parent)
+            seen.add(podgroup)
+            group = self.composites.get(podgroup)
+        return podgroup
 
     def min_member(self, podgroup):
         spec = self.podgroups[podgroup].get("spec", {})
@@ -196,9 +239,6 @@ class ClientsTest(unittest.TestCase):
                     if not line.startswith("warning: "):
                         continue
                     words = line.split()
-                    if fx.name == "jobset.yaml" and "skipping" in words and \
-                            words[words.index("skipping") + 1] == "PodGroup":
-                        continue  # scheduling.k8s.io's PodGroup: issue 21, see EXPECTED
                     if "skipping" in words:
                         kind = words[words.index("skipping") + 1]
                         if kind not in GANG_KINDS:
@@ -224,13 +264,21 @@ class ClientsTest(unittest.TestCase):
                         self.check_gang(fx, os.path.basename(policy), gate, report, g,
                                         outcome)
 
+    @staticmethod
+    def podgroup_topology(fx, podgroup):
+        """The node label key a Kubernetes PodGroup's pods must share."""
+        spec = fx.podgroups[podgroup].get("spec", {})
+        keys = spec.get("schedulingConstraints", {}).get("topology", [])
+        return keys[0].get("key") if keys else None
+
     def check_gang(self, fx, policy, gate, report, g, outcome):
         where = "%s, policy %s, job %s" % (fx.name, policy, g.podgroup)
         pods = fx.members(g.podgroup)
         pod_keys = {key(p) for p in pods}
         running = {key(p) for p in pods if p["spec"].get("nodeName")}
         minimum = fx.min_member(g.podgroup)
-        entries = [next((pg for pg in c["podGroups"] if pg["name"] == g.podgroup), None)
+        job = fx.job_of(g.podgroup)
+        entries = [next((pg for pg in c["podGroups"] if pg["name"] == job), None)
                    for c in report["cycles"]]
         last = entries[-1]
         said = (" Shoal says: %r" % last["message"]) if last and last["message"] else ""
@@ -238,7 +286,7 @@ class ClientsTest(unittest.TestCase):
 
         if last is None:
             problems.append("the replay reports no job %s: Shoal did not take the PodGroup "
-                            "as a gang" % g.podgroup)
+                            "as a gang" % job)
         else:
             for field in ("queue", "priority"):
                 if field not in last:
@@ -249,6 +297,16 @@ class ClientsTest(unittest.TestCase):
             if last.get("priority", g.priority) != g.priority:
                 problems.append("it ranks at priority %d, not %d, the client's"
                                 % (last["priority"], g.priority))
+
+        node_of = {key(p): p["spec"]["nodeName"] for p in pods if p["spec"].get("nodeName")}
+        for cycle in report["cycles"]:
+            node_of.update({b["pod"]: b["node"] for b in cycle["binds"] if b["pod"] in pod_keys})
+        topology = self.podgroup_topology(fx, g.podgroup)
+        if topology:
+            domains = {fx.node_labels.get(n, {}).get(topology) for n in node_of.values()}
+            if len(domains) > 1:
+                problems.append("its pods must share one %s, but are bound across %s"
+                                % (topology, ", ".join(sorted(map(str, domains)))))
 
         bound = set(running)
         for c, cycle in enumerate(report["cycles"], 1):

@@ -217,7 +217,8 @@ absl::Status SnapshotObjects::Add(const json& object, int line) {
     warnings_->push_back(
         absl::StrCat(file_, ":", line, ": skipping ", Describe(object),
                      ": Shoal reads Node, Pod, PodGroup, Queue, "
-                     "HyperNode, Workload, PriorityClass, Namespace, "
+                     "HyperNode, Workload, CompositePodGroup, "
+                     "PriorityClass, Namespace, "
                      "PersistentVolume, PersistentVolumeClaim, "
                      "StorageClass, CSINode, ResourceSlice, DeviceClass, "
                      "ResourceClaim and DeviceTaintRule"));
