@@ -46,9 +46,13 @@ bool Valid(api::TaskStatus s) {
 // minSubGroups in sub-groups placed whole.
 bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
   if (job.ReadyCount() + extra < job.min_member) return false;
-  if (!job.sub_group_policies.empty() &&
-      !api::SubGroupsShort(s.cluster(), job, extra > 0).empty()) {
-    return false;
+  if (!job.sub_group_policies.empty()) {
+    const bool whole =
+        job.sub_groups.empty()
+            ? api::SubGroupsTooFew(job).empty()
+            : api::SubGroupsSatisfied(
+                  job, api::SubGroupsReady(s.cluster(), job, extra > 0));
+    if (!whole) return false;
   }
   if (!job.RoleMinimumsApply()) return true;
   auto ready = CountByRole(s, job, [&](api::TaskStatus st) {
@@ -61,10 +65,32 @@ bool Ready(const Session& s, const api::JobInfo& job, int32_t extra) {
   return true;
 }
 
-// Writes each waiting gang's message when the session closes; keeps no
-// state of its own.
+// Ready(s, job, 0) as of the job's status_changes.
+struct ReadyMemo {
+  uint64_t at = ~uint64_t{0};
+  bool ready = false;
+};
+
+bool RememberedReady(const Session& s, const api::JobInfo& job,
+                     std::vector<ReadyMemo>& memo) {
+  if (job.index == api::kNone ||
+      static_cast<size_t>(job.index) >= memo.size()) {
+    return Ready(s, job, 0);
+  }
+  ReadyMemo& m = memo[job.index];
+  if (m.at != job.status_changes) {
+    m.ready = Ready(s, job, 0);
+    m.at = job.status_changes;
+  }
+  return m.ready;
+}
+
+// Writes each waiting gang's message when the session closes; remembers
+// each job's readiness for the job order.
 class GangSession : public framework::PluginSession {
  public:
+  std::vector<ReadyMemo> ready;  // by job index
+
   void OnSessionClose(Session& s) override {
     for (auto& job : s.cluster().jobs) {
       if (Ready(s, job, 0)) {
@@ -127,13 +153,20 @@ class Gang : public framework::Plugin {
       return Ready(s, job, job.Count(api::TaskStatus::kPipelined)) ? 1 : -1;
     });
     // Jobs that are not yet running get the first chance at the cluster,
-    // so that a gang is completed before anyone grows.
+    // so that a gang is completed before anyone grows. The job queue asks
+    // this of the same jobs many times between their moves; a job's
+    // readiness is kept until one of its tasks changes status (a tree of
+    // 128 pods is otherwise counted again at every comparison).
+    auto session = std::make_unique<GangSession>();
+    session->ready.assign(s.cluster().jobs.size(), {});
     s.Register<framework::JobOrder>(
-        [&s](const api::JobInfo& a, const api::JobInfo& b) {
-          bool ra = Ready(s, a, 0), rb = Ready(s, b, 0);
+        [&s, memo = &session->ready](const api::JobInfo& a,
+                                     const api::JobInfo& b) {
+          bool ra = RememberedReady(s, a, *memo);
+          bool rb = RememberedReady(s, b, *memo);
           return ra == rb ? 0 : (ra ? 1 : -1);
         });
-    return std::make_unique<GangSession>();
+    return session;
   }
 };
 

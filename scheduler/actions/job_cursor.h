@@ -36,6 +36,14 @@ struct JobCursor {
   // A job with sub-groups: those that found no room this pass, and
   // kUngrouped for its pods of no sub-group (api/sub_groups.h).
   std::set<int32_t> failed_groups;
+  // A job with sub-groups: each sub-group's placed pods (pipelined ones
+  // counted) and each policy's whole groups, as of the job's
+  // status_changes: a turn asks for them many times (sub_group_placement).
+  struct GroupCounts {
+    uint64_t at = ~uint64_t{0};
+    std::vector<int32_t> ready, whole;
+  };
+  GroupCounts group_counts;
 };
 
 // The job's pending tasks that allocate places (not best-effort ones), in

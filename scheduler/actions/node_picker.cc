@@ -118,6 +118,7 @@ void NodePicker::Fill(Heap& h) {
   h.partitions.clear();
   h.built_at_discards = s_.discards();
   h.built_at_stamp = topology.NodeRulesStamp(task);
+  h.seen_at_moves = s_.moves();
   const std::vector<api::NodeIndex>& feasible = NodesOf(h);
   if (keys.empty() && h.sampled) {
     // A window of the nodes (the common case on a large cluster).
@@ -190,12 +191,39 @@ const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task,
   return nullptr;
 }
 
+bool NodePicker::MostlyStale(const Heap& h) const {
+  size_t candidates = 0;
+  for (const Partition& p : h.partitions) candidates += p.candidates.size();
+  // Fewer moves than half the candidates cannot have made most of them
+  // stale: the generations need not be looked at. (An empty heap is not
+  // stale: its nodes were full, and only a discard gives room back.)
+  if (candidates == 0 || 2 * (s_.moves() - h.seen_at_moves) < candidates)
+    return false;
+  size_t stale = 0;
+  for (const Partition& p : h.partitions) {
+    for (const Candidate& c : p.candidates)
+      stale += s_.node(c.node).generation() != c.generation;
+  }
+  return 2 * stale >= candidates;
+}
+
 api::NodeIndex NodePicker::Best(const api::TaskInfo& task) {
   Heap& h = HeapFor(task);
+  // Whatever fills the heap again checks the nodes for this task: the
+  // task it was first built for may be placed by now, its claims'
+  // devices taken (DRA), so that no other node fits it.
+  h.exemplar = &task;
   const framework::PodTopology& topology = s_.topology();
   // Single-node rules may have opened nodes that the heap dropped (a
   // spread's minimum rose, an affinity term found its first match).
-  if (h.built_at_stamp != topology.NodeRulesStamp(task)) Fill(h);
+  // A heap its job comes back to after other jobs' turns (a running tree
+  // growing one leaf per turn) can hold mostly nodes that changed
+  // meanwhile: building it again (from where the cycle's window has got
+  // to, on a large cluster) costs less than finding each stale at the top
+  // and re-heaping it, and finds nodes with more room.
+  if (h.built_at_stamp != topology.NodeRulesStamp(task) || MostlyStale(h))
+    Fill(h);
+  h.seen_at_moves = s_.moves();
   while (true) {
     api::NodeIndex best = BestInHeap(task, h);
     if (best != api::kNone) return best;

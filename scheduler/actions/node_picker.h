@@ -102,6 +102,7 @@ class NodePicker {
     std::vector<Partition> partitions;
     uint64_t built_at_discards = 0;  // Session::discards() when built
     uint64_t built_at_stamp = 0;     // PodTopology::NodeRulesStamp when built
+    uint64_t seen_at_moves = 0;      // Session::moves() when last searched
     // Sampled heaps (one partition): the position in the feasible nodes
     // where the heap's window starts, and how many of them, from there on
     // and wrapping around, have been scanned. Unsampled heaps scan all.
@@ -115,6 +116,9 @@ class NodePicker {
   };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
+  // Whether at least half the heap's candidates are stale (their nodes
+  // changed since they were scored).
+  bool MostlyStale(const Heap& h) const;
   void Fill(Heap& h);
   // Scans the sampled heap's next nodes until it has found `to_find` more
   // with room or scanned them all; false when none were left to scan.

@@ -22,15 +22,29 @@ constexpr int32_t kUngrouped = api::kNone;
 // No sub-group left to place.
 constexpr int32_t kNoGroup = -2;
 
+// The job's sub-group counts now (JobCursor::GroupCounts).
+const JobCursor::GroupCounts& CountsNow(const Session& s,
+                                        const api::JobInfo& job,
+                                        JobCursor& cursor) {
+  JobCursor::GroupCounts& counts = cursor.group_counts;
+  if (counts.at != job.status_changes) {
+    counts.ready = api::SubGroupsReady(s.cluster(), job,
+                                       /*with_pipelined=*/true);
+    counts.whole = api::WholeByPolicy(job, counts.ready);
+    counts.at = job.status_changes;
+  }
+  return counts;
+}
+
 // The sub-group to place next: first those the job's minSubGroups still
 // need (not whole, of a policy short of whole sub-groups), then the rest,
 // each in order of its first pending pod; kNoGroup when none is left.
-int32_t NextGroup(const Session& s, const api::JobInfo& job,
-                  const JobCursor& cursor, const std::set<int32_t>& failed) {
+int32_t NextGroup(const Session& s, const api::JobInfo& job, JobCursor& cursor,
+                  const std::set<int32_t>& failed) {
   const api::ClusterInfo& c = s.cluster();
-  const std::vector<int32_t> ready =
-      api::SubGroupsReady(c, job, /*with_pipelined=*/true);
-  const std::vector<int32_t> whole = api::WholeByPolicy(job, ready);
+  const JobCursor::GroupCounts& counts = CountsNow(s, job, cursor);
+  const std::vector<int32_t>& ready = counts.ready;
+  const std::vector<int32_t>& whole = counts.whole;
   int32_t first = kNoGroup;
   for (api::TaskIndex t : cursor.tasks) {
     const api::TaskInfo& task = c.tasks[t];
@@ -71,7 +85,7 @@ bool PlaceGroupWithin(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
   std::vector<const std::vector<api::NodeIndex>*> candidates = {inside};
   if (g != kUngrouped) {
     const int32_t size = job.sub_groups[g].size;
-    need = std::max(1, size - api::SubGroupReady(c, job, g, true));
+    need = std::max(1, size - CountsNow(s, job, cursor).ready[g]);
     if (tasks.size() < need) {
       job.fit_error = absl::StrCat(
           "sub-group ", api::SubGroupName(job, g), " has ", tasks.size(),
@@ -238,29 +252,25 @@ bool PlaceGroup(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
   return false;
 }
 
-// Each policy's whole groups, pipelined pods counted.
-std::vector<int32_t> WholeNow(const Session& s, const api::JobInfo& job) {
-  return api::WholeByPolicy(
-      job, api::SubGroupsReady(s.cluster(), job, /*with_pipelined=*/true));
-}
-
 // Whether composite policy `p` has its own minimum whole in `whole`.
 bool Satisfied(const api::JobInfo& job, const std::vector<int32_t>& whole,
                int32_t p) {
   return whole[p] >= std::max(1, job.sub_group_policies[p].min_groups);
 }
 
-bool Satisfied(const Session& s, const api::JobInfo& job, int32_t p) {
-  return Satisfied(job, WholeNow(s, job), p);
+bool Satisfied(const Session& s, const api::JobInfo& job, JobCursor& cursor,
+               int32_t p) {
+  return Satisfied(job, CountsNow(s, job, cursor).whole, p);
 }
 
 // The topmost composite between sub-group `g` and the root (the root
 // excluded: the job's own minimum is the job's affair) that does not yet
 // have its minimum whole, or kNone.
-int32_t UnsatisfiedUnit(const Session& s, const api::JobInfo& job, int32_t g) {
+int32_t UnsatisfiedUnit(const Session& s, const api::JobInfo& job,
+                        JobCursor& cursor, int32_t g) {
   if (g == kUngrouped || job.sub_groups[g].leaf == api::kNone)
     return api::kNone;
-  const std::vector<int32_t> whole = WholeNow(s, job);
+  const std::vector<int32_t>& whole = CountsNow(s, job, cursor).whole;
   int32_t unit = api::kNone;
   for (int32_t p = job.sub_groups[g].policy;
        p != api::kNone && job.sub_group_policies[p].parent != api::kNone;
@@ -279,23 +289,23 @@ bool PlaceComposite(Session& s, api::JobIndex j, JobCursor& cursor, int32_t d,
                     int32_t p, Statement& stmt, std::set<int32_t>& failed) {
   const size_t mark = stmt.Mark();
   const api::JobInfo& job = s.job(j);
-  for (size_t g = 0; g < job.sub_groups.size() && !Satisfied(s, job, p); ++g) {
+  for (size_t g = 0; g < job.sub_groups.size() && !Satisfied(s, job, cursor, p);
+       ++g) {
     const auto group = static_cast<int32_t>(g);
     if (job.sub_groups[g].policy != p || failed.count(group) > 0) continue;
-    if (api::SubGroupReady(s.cluster(), job, group, true) >=
-        job.sub_groups[g].size)
-      continue;
+    if (CountsNow(s, job, cursor).ready[g] >= job.sub_groups[g].size) continue;
     if (!PlaceGroup(s, j, cursor, d, group, stmt)) failed.insert(group);
     if (cursor.held_by_queue) break;
   }
   for (size_t c = static_cast<size_t>(p) + 1;
-       c < job.sub_group_policies.size() && !Satisfied(s, job, p) &&
+       c < job.sub_group_policies.size() && !Satisfied(s, job, cursor, p) &&
        !cursor.held_by_queue;
        ++c) {
-    if (job.sub_group_policies[c].parent != p || Satisfied(s, job, c)) continue;
+    if (job.sub_group_policies[c].parent != p || Satisfied(s, job, cursor, c))
+      continue;
     PlaceComposite(s, j, cursor, d, static_cast<int32_t>(c), stmt, failed);
   }
-  if (Satisfied(s, job, p)) return true;
+  if (Satisfied(s, job, cursor, p)) return true;
   stmt.DiscardSince(mark);
   for (size_t g = 0; g < job.sub_groups.size(); ++g) {
     if (Under(job, job.sub_groups[g].policy, p))
@@ -316,7 +326,7 @@ Attempt PlaceGroupsIn(Session& s, api::JobIndex j, JobCursor& cursor,
        g = NextGroup(s, job, cursor, failed)) {
     // A sub-group under a composite short of its minimum goes with enough
     // of its siblings to make that composite whole, or not at all.
-    const int32_t unit = UnsatisfiedUnit(s, job, g);
+    const int32_t unit = UnsatisfiedUnit(s, job, cursor, g);
     const bool placed =
         unit == api::kNone
             ? PlaceGroup(s, j, cursor, d, g, stmt)

@@ -178,7 +178,12 @@ struct JobInfo {
   void Recount(TaskStatus from, TaskStatus to) {
     --count_by_status[static_cast<int>(from)];
     ++count_by_status[static_cast<int>(to)];
+    ++status_changes;
   }
+  // How many times one of its tasks changed status (never goes back, not
+  // even when a statement is undone): what is worked out from the tasks'
+  // statuses alone holds while it stays the same.
+  uint64_t status_changes = 0;
 };
 
 }  // namespace shoal::api

@@ -252,6 +252,9 @@ class Session {
   // undone statement returns it to what it was before (a state once left
   // never gets the name of another).
   uint64_t state() const { return state_; }
+  // How many moves the session has made, undone ones included (each
+  // changes at most two nodes): never goes back.
+  uint64_t moves() const { return last_state_; }
 
   // What Statements committed so far.
   const std::vector<BindDecision>& binds() const { return binds_; }
