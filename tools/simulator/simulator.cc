@@ -12,6 +12,7 @@
 #include "scheduler/cache/sinks.h"
 #include "scheduler/scheduler.h"
 #include "tools/simulator/gpus.h"
+#include "tools/simulator/job_run.h"
 #include "tools/simulator/network.h"
 #include "tools/simulator/pollux/job_model.h"
 #include "tools/simulator/queue_standing.h"
@@ -19,41 +20,6 @@
 
 namespace shoal::sim {
 namespace {
-
-// One instance of a Job workload: PodGroup NAME-k.
-struct JobRun {
-  const JobWorkload* spec = nullptr;
-  std::string name;
-  int64_t arrival = 0;   // second
-  int64_t started = -1;  // first second its minimum ran
-  int64_t finished = -1;
-  double work = 0;                     // pod-seconds of spec->work_task
-  std::map<std::string, int> running;  // per task, this second
-  // How far its pods were spread when it started, and so how much slower
-  // it runs (network.h); fixed at the start.
-  Span span = Span::kRack;
-  double factor = 1;
-  int pods_at_start = 0;
-  // Resizes (scenario.h, resize_cost): the pods it ran the last second its
-  // minimum did, whether it fell below its minimum since, the second its
-  // restart ends (no progress before), and what they cost it.
-  int64_t resize_cost = 0;  // seconds
-  int members = 0;
-  bool interrupted = false;
-  int64_t restart_until = -1;
-  int resizes = 0;
-  double restart_seconds = 0;
-  // A trace job (JobWorkload::app): its model, the GPUs its running pods
-  // held on each node when it was last (re)allocated, and whether one of
-  // its running pods was evicted since.
-  std::optional<pollux::JobModel> model;
-  std::vector<std::pair<std::string, int>> placed;
-  bool disturbed = false;
-  int nodes_at_start = 0;  // nodes its pods spanned when it first ran
-  // Its PodGroup as the source last wrote it (the phase as the status
-  // writes left it), for a trace job whose trainer reports its progress.
-  api::JobInfo group;
-};
 
 struct PodRecord {
   std::string workload;
@@ -151,9 +117,9 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     }
     queues_.Finish(end);
     nlohmann::ordered_json summary = Summary();
-    Result result{std::move(summary), std::move(series_), Outcomes(),
-                  max_service_wait_};
-    result.trace_jobs = TraceOutcomes();
+    Result result{std::move(summary), std::move(series_),
+                  JobOutcomes(jobs_, !network_.empty()), max_service_wait_};
+    result.trace_jobs = TraceOutcomes(jobs_);
     result.gpu_slices = gpus_.slices();
     for (const auto& [key, claim] : gpus_.claims())
       result.gpu_claims.push_back(claim);
@@ -599,25 +565,13 @@ class World : public cache::DecisionSink, public cache::StatusSink {
 
   nlohmann::ordered_json Summary() const {
     nlohmann::ordered_json out;
-    nlohmann::ordered_json util = nlohmann::ordered_json::object();
-    for (const auto& [name, samples] : util_samples_) {
-      double mean = 0;
-      for (double u : samples) mean += u;
-      mean = samples.empty() ? 0 : mean / samples.size();
-      std::vector<double> sorted = samples;
-      std::sort(sorted.begin(), sorted.end());
-      double p05 =
-          sorted.empty()
-              ? 0
-              : sorted[static_cast<size_t>(0.05 * (sorted.size() - 1))];
-      util[name] = {{"mean", Round(mean)}, {"p05", Round(p05)}};
-    }
-    out["utilization"] = util;
+    out["utilization"] = UtilizationSummary(util_samples_);
     out["pendingJobs"] = {
         {"max", pending_max_},
         {"mean", Round(samples_ ? pending_sum_ / samples_ : 0)}};
     const int64_t end = end_;
-    const std::vector<JobOutcome> outcomes = Outcomes();
+    const std::vector<JobOutcome> outcomes =
+        JobOutcomes(jobs_, !network_.empty());
     out["jobs"] = JobsSummary(outcomes, end);
     out["workloads"] = WorkloadsSummary(outcomes, end);
     out["fairness"] = {
@@ -628,47 +582,15 @@ class World : public cache::DecisionSink, public cache::StatusSink {
     for (const auto& [reason, n] : evictions_by_reason_) by_reason[reason] = n;
     out["evictionsByReason"] = by_reason;
     out["resizes"] = ResizesSummary(outcomes);
-    std::vector<QueueJob> queue_jobs;
-    for (const auto& job : jobs_) {
-      queue_jobs.push_back(
-          {job.spec->queue, job.arrival, job.started, job.finished});
-    }
-    out["queues"] = queues_.Summary(sc_.queues, queue_jobs, end);
+    out["queues"] = queues_.Summary(sc_.queues, QueueJobs(jobs_), end);
     if (!network_.empty()) {
       out["network"] = NetworkSummary(
           network_, !options_.ignore_network_constraints, outcomes, series_,
           whole_at_arrival_, Makespan(outcomes, end));
     }
     if (!gpus_.empty()) out["gpus"] = gpus_.Summary();
-    const std::vector<TraceOutcome> trace = TraceOutcomes();
+    const std::vector<TraceOutcome> trace = TraceOutcomes(jobs_);
     if (!trace.empty()) out["trace"] = TraceSummary(trace);
-    return out;
-  }
-
-  std::vector<TraceOutcome> TraceOutcomes() const {
-    std::vector<TraceOutcome> out;
-    for (const auto& job : jobs_) {
-      if (!job.model.has_value()) continue;
-      int pods = 0;
-      for (const auto& t : job.spec->tasks) pods += t.replicas;
-      out.push_back({job.name, job.spec->name, job.spec->num_replicas,
-                     job.spec->batch_size, pods, job.nodes_at_start,
-                     job.arrival, job.started, job.finished,
-                     std::max(job.model->num_restarts(), 0),
-                     job.model->attained_service()});
-    }
-    return out;
-  }
-
-  std::vector<JobOutcome> Outcomes() const {
-    std::vector<JobOutcome> out;
-    for (const auto& job : jobs_) {
-      out.push_back(
-          {job.name, job.spec->name, job.arrival, job.started, job.finished,
-           job.pods_at_start,
-           network_.empty() || job.started < 0 ? "" : SpanName(job.span),
-           job.factor, job.resizes, job.restart_seconds});
-    }
     return out;
   }
 
