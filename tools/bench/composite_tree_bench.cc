@@ -106,8 +106,9 @@ void BM_CompositeTreeCycle(benchmark::State& state, bool rack_key) {
   cache::Cache cache("shoal");
   BuildCluster(rack_key, cache);
   // The cache builds its first model once, when the informers' lists have
-  // arrived (ingest_bench times that); a cycle takes the snapshot of a
-  // model already built, as every cycle after the first does.
+  // arrived (snapshot_bench times one built from scratch); a cycle takes
+  // the snapshot of a model already built, as every cycle after the first
+  // does.
   benchmark::DoNotOptimize(cache.Snapshot());
   size_t binds = 0, split = 0, across = 0;
   for (auto _ : state) {
