@@ -15,7 +15,8 @@ deferred into a function is still a cycle, only a hidden one).
     python3 e2e/properties/imports_test.py            # the test
     python3 e2e/properties/imports_test.py --graph    # print the module graph
 
-Standard library only.
+Standard library only (and tools/lint/circles.py, the circle finder
+check_includes.py uses too).
 """
 
 import ast
@@ -25,6 +26,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools", "lint"))
+from circles import circles  # noqa: E402  (tools/lint, shared with check_includes.py)
 
 
 def _modules(top):
@@ -82,47 +85,7 @@ def graph(top):
 def cycles(g):
     """The strongly connected components of more than one module (or a module
     importing itself): each an import cycle, as a sorted list."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        # Iterative Tarjan: e2e/ and tools/ are small, but no recursion limit.
-        work = [(v, iter(sorted(g.get(v, ()))))]
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        while work:
-            node, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter[0]
-                    counter[0] += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(g.get(w, ())))))
-                    break
-                if w in on:
-                    low[node] = min(low[node], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == node:
-                            break
-                    if len(comp) > 1 or node in g.get(node, ()):
-                        out.append(sorted(comp))
-
-    for v in sorted(g):
-        if v not in index:
-            visit(v)
-    return sorted(out)
+    return circles(g)
 
 
 def _name(path, top):

@@ -20,13 +20,17 @@ registry in plugins/). tools/test.sh runs it, so CI does.
     python3 tools/lint/check_includes.py --graph  # print the folder graph
     python3 tools/lint/check_includes.py DIR      # another tree
 
-Standard library only.
+Standard library only (and circles.py beside it, the circle finder
+e2e/properties/imports_test.py uses too).
 """
 
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from circles import circles  # noqa: E402
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -58,53 +62,6 @@ def include_edges(root, files):
                 if target in present and target != f:
                     edges.append((f, target))
     return edges
-
-
-def circles(graph):
-    """The strongly connected components of more than one node (Tarjan's
-    algorithm, iterative so a deep tree cannot hit Python's recursion
-    limit), each sorted, the list sorted."""
-    index, low, on_stack, stack, out = {}, {}, set(), [], []
-    counter = [0]
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = counter[0]
-        counter[0] += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    out.append(sorted(component))
-    return sorted(out)
 
 
 def path_within(graph, component):
