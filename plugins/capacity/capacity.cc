@@ -93,19 +93,19 @@ class CapacitySession : public framework::PluginSession {
         });
     // Up to the deserved share at every level; while borrowing, up to the
     // real capability at every level.
-    s.Register<framework::Allocatable>(
-        [this, &s, &c](const api::QueueInfo& q, const api::TaskInfo& t) {
-          if (!q.open) return false;
-          const bool borrows = s.borrowing();
-          bool fits = true;
-          api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
-            const QueueLimits& l = limits_[at.index];
-            const api::Resource& limit = borrows ? l.real_capability : l.fence;
-            fits = fits && (ledger_[at.index].allocated + t.counted())
-                               .LessEqualWhere(limit, t.counted());
-          });
-          return fits;
-        });
+    s.Register<framework::Allocatable>([this, &s, &c](const api::QueueInfo& q,
+                                                      const api::TaskInfo& t) {
+      if (!q.open) return false;
+      const bool borrows = s.borrowing();
+      bool fits = true;
+      api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
+        const QueueLimits& l = limits_[at.index];
+        const api::Resource& limit = borrows ? l.real_capability : l.fence;
+        fits =
+            fits && t.counted().FitsBeside(ledger_[at.index].allocated, limit);
+      });
+      return fits;
+    });
     // Admission by capability alone, at every level, counting what the
     // queue's jobs hold and the minimums of gangs already admitted (less
     // elastic surplus), as Volcano's capacity does.

@@ -70,24 +70,23 @@ class ProportionSession : public framework::PluginSession {
     // still takes its share back from its siblings.
     s.Register<framework::Preemptive>(
         [this](const api::QueueInfo& q, const api::TaskInfo& t) {
-          return (ledger_[q.index].allocated + t.counted())
-              .LessEqualWhere(shares_[q.index].deserved, t.counted());
+          return t.counted().FitsBeside(ledger_[q.index].allocated,
+                                        shares_[q.index].deserved);
         });
     // Within its deserved share (and each ancestor's); while borrowing,
     // within its capability (and each ancestor's).
-    s.Register<framework::Allocatable>([this, &s, &c](const api::QueueInfo& q,
-                                                      const api::TaskInfo& t) {
-      const bool borrows = Borrows(s);
-      bool fits = true;
-      api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
-        const QueueShare& qs = shares_[at.index];
-        fits = fits &&
-               (ledger_[at.index].allocated + t.counted())
-                   .LessEqualWhere(borrows ? qs.real_capability : qs.deserved,
-                                   t.counted());
-      });
-      return fits;
-    });
+    s.Register<framework::Allocatable>(
+        [this, &s, &c](const api::QueueInfo& q, const api::TaskInfo& t) {
+          const bool borrows = Borrows(s);
+          bool fits = true;
+          api::ForEachOnPathToRoot(c, q.index, [&](const api::QueueInfo& at) {
+            const QueueShare& qs = shares_[at.index];
+            fits = fits && t.counted().FitsBeside(
+                               ledger_[at.index].allocated,
+                               borrows ? qs.real_capability : qs.deserved);
+          });
+          return fits;
+        });
     // Victims only from queues above their deserved share, and only while
     // they stay above it.
     s.Register<framework::Reclaimable>(

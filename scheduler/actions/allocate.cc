@@ -49,9 +49,9 @@ class Allocate : public framework::Action {
     // share comes last in queue order anyway).
     // First every job's gang minimum, then growth: pods beyond a job's
     // minimum only get the room no minimum wanted.
-    // Declared first, so that the cursors' pickers give their heaps' storage
-    // back before it goes.
-    NodePicker::Spares spares;
+    // Declared first: the cursors' pickers take heaps and storage from it
+    // until they go.
+    NodePicker::Shared shared;
     std::map<api::JobIndex, JobCursor> cursors;
     std::set<api::JobIndex> growing;
     bool held = false;
@@ -68,7 +68,7 @@ class Allocate : public framework::Action {
         growing.insert(j);
         continue;
       }
-      JobCursor& cursor = CursorFor(s, j, spares, cursors);
+      JobCursor& cursor = CursorFor(s, j, shared, cursors);
       if (PlaceSome(s, j, cursor)) {
         growing.insert(j);
         continue;
@@ -91,7 +91,11 @@ class Allocate : public framework::Action {
           s, [&](api::JobInfo& job) { return growing.count(job.index) > 0; });
       for (api::JobIndex j = growers.Next(); j != api::kNone;
            j = growers.Next()) {
-        if (PlaceSome(s, j, CursorFor(s, j, spares, cursors))) growers.Push(j);
+        // Growing jobs take turns: their searches share heaps, which the
+        // others' turns would leave stale (node_picker.h).
+        JobCursor& cursor = CursorFor(s, j, shared, cursors);
+        cursor.picker.ShareHeaps();
+        if (PlaceSome(s, j, cursor)) growers.Push(j);
       }
     }
     for (const auto& [j, cursor] : cursors) held |= held_back(j, cursor);
@@ -99,11 +103,11 @@ class Allocate : public framework::Action {
   }
 
   static JobCursor& CursorFor(Session& s, api::JobIndex j,
-                              NodePicker::Spares& spares,
+                              NodePicker::Shared& shared,
                               std::map<api::JobIndex, JobCursor>& cursors) {
     auto it = cursors.find(j);
     if (it == cursors.end()) {
-      it = cursors.try_emplace(j, s, spares).first;
+      it = cursors.try_emplace(j, s, shared).first;
       JobCursor& cursor = it->second;
       cursor.tasks = TasksToPlace(s, s.job(j));
       if (s.job(j).ReadyCount() > 0) {

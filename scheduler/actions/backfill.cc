@@ -36,8 +36,8 @@ class Backfill : public framework::Action {
       api::JobInfo& job = s.job(j);
       if (!job.sub_groups.empty()) {
         // Each sub-group's pods in a domain of its own, as allocate's.
-        NodePicker::Spares spares;
-        JobCursor cursor(s, spares);
+        NodePicker::Shared shared;
+        JobCursor cursor(s, shared);
         for (api::TaskIndex t : job.tasks) {
           const api::TaskInfo& task = s.task(t);
           if (task.status == api::TaskStatus::kPending && task.best_effort())

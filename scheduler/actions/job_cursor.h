@@ -15,8 +15,8 @@ namespace shoal::actions {
 // A job's pending tasks in task order, and the node heaps for them; kept
 // while the job comes back for more after its gang is placed.
 struct JobCursor {
-  JobCursor(framework::Session& s, NodePicker::Spares& spares)
-      : picker(s, &spares) {}
+  JobCursor(framework::Session& s, NodePicker::Shared& shared)
+      : picker(s, &shared) {}
   NodePicker picker;
   std::vector<api::TaskIndex> tasks;
   size_t next = 0;

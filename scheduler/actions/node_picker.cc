@@ -25,9 +25,9 @@ NodePicker::~NodePicker() {
 
 std::vector<NodePicker::Candidate> NodePicker::TakeStorage(size_t size) {
   std::vector<Candidate> storage;
-  if (spares_ != nullptr && !spares_->empty()) {
-    storage = std::move(spares_->back());
-    spares_->pop_back();
+  if (shared_ != nullptr && !shared_->spares.empty()) {
+    storage = std::move(shared_->spares.back());
+    shared_->spares.pop_back();
     storage.clear();
   }
   storage.reserve(size);
@@ -38,10 +38,10 @@ void NodePicker::GiveBack(Heap& h) {
   // Only a heap of every node (no domains) took its storage from the
   // spares; a few are enough for the pickers of one action to take turns.
   constexpr size_t kKept = 8;
-  if (spares_ == nullptr || spares_->size() >= kKept) return;
+  if (shared_ == nullptr || shared_->spares.size() >= kKept) return;
   if (h.partitions.size() == 1 && h.partitions[0].domain.empty() &&
       h.partitions[0].candidates.capacity() > 0) {
-    spares_->push_back(std::move(h.partitions[0].candidates));
+    shared_->spares.push_back(std::move(h.partitions[0].candidates));
   }
 }
 
@@ -50,11 +50,40 @@ bool NodePicker::CandidateWorse(const Candidate& a, const Candidate& b) {
 }
 
 NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
+  if (Shares(task)) return SharedHeapFor(task);
   for (Heap& h : heaps_) {
     if (h.subset == only_nodes_ && h.exemplar->PlacedAlike(task)) return h;
   }
+  heaps_.push_back(NewHeap(task, /*shared=*/false));
+  return heaps_.back();
+}
+
+NodePicker::Heap& NodePicker::SharedHeapFor(const api::TaskInfo& task) {
+  for (Heap* h : joined_) {
+    if (h->exemplar->PlacedAlike(task)) return *h;
+  }
+  for (const std::unique_ptr<Heap>& shared : shared_->heaps) {
+    Heap& h = *shared;
+    if (!h.exemplar->PlacedAlike(task)) continue;
+    // A job new to the heap brings the next window with it, as a heap
+    // of its own would have scanned.
+    joined_.push_back(&h);
+    if (h.sampled) {
+      h.exemplar = &task;
+      Extend(h, s_.sampling().to_find());
+    }
+    return h;
+  }
+  shared_->heaps.push_back(
+      std::make_unique<Heap>(NewHeap(task, /*shared=*/true)));
+  joined_.push_back(shared_->heaps.back().get());
+  return *joined_.back();
+}
+
+NodePicker::Heap NodePicker::NewHeap(const api::TaskInfo& task, bool shared) {
   Heap h;
   h.exemplar = &task;
+  h.shared = shared;
   h.subset = only_nodes_;
   if (h.subset != nullptr) h.subset_feasible = SearchedNodes(task);
   h.sampled = h.subset == nullptr && Samples(task);
@@ -67,9 +96,28 @@ NodePicker::Heap& NodePicker::HeapFor(const api::TaskInfo& task) {
                                s_.sampling().next_start());
     h.first = it == feasible.end() ? 0 : it - feasible.begin();
   }
-  heaps_.push_back(std::move(h));
-  Fill(heaps_.back());
-  return heaps_.back();
+  Fill(h);
+  return h;
+}
+
+bool NodePicker::Shares(const api::TaskInfo& task) const {
+  // A network-bound job's scores differ from others' (networktopology);
+  // inter-pod and domain rules, and claims on devices, depend on where
+  // the job's own pods and claims are. (What else depends on the job, a
+  // shared heap's pick checks: Admits, Top.)
+  return share_heaps_ && only_nodes_ == nullptr && task.topology_class == 0 &&
+         task.pod->resource_claims.empty() &&
+         s_.topology().DomainKeys(task).empty() &&
+         s_.cluster().jobs[task.job].network.mode ==
+             api::NetworkConstraint::Mode::kNone;
+}
+
+bool NodePicker::Admits(const Heap& h, const api::TaskInfo& task,
+                        const api::NodeInfo& node) const {
+  return h.shared ? s_.FitsAnyJob(task, node, node.idle(),
+                                  framework::TopologyScope::kNode)
+                  : s_.Fits(task, node, node.idle(),
+                            framework::TopologyScope::kNode);
 }
 
 bool NodePicker::Samples(const api::TaskInfo& task) {
@@ -85,27 +133,32 @@ bool NodePicker::Samples(const api::TaskInfo& task) {
          s_.Feasible(task.placement()).nodes.size() > sampling.to_find();
 }
 
-bool NodePicker::Extend(Heap& h, size_t to_find) {
+bool NodePicker::Extend(Heap& h, size_t to_find, size_t at_least) {
   const api::TaskInfo& task = *h.exemplar;
   const std::vector<api::NodeIndex>& feasible =
       s_.Feasible(task.placement()).nodes;
   if (h.scanned >= feasible.size()) return false;
   std::vector<Candidate>& heap = h.partitions[0].candidates;
+  const size_t before = heap.size();
   size_t found = 0;
   api::NodeIndex last = api::kNone;
-  while (h.scanned < feasible.size() && found < to_find) {
+  while (h.scanned < feasible.size() &&
+         (found < to_find || h.scanned < at_least)) {
     const api::NodeIndex n = feasible[(h.first + h.scanned) % feasible.size()];
     ++h.scanned;
     last = n;
     const api::NodeInfo& node = s_.node(n);
-    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
-      continue;
+    if (!Admits(h, task, node)) continue;
     heap.push_back({ScoreForHeap(task, node), n, node.generation()});
     ++found;
   }
-  // Called when the heap is new or its nodes are full (it is empty then);
-  // heaping the whole of it again holds in any case.
-  std::make_heap(heap.begin(), heap.end(), CandidateWorse);
+  if (before == 0) {
+    std::make_heap(heap.begin(), heap.end(), CandidateWorse);
+  } else {
+    // A shared heap widening for a job new to it.
+    for (size_t i = before; i < heap.size(); ++i)
+      std::push_heap(heap.begin(), heap.begin() + i + 1, CandidateWorse);
+  }
   s_.sampling().VisitedUpTo(last);
   return true;
 }
@@ -121,11 +174,14 @@ void NodePicker::Fill(Heap& h) {
   h.seen_at_moves = s_.moves();
   const std::vector<api::NodeIndex>& feasible = NodesOf(h);
   if (keys.empty() && h.sampled) {
-    // A window of the nodes (the common case on a large cluster).
+    // A window of the nodes (the common case on a large cluster); a
+    // shared heap is built again over the windows it had widened to.
     const size_t to_find = s_.sampling().to_find();
+    const size_t span = h.shared ? h.scanned : 0;
     h.scanned = 0;
-    h.partitions.push_back(Partition{"", api::kNone, TakeStorage(to_find)});
-    Extend(h, to_find);
+    h.partitions.push_back(
+        Partition{"", api::kNone, TakeStorage(std::max(to_find, span))});
+    Extend(h, to_find, span);
     return;
   }
   if (keys.empty()) {
@@ -135,8 +191,7 @@ void NodePicker::Fill(Heap& h) {
                   TakeStorage(feasible.size())};
     for (api::NodeIndex n : feasible) {
       const api::NodeInfo& node = s_.node(n);
-      if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
-        continue;
+      if (!Admits(h, task, node)) continue;
       all.candidates.push_back(
           {ScoreForHeap(task, node), n, node.generation()});
     }
@@ -160,8 +215,7 @@ void NodePicker::Fill(Heap& h) {
     }
     auto [it, added] = by_domain.emplace(domain, h.partitions.size());
     if (added) h.partitions.push_back(Partition{domain, n, {}});
-    if (!s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode))
-      continue;
+    if (!Admits(h, task, node)) continue;
     h.partitions[it->second].candidates.push_back(
         {ScoreForHeap(task, node), n, node.generation()});
   }
@@ -170,25 +224,43 @@ void NodePicker::Fill(Heap& h) {
   }
 }
 
-const NodePicker::Candidate* NodePicker::Top(const api::TaskInfo& task,
-                                             Partition& p) {
+std::optional<NodePicker::Candidate> NodePicker::Top(const api::TaskInfo& task,
+                                                     const Heap& h,
+                                                     Partition& p) {
   std::vector<Candidate>& heap = p.candidates;
+  std::optional<Candidate> found;
+  aside_.clear();
   while (!heap.empty()) {
     const Candidate top = heap.front();
     const api::NodeInfo& node = s_.node(top.node);
     // Devices (DRA) can be taken without the node changing: by a claim a
     // pod shares with one placed elsewhere, or on a network-attached pool.
-    if (node.generation() == top.generation && s_.DevicesFit(task, node))
-      return &heap.front();
+    if (node.generation() == top.generation && s_.DevicesFit(task, node)) {
+      // A shared heap's node fits the task's shape; whether it fits the
+      // task's job (a reservation, room promised to another job) is
+      // asked now, and a node it refuses stays for the other jobs.
+      if (!h.shared || s_.FitsItsJob(task, node, node.idle())) {
+        found = top;
+        break;
+      }
+      aside_.push_back(top);
+      std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
+      heap.pop_back();
+      continue;
+    }
     // The node changed since it was scored: re-check and re-score it.
     std::pop_heap(heap.begin(), heap.end(), CandidateWorse);
     heap.pop_back();
-    if (s_.Fits(task, node, node.idle(), framework::TopologyScope::kNode)) {
+    if (Admits(h, task, node)) {
       heap.push_back({ScoreForHeap(task, node), top.node, node.generation()});
       std::push_heap(heap.begin(), heap.end(), CandidateWorse);
     }
   }
-  return nullptr;
+  for (const Candidate& c : aside_) {
+    heap.push_back(c);
+    std::push_heap(heap.begin(), heap.end(), CandidateWorse);
+  }
+  return found;
 }
 
 bool NodePicker::MostlyStale(const Heap& h) const {
@@ -251,8 +323,8 @@ api::NodeIndex NodePicker::BestInHeap(const api::TaskInfo& task, Heap& h) {
         continue;
       domain_score = s_.DomainScore(task, rep);
     }
-    const Candidate* top = Top(task, p);
-    if (top == nullptr) continue;
+    const std::optional<Candidate> top = Top(task, h, p);
+    if (!top.has_value()) continue;
     double score = top->score + domain_score;
     if (best == api::kNone || Worse(best_score, best, score, top->node)) {
       best = top->node;

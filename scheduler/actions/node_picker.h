@@ -22,9 +22,19 @@
 // is then bounded by the window, not the cluster, and a cycle grows with
 // jobs + nodes instead of jobs x nodes. Tasks with domain rules, and tasks
 // any inter-pod rule bears on, still get every node (see Fill).
+//
+// Jobs that grow take turns, a pod or a sub-group at a time (allocate's
+// growth phase), and between two turns of a job the others' placements
+// leave most of its heap stale. Growing jobs' pickers therefore share
+// heaps (ShareHeaps) for tasks whose fit and score do not depend on their
+// job: every job of a shape takes from one heap, which re-scores only the
+// node a placement changed. A shared heap widens by one window for each
+// job that comes to it, so each job still brings the cycle's next window,
+// and a shape many jobs grow with ends up holding every node.
 #ifndef SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 #define SHOAL_SCHEDULER_ACTIONS_NODE_PICKER_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,15 +50,53 @@ class NodePicker {
     api::NodeIndex node;
     uint64_t generation;
   };
-  // Heap storage handed from one picker to the next: an action that makes
-  // a picker per job would otherwise allocate (and fault in) a heap of
-  // every node per job.
-  using Spares = std::vector<std::vector<Candidate>>;
 
-  explicit NodePicker(framework::Session& s, Spares* spares = nullptr)
-      : s_(s), spares_(spares) {}
+ private:
+  // The nodes of one domain (all of them when the task has no domain rules).
+  struct Partition {
+    std::string domain;  // the values of the task's domain keys
+    api::NodeIndex representative;
+    std::vector<Candidate> candidates;
+  };
+  struct Heap {
+    const api::TaskInfo* exemplar;
+    std::vector<Partition> partitions;
+    uint64_t built_at_discards = 0;  // Session::discards() when built
+    uint64_t built_at_stamp = 0;     // PodTopology::NodeRulesStamp when built
+    uint64_t seen_at_moves = 0;      // Session::moves() when last searched
+    // Sampled heaps (one partition): the position in the feasible nodes
+    // where the heap's window starts, and how many of them, from there on
+    // and wrapping around, have been scanned. Unsampled heaps scan all.
+    bool sampled = false;
+    size_t first = 0;
+    size_t scanned = 0;
+    // A heap of a restricted search: the set it was built for, and its
+    // nodes that are feasible for the exemplar.
+    const std::vector<api::NodeIndex>* subset = nullptr;
+    std::vector<api::NodeIndex> subset_feasible;
+    // A heap in Shared, which any job's picker may take from.
+    bool shared = false;
+  };
+
+ public:
+  // What the pickers of one action share: heap storage handed from one
+  // picker to the next (an action that makes a picker per job would
+  // otherwise allocate, and fault in, a heap of every node per job), and
+  // the heaps any job may take from (see the top of this file). It must
+  // outlive the pickers.
+  struct Shared {
+    std::vector<std::vector<Candidate>> spares;
+    std::vector<std::unique_ptr<Heap>> heaps;
+  };
+
+  explicit NodePicker(framework::Session& s, Shared* shared = nullptr)
+      : s_(s), shared_(shared) {}
   ~NodePicker();
   NodePicker(NodePicker&&) = default;
+
+  // From now on, searches for tasks that may share (see the top of this
+  // file) use Shared's heaps; needs a Shared.
+  void ShareHeaps() { share_heaps_ = shared_ != nullptr; }
 
   // The feasible node with room for `task` now and the highest score (ties
   // go to the earlier node), or kNone. Valid while only this picker's
@@ -91,38 +139,22 @@ class NodePicker {
   size_t nodes_scored() const { return nodes_scored_; }
 
  private:
-  // The nodes of one domain (all of them when the task has no domain rules).
-  struct Partition {
-    std::string domain;  // the values of the task's domain keys
-    api::NodeIndex representative;
-    std::vector<Candidate> candidates;
-  };
-  struct Heap {
-    const api::TaskInfo* exemplar;
-    std::vector<Partition> partitions;
-    uint64_t built_at_discards = 0;  // Session::discards() when built
-    uint64_t built_at_stamp = 0;     // PodTopology::NodeRulesStamp when built
-    uint64_t seen_at_moves = 0;      // Session::moves() when last searched
-    // Sampled heaps (one partition): the position in the feasible nodes
-    // where the heap's window starts, and how many of them, from there on
-    // and wrapping around, have been scanned. Unsampled heaps scan all.
-    bool sampled = false;
-    size_t first = 0;
-    size_t scanned = 0;
-    // A heap of a restricted search: the set it was built for, and its
-    // nodes that are feasible for the exemplar.
-    const std::vector<api::NodeIndex>* subset = nullptr;
-    std::vector<api::NodeIndex> subset_feasible;
-  };
   static bool CandidateWorse(const Candidate& a, const Candidate& b);
   Heap& HeapFor(const api::TaskInfo& task);
+  Heap& SharedHeapFor(const api::TaskInfo& task);
+  // Whether searches for `task` use a heap in Shared: sharing is on, and
+  // its fit and score are the same whichever job it belongs to.
+  bool Shares(const api::TaskInfo& task) const;
+  // A new heap for `task` (for Shared, or this picker's own), filled.
+  Heap NewHeap(const api::TaskInfo& task, bool shared);
   // Whether at least half the heap's candidates are stale (their nodes
   // changed since they were scored).
   bool MostlyStale(const Heap& h) const;
   void Fill(Heap& h);
   // Scans the sampled heap's next nodes until it has found `to_find` more
-  // with room or scanned them all; false when none were left to scan.
-  bool Extend(Heap& h, size_t to_find);
+  // with room (and scanned `at_least` of its nodes in all) or scanned them
+  // all; false when none were left to scan.
+  bool Extend(Heap& h, size_t to_find, size_t at_least = 0);
   // Whether searches for `task` may leave nodes out.
   bool Samples(const api::TaskInfo& task);
   // The nodes a search for `task` looks at: its feasible nodes, within
@@ -138,12 +170,20 @@ class NodePicker {
   void GiveBack(Heap& h);
   // Best() over the heap as it stands.
   api::NodeIndex BestInHeap(const api::TaskInfo& task, Heap& h);
-  // The best still-valid candidate of a partition, or nullptr.
-  const Candidate* Top(const api::TaskInfo& task, Partition& p);
+  // The best still-valid candidate of a partition of `h`, if any.
+  std::optional<Candidate> Top(const api::TaskInfo& task, const Heap& h,
+                               Partition& p);
+  // Whether `node` goes into heap `h` for `task`: it fits the task (a
+  // shared heap: whichever job the task belongs to).
+  bool Admits(const Heap& h, const api::TaskInfo& task,
+              const api::NodeInfo& node) const;
 
   framework::Session& s_;
-  Spares* spares_;
+  Shared* shared_;
   std::vector<Heap> heaps_;
+  bool share_heaps_ = false;
+  std::vector<Heap*> joined_;     // the shared heaps this picker used
+  std::vector<Candidate> aside_;  // Top's, kept for its storage
   std::optional<std::string> only_domain_;
   const std::vector<api::NodeIndex>* only_nodes_ = nullptr;
   std::vector<api::NodeIndex> searched_;  // SearchedNodes' answer

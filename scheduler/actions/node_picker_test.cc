@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -111,11 +112,14 @@ TEST(NodePickerTest, GangLargerThanTheWindowIsPlacedWhole) {
 }
 
 TEST(NodePickerTest, WindowsStartWhereThePreviousStopped) {
-  // Equal empty nodes score alike, and ties go to the earlier node: each
-  // job's pod goes to the first node of its window (30% of 1,000 nodes),
-  // and the windows of successive jobs follow each other.
+  // Windows of 300 nodes (30% of 1,000). Jobs of one shape share a heap
+  // that widens by a window for each job: "a" sees nodes 0-299 (all
+  // alike: the first wins), "b" 0-599 and takes n00300, roomier than
+  // those, and cannot see n00600, roomier still, which "c" (0-899) takes.
   api::ClusterBuilder b;
-  AddNodes(b, 1000, [](int) { return "8"; });
+  AddNodes(b, 1000, [](int i) {
+    return i == 300 ? "16" : i == 600 ? "32" : "8";
+  });
   AddGang(b, "a", 1, 1, {{"cpu", "1"}});
   AddGang(b, "b", 1, 1, {{"cpu", "1"}});
   AddGang(b, "c", 1, 1, {{"cpu", "1"}});
@@ -124,6 +128,57 @@ TEST(NodePickerTest, WindowsStartWhereThePreviousStopped) {
   EXPECT_EQ(Binds(out),
             (std::map<std::string, std::string>{
                 {"a-0", Name(0)}, {"b-0", Name(300)}, {"c-0", Name(600)}}));
+}
+
+TEST(NodePickerTest, JobsOfOneShapeShareAHeap) {
+  // Each growing job's picker brings one window (420 of 1,000 nodes) to
+  // the shared heap until it holds every node; the fourth job scores
+  // none, where a heap of its own would score a window again.
+  api::ClusterBuilder b;
+  AddNodes(b, 1000, [](int) { return "8"; });
+  for (const char* job : {"a", "b", "c", "d"}) {
+    AddGang(b, job, 1, 1, {{"cpu", "1"}});
+  }
+  framework::Policy policy = MakePolicy();
+  framework::Session s(std::move(b).Build(), policy);
+  NodePicker::Shared shared;
+  std::vector<size_t> scored;
+  for (api::TaskIndex t = 0; t < 4; ++t) {
+    NodePicker picker(s, &shared);
+    picker.ShareHeaps();
+    EXPECT_NE(picker.Best(s.task(t)), api::kNone);
+    scored.push_back(picker.nodes_scored());
+  }
+  EXPECT_EQ(scored, (std::vector<size_t>{420, 420, 160, 0}));
+  EXPECT_EQ(shared.heaps.size(), 1u);
+
+  // Without sharing, every job scores its own window.
+  NodePicker alone(s, &shared);
+  EXPECT_NE(alone.Best(s.task(3)), api::kNone);
+  EXPECT_EQ(alone.nodes_scored(), 420u);
+}
+
+TEST(NodePickerTest, SharedHeapKeepsANodeOneJobMayNotTake) {
+  // The roomier node is promised to "b": "a", asking first from the heap
+  // both share, is sent to the other node, and "b" still finds its own.
+  api::ClusterBuilder b;
+  b.AddNode(Node("roomy", {{"cpu", "8"}, {"memory", "32Gi"}}));
+  b.AddNode(Node("small", {{"cpu", "4"}, {"memory", "32Gi"}}));
+  AddGang(b, "a", 1, 1, {{"cpu", "4"}});
+  const api::JobIndex promised_to = AddGang(b, "b", 1, 1, {{"cpu", "4"}});
+  framework::Policy policy = MakePolicy();
+  api::ClusterInfo cluster = std::move(b).Build();
+  policy.promises.Add({cluster.jobs[promised_to].Key(), "roomy",
+                       *api::Resource::FromList({{"cpu", "8"}}, "test"),
+                       absl::InfiniteFuture()});
+  framework::Session s(std::move(cluster), policy);
+  NodePicker::Shared shared;
+  NodePicker for_a(s, &shared), for_b(s, &shared);
+  for_a.ShareHeaps();
+  for_b.ShareHeaps();
+  EXPECT_EQ(s.node(for_a.Best(s.task(0))).name(), "small");
+  EXPECT_EQ(s.node(for_b.Best(s.task(1))).name(), "roomy");
+  EXPECT_EQ(shared.heaps.size(), 1u);
 }
 
 TEST(NodePickerTest, SameInputSameDecisions) {

@@ -111,6 +111,14 @@ bool Resource::LessEqualWhere(const Resource& limit,
   return true;
 }
 
+bool Resource::FitsBeside(const Resource& held, const Resource& limit) const {
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    if (amounts_[i] > 0 && held.Get(i) + amounts_[i] > limit.Get(i))
+      return false;
+  }
+  return true;
+}
+
 double Resource::DominantShare(const Resource& of) const {
   double share = 0;
   for (size_t i = 0; i < amounts_.size(); ++i) {

@@ -60,6 +60,10 @@ class Resource {
   // `where` has a positive amount of (a queue checks only what a task
   // asks for).
   bool LessEqualWhere(const Resource& limit, const Resource& where) const;
+  // (held + *this).LessEqualWhere(limit, *this) without building the sum:
+  // whether this request, added to `held`, stays within `limit` in each
+  // resource it asks for (a queue's check of a task, asked per pod).
+  bool FitsBeside(const Resource& held, const Resource& limit) const;
   // The largest of amount/of.amount; a resource this has and `of` lacks
   // makes the share infinite. What DRF and queue shares use.
   double DominantShare(const Resource& of) const;

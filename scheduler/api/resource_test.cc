@@ -64,6 +64,23 @@ TEST(ResourceTest, FitsOnlyChecksWhatIsRequested) {
                                       "Insufficient nvidia.com/gpu"}));
 }
 
+TEST(ResourceTest, FitsBesideChecksOnlyWhatIsRequestedAgainstTheSum) {
+  const Resource held = R({{"cpu", "6"}, {"memory", "10Gi"}});
+  const Resource limit = R({{"cpu", "8"}, {"memory", "8Gi"}});
+  // Memory is over its limit already, but the task asks for cpu only.
+  EXPECT_TRUE(R({{"cpu", "2"}}).FitsBeside(held, limit));
+  EXPECT_FALSE(R({{"cpu", "3"}}).FitsBeside(held, limit));
+  EXPECT_FALSE(R({{"cpu", "1"}, {"memory", "1Mi"}}).FitsBeside(held, limit));
+  // A resource the limit does not name has a limit of zero.
+  EXPECT_FALSE(R({{"nvidia.com/gpu", "1"}}).FitsBeside(held, limit));
+  // The same answers as building the sum.
+  for (const Resource& task :
+       {R({{"cpu", "2"}}), R({{"cpu", "3"}}), R({{"memory", "1Mi"}})}) {
+    EXPECT_EQ(task.FitsBeside(held, limit),
+              (held + task).LessEqualWhere(limit, task));
+  }
+}
+
 TEST(ResourceTest, ShareMath) {
   Resource total = R({{"cpu", "10"}, {"memory", "100Gi"}});
   EXPECT_DOUBLE_EQ(R({{"cpu", "5"}, {"memory", "10Gi"}}).DominantShare(total),

@@ -173,6 +173,23 @@ class Session {
             TopologyScope scope = TopologyScope::kAll) const {
     return FitsIn(t, n, available, scope, /*once_released=*/false);
   }
+  // Fits in two halves, for a search shared by the jobs of one shape
+  // (actions/node_picker.h): what holds whichever job the task belongs
+  // to (the mechanism: room, ports, volumes, devices, pod topology), and
+  // what depends on its job (room promised to other jobs, and the Fit
+  // callbacks: a reservation). Fits is both.
+  bool FitsAnyJob(const api::TaskInfo& t, const api::NodeInfo& n,
+                  const api::Resource& available, TopologyScope scope) const {
+    return FitsAnyJobIn(t, n, available, scope, /*once_released=*/false);
+  }
+  bool FitsItsJob(const api::TaskInfo& t, const api::NodeInfo& n,
+                  const api::Resource& available) const {
+    if (const api::Resource* promised = PromisedToOthers(t, n)) {
+      const api::Resource left = available - *promised;
+      return t.request().FitsIn(left) && Call<Fit>(t, n, left, nullptr);
+    }
+    return Call<Fit>(t, n, available, nullptr);
+  }
   // Like Fits, for room once the pods leaving now are gone (`available`:
   // the node's FutureIdle, or that and what victims would free): the
   // devices their claims give back count as free (dra::Ledger::Release).
@@ -287,6 +304,12 @@ class Session {
   bool FitsUnpromised(const api::TaskInfo& t, const api::NodeInfo& n,
                       const api::Resource& available, TopologyScope scope,
                       bool once_released) const {
+    return FitsAnyJobIn(t, n, available, scope, once_released) &&
+           Call<Fit>(t, n, available, nullptr);
+  }
+  bool FitsAnyJobIn(const api::TaskInfo& t, const api::NodeInfo& n,
+                    const api::Resource& available, TopologyScope scope,
+                    bool once_released) const {
     return t.request().FitsIn(available) &&
            n.HostPortsFree(t.pod->host_ports) &&
            n.VolumesFit(t.pod->csi_volumes) &&
@@ -294,8 +317,7 @@ class Session {
             (once_released ? devices_->FitsOnceReleased(*t.pod, n)
                            : devices_->Fits(*t.pod, n))) &&
            (t.topology_class == 0 ||
-            topology_->Refusal(t, n, scope) == nullptr) &&
-           Call<Fit>(t, n, available, nullptr);
+            topology_->Refusal(t, n, scope) == nullptr);
   }
   // FitsExplained but for the Fit callbacks.
   bool FitsMechanically(const api::TaskInfo& t, const api::NodeInfo& n,
