@@ -13,6 +13,7 @@
 #include "e2e/emulator/device_rules.h"
 #include "e2e/emulator/gzip.h"
 #include "e2e/emulator/patches.h"
+#include "e2e/emulator/scheduling_rules.h"
 
 namespace shoal::emulator {
 
@@ -433,6 +434,8 @@ Reply ApiServer::Create(const Target& t, json object) {
         {"acceptedNames", object["spec"].value("names", json::object())}};
   } else if (auto e = CheckDeviceSelectors(*t.type, object, nullptr)) {
     return Reply::Error(*e);
+  } else if (auto e = CheckSchedulingGroups(*t.type, object)) {
+    return Reply::Error(*e);
   } else if (t.type->custom) {
     // status is written through /status only, when the CRD serves it.
     if (t.type->has_status) object.erase("status");
@@ -484,6 +487,7 @@ std::optional<ApiError> ApiServer::Replace(const Target& t, json& current,
     if (auto e = CheckPodUpdate(current, proposed)) return e;
   }
   if (auto e = CheckDeviceSelectors(*t.type, proposed, &current)) return e;
+  if (auto e = CheckSchedulingGroups(*t.type, proposed)) return e;
   // The main resource does not write status, nor the server's metadata.
   if (t.type->has_status) proposed["status"] = current.value("status", json());
   for (const char* field :

@@ -1,12 +1,11 @@
 #include "e2e/emulator/device_rules.h"
 
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "e2e/emulator/field_errors.h"
 #include "scheduler/cel/checker.h"
 
 namespace shoal::emulator {
@@ -16,45 +15,6 @@ using nlohmann::json;
 
 // resource.CELSelectorExpressionMaxLength: longer ones are not compiled.
 constexpr size_t kMaxExpressionLength = 10 * 1024;
-
-struct FieldError {
-  std::string field;
-  std::string reason;  // FieldValueInvalid, FieldValueTooLong
-  std::string body;    // "Invalid value: \"...\": detail"
-};
-
-// Go's %q, which field.Invalid uses to show a string value.
-std::string GoQuote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 class Walker {
  public:
@@ -166,27 +126,7 @@ std::optional<ApiError> CheckDeviceSelectors(const ResourceType& type,
     }
   }
   if (errors.empty()) return std::nullopt;
-  const json meta = object.value("metadata", json::object());
-  const std::string name = meta.value("name", meta.value("generateName", ""));
-  // apimachinery's NewInvalid: one error inline, several in brackets.
-  std::vector<std::string> parts;
-  json causes = json::array();
-  for (const FieldError& e : errors) {
-    parts.push_back(absl::StrCat(e.field, ": ", e.body));
-    causes.push_back(
-        {{"reason", e.reason}, {"message", e.body}, {"field", e.field}});
-  }
-  std::string list = parts.size() == 1
-                         ? parts[0]
-                         : absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
-  return ApiError{422,
-                  "Invalid",
-                  absl::StrCat(type.kind, ".", type.group, " \"", name,
-                               "\" is invalid: ", list),
-                  {{"name", name},
-                   {"group", type.group},
-                   {"kind", type.kind},
-                   {"causes", causes}}};
+  return InvalidObject(type, object, errors);
 }
 
 }  // namespace shoal::emulator
