@@ -52,6 +52,7 @@ class Allocate : public framework::Action {
     // Declared first: the cursors' pickers take heaps and storage from it
     // until they go.
     NodePicker::Shared shared;
+    GrowthEarmarks earmarks(s);
     std::map<api::JobIndex, JobCursor> cursors;
     std::set<api::JobIndex> growing;
     bool held = false;
@@ -69,7 +70,9 @@ class Allocate : public framework::Action {
         continue;
       }
       JobCursor& cursor = CursorFor(s, j, shared, cursors);
+      cursor.earmarks = &earmarks;
       if (PlaceSome(s, j, cursor)) {
+        earmarks.Add(s, s.job(j));
         growing.insert(j);
         continue;
       }
@@ -129,7 +132,8 @@ class Allocate : public framework::Action {
         cursor.confined != nullptr) {
       return PlaceIn(s, j, cursor) == Attempt::kMore;
     }
-    const DomainPlan plan = PlanDomains(s, job, cursor.tasks, cursor.next);
+    const DomainPlan plan =
+        PlanDomains(s, job, cursor.tasks, cursor.next, cursor.earmarks);
     if (!plan.constrained) return PlaceIn(s, j, cursor) == Attempt::kMore;
     if (!plan.refusal.empty()) {
       job.fit_error = plan.refusal;

@@ -12,6 +12,8 @@
 
 namespace shoal::actions {
 
+class GrowthEarmarks;  // network_domains.h
+
 // A job's pending tasks in task order, and the node heaps for them; kept
 // while the job comes back for more after its gang is placed.
 struct JobCursor {
@@ -29,6 +31,9 @@ struct JobCursor {
   // Under a hard network constraint, once the job has pods placed: the
   // domain its pods must stay in (network_domains.h).
   const std::vector<api::NodeIndex>* confined = nullptr;
+  // Room that jobs under a hard constraint will grow into, which a job
+  // choosing its domain leaves them (network_domains.h); null: none.
+  const GrowthEarmarks* earmarks = nullptr;
   // While `pinned_task` is set, that task is tried on `pinned_node` alone
   // (the first of pods sharing a claim, tried node by node: allocate.cc).
   api::TaskIndex pinned_task = api::kNone;

@@ -15,6 +15,19 @@ using framework::Session;
 const std::vector<api::NodeIndex> kNowhere;
 
 // How many pods of `shape` the free room `idle` holds.
+// How many pods of `shape` the room `held` stands for, by the resource it
+// holds most of (rounded up): what others' growth takes from a domain.
+int64_t PodsWorth(const api::Resource& held, const api::Resource& shape) {
+  int64_t worth = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    auto id = static_cast<api::ResourceId>(i);
+    const int64_t each = shape.Get(id);
+    if (each <= 0 || id == api::kPods || held.Get(id) <= 0) continue;
+    worth = std::max(worth, (held.Get(id) + each - 1) / each);
+  }
+  return worth;
+}
+
 int64_t PodsFit(const api::Resource& idle, const api::Resource& shape) {
   int64_t fit = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -132,6 +145,8 @@ struct Request {
   // messages name the constraint and what it is for.
   std::string field;
   std::string whose;
+  // Room by domain that jobs already in it will grow into, or null.
+  const std::vector<api::Resource>* earmarked = nullptr;
 };
 
 DomainPlan PlanFor(Session& s, const Request& q) {
@@ -225,14 +240,21 @@ DomainPlan PlanFor(Session& s, const Request& q) {
     allowed.push_back(static_cast<int32_t>(d));
     if (room[d] >= need) plan.domains.push_back(static_cast<int32_t>(d));
   }
+  // What is left once the jobs in a domain have grown: a domain with
+  // room for all the pods wanted comes first, then the fullest.
+  std::vector<int64_t> spare = room;
+  if (q.earmarked != nullptr && !q.earmarked->empty()) {
+    for (int32_t d : plan.domains)
+      spare[d] -= PodsWorth((*q.earmarked)[d], shape);
+  }
   std::stable_sort(plan.domains.begin(), plan.domains.end(),
                    [&](int32_t a, int32_t b) {
-                     const bool all_a = room[a] >= q.want;
-                     const bool all_b = room[b] >= q.want;
+                     const bool all_a = spare[a] >= q.want;
+                     const bool all_b = spare[b] >= q.want;
                      if (all_a != all_b) return all_a;
                      if (net->domain(a).tier != net->domain(b).tier)
                        return net->domain(a).tier < net->domain(b).tier;
-                     return room[a] < room[b];
+                     return spare[a] < spare[b];
                    });
   if (!plan.domains.empty() || plan.anywhere) return plan;
 
@@ -274,8 +296,34 @@ DomainPlan PlanFor(Session& s, const Request& q) {
 
 }  // namespace
 
+GrowthEarmarks::GrowthEarmarks(const Session& s) {
+  for (const api::JobInfo& job : s.cluster().jobs) {
+    if (job.ReadyCount() > 0 && job.PendingCount() > 0) Add(s, job);
+  }
+}
+
+void GrowthEarmarks::Add(const Session& s, const api::JobInfo& job) {
+  if (job.network.mode != NetworkConstraint::Mode::kHard) return;
+  const int32_t d = GrowthDomainOf(s, job);
+  if (d == api::kNone || d == kNoDomain) return;
+  api::Resource pending;
+  for (api::TaskIndex t : job.tasks) {
+    const api::TaskInfo& task = s.cluster().tasks[t];
+    if (task.status == api::TaskStatus::kPending && !task.best_effort())
+      pending += task.request();
+  }
+  if (pending.IsZero()) return;
+  const api::NetworkTopology& net = *s.network();
+  if (by_domain_.empty()) by_domain_.resize(net.domains().size());
+  const api::TopologyDomain& domain = net.domain(d);
+  for (int32_t around : net.DomainsOf(domain.nodes.front())) {
+    if (net.domain(around).tier >= domain.tier) by_domain_[around] += pending;
+  }
+}
+
 DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
-                       const std::vector<api::TaskIndex>& tasks, size_t first) {
+                       const std::vector<api::TaskIndex>& tasks, size_t first,
+                       const GrowthEarmarks* earmarks) {
   int64_t need = static_cast<int64_t>(tasks.size() - first);
   if (!job.RoleMinimumsApply()) {
     need = std::min<int64_t>(
@@ -287,7 +335,8 @@ DomainPlan PlanDomains(Session& s, const api::JobInfo& job,
   const int64_t want = static_cast<int64_t>(tasks.size() - first);
   return PlanFor(
       s, Request{job.network, tasks, first, need, std::max(need, want),
-                 PlacedNodes(s, job), api::kNone, NetworkField(job), ""});
+                 PlacedNodes(s, job), api::kNone, NetworkField(job), "",
+                 earmarks == nullptr ? nullptr : &earmarks->by_domain()});
 }
 
 DomainPlan PlanSubGroupDomains(Session& s, const api::JobInfo& job,

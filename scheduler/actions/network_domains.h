@@ -47,10 +47,33 @@ struct DomainPlan {
   std::vector<Room> rooms;
 };
 
+// What the jobs that run in a domain under a hard constraint will want
+// there as they grow: the requests of their pending pods, counted in
+// their domain and in each domain around it. A job choosing where to
+// start asks for room for all its pods beyond these. Every job takes its
+// minimum before any grows, so without them the minimums would fill the
+// first domains that hold them (tree after tree in one rack), leaving
+// each job no room to grow where it must, while other domains stand
+// empty.
+class GrowthEarmarks {
+ public:
+  // For the jobs that run now.
+  explicit GrowthEarmarks(const framework::Session& s);
+  // For `job`, which has just got its minimum.
+  void Add(const framework::Session& s, const api::JobInfo& job);
+  // By domain index; empty while nothing is earmarked.
+  const std::vector<api::Resource>& by_domain() const { return by_domain_; }
+
+ private:
+  std::vector<api::Resource> by_domain_;
+};
+
 // `tasks[first..]`: the job's pending tasks still to place, in the order
-// allocate tries them.
+// allocate tries them. With `earmarks`, a domain's room for all of them
+// is what is left once the jobs in it have grown.
 DomainPlan PlanDomains(framework::Session& s, const api::JobInfo& job,
-                       const std::vector<api::TaskIndex>& tasks, size_t first);
+                       const std::vector<api::TaskIndex>& tasks, size_t first,
+                       const GrowthEarmarks* earmarks = nullptr);
 
 // Why a job under a hard constraint cannot start now: no domain within
 // its limit has room for its pending pods (enqueue does not admit it, so

@@ -3,11 +3,15 @@
 // scheduler/replay_test (e2e/snapshots/network-topology-*.yaml).
 #include "scheduler/actions/network_domains.h"
 
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "plugins/builtin.h"
 #include "scheduler/actions/builtin.h"
+#include "scheduler/framework/cycle.h"
 #include "scheduler/framework/testing.h"
 
 namespace shoal::actions {
@@ -42,7 +46,7 @@ class NetworkDomainsTest : public ::testing::Test {
       b_.AddNode(Node(n, {{"cpu", "4"}, {"memory", "16Gi"}}));
     }
   }
-  std::unique_ptr<framework::Session> Open() {
+  api::ClusterInfo Build() {
     api::ClusterInfo c = std::move(b_).Build();
     c.network = std::make_shared<const api::NetworkTopology>(
         api::NetworkTopology::FromHyperNodes(
@@ -50,20 +54,25 @@ class NetworkDomainsTest : public ::testing::Test {
              Rack("r1", 1, {"n2", "n3"}, false),
              Rack("s", 2, {"r0", "r1"}, true)},
             c.nodes));
-    return std::make_unique<framework::Session>(std::move(c), policy_);
+    return c;
   }
-  // A job of `pods` pods of 2 cpu, the first `running` of them on
-  // `node`, under `mode` up to tier 1.
+  std::unique_ptr<framework::Session> Open() {
+    return std::make_unique<framework::Session>(Build(), policy_);
+  }
+  // A job `name` of `pods` pods of `cpu` cpu, the first `running` of them
+  // on `node`, under `mode` up to tier 1.
   api::JobIndex Job(api::NetworkConstraint::Mode mode, int min, int pods,
-                    int running = 0, const std::string& node = "") {
+                    int running = 0, const std::string& node = "",
+                    const std::string& name = "j",
+                    const std::string& cpu = "2") {
     api::JobInfo job;
-    job.name = "j";
+    job.name = name;
     job.min_member = min;
     job.network.mode = mode;
     job.network.highest_tier = 1;
     api::JobIndex j = b_.AddJob(job);
     for (int i = 0; i < pods; ++i) {
-      auto p = Pod("j-" + std::to_string(i), {{"cpu", "2"}});
+      auto p = Pod(name + "-" + std::to_string(i), {{"cpu", cpu}});
       if (i < running) {
         p->node_name = node;
         p->status = api::TaskStatus::kRunning;
@@ -158,6 +167,47 @@ TEST_F(NetworkDomainsTest,
             "no network domain up to tier 1 holds 3 pods of cpu: 2 inside r0 "
             "(the job's domain) (spec.subGroupPolicy[0].networkTopology mode "
             "hard, highestTierAllowed 1, sub-group w/a): r0 has room for 2");
+}
+
+TEST_F(NetworkDomainsTest, RoomAJobInARackWillGrowIntoIsLeftToIt) {
+  // "j" runs one pod in r0 and waits for one more there. "k" (3 pods)
+  // fits whole in r0's free room (3 pods) and in r1's (4): r0, the
+  // fuller, would come first, but j's growth leaves it room for 2.
+  Job(api::NetworkConstraint::Mode::kHard, 1, 2, 1, "n0");
+  api::JobIndex k = Job(api::NetworkConstraint::Mode::kHard, 1, 3, 0, "", "k");
+  auto s = Open();
+  const api::NetworkTopology& net = *s->network();
+  EXPECT_EQ(
+      net.domain(PlanDomains(*s, s->job(k), Pending(*s, k), 0).domains.front())
+          .name,
+      "r0");
+  GrowthEarmarks earmarks(*s);
+  DomainPlan plan = PlanDomains(*s, s->job(k), Pending(*s, k), 0, &earmarks);
+  ASSERT_EQ(plan.domains.size(), 2u);  // racks only: tier 1 at most
+  EXPECT_EQ(net.domain(plan.domains[0]).name, "r1");
+  EXPECT_EQ(net.domain(plan.domains[1]).name, "r0");
+}
+
+TEST_F(NetworkDomainsTest, ElasticJobsUnderAHardRackSpreadSoAllCanGrow) {
+  // Four jobs of a minimum of 1 and 4 pods of 1 cpu, each bound to one
+  // rack (8 pods of room each). Minimums come first: packed into the
+  // fullest rack that holds all four of a job's pods, all four would
+  // start in r0 and grow to 2 pods each, r1 empty. Leaving each started
+  // job room to grow, two start in each rack and every pod runs.
+  for (const char* name : {"a", "b", "c", "d"}) {
+    Job(api::NetworkConstraint::Mode::kHard, 1, 4, 0, "", name, "1");
+  }
+  framework::CycleOutcome out = framework::RunCycle(Build(), policy_);
+  std::map<std::string, std::set<std::string>> racks;
+  for (const auto& bind : out.binds) {
+    const std::string& node = out.cluster.nodes[bind.node].name();
+    racks[out.cluster.jobs[out.cluster.tasks[bind.task].job].name].insert(
+        node == "n0" || node == "n1" ? "r0" : "r1");
+  }
+  EXPECT_EQ(out.binds.size(), 16u);
+  EXPECT_EQ(racks,
+            (std::map<std::string, std::set<std::string>>{
+                {"a", {"r0"}}, {"b", {"r0"}}, {"c", {"r1"}}, {"d", {"r1"}}}));
 }
 
 TEST_F(NetworkDomainsTest, ALimitNamingAnUnknownTierIsRefusedByName) {

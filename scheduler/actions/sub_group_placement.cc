@@ -377,7 +377,8 @@ bool PlaceBySubGroups(Session& s, api::JobIndex j, JobCursor& cursor) {
       job.network.mode == api::NetworkConstraint::Mode::kNone) {
     within.push_back(running_in);
   } else {
-    const DomainPlan plan = PlanDomains(s, job, cursor.tasks, 0);
+    const DomainPlan plan =
+        PlanDomains(s, job, cursor.tasks, 0, cursor.earmarks);
     if (!plan.refusal.empty()) {
       job.fit_error = plan.refusal;
       job.waiting_on_network = true;
