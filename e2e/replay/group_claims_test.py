@@ -2,9 +2,10 @@
 PodGroup spec.resourceClaims), through the real shoal-scheduler binary:
 the pods of the group share one claim, allocated once, reserved for the
 PodGroup rather than for each pod, and the gang lands where the claim's
-devices are; a template's claim is the one the resourceclaim controller
-made for the group; a pod whose entry does not match the group's keeps a
-claim of its own."""
+devices are (in a CompositePodGroup tree, each leaf's claim is its own);
+a template's claim is the one the resourceclaim controller made for the
+group; a pod whose entry does not match the group's keeps a claim of its
+own."""
 
 import unittest
 
@@ -95,6 +96,37 @@ class GroupClaimsTest(unittest.TestCase):
         written = claims(report)
         self.assertEqual(written["default/shared-gpus"]["reservedFor"], ["podgroups/train"])
         self.assertEqual(written["default/train-1-gpu"]["reservedFor"], ["pods/train-1"])
+
+    def test_each_leaf_of_a_tree_shares_its_own_claim(self):
+        # A CompositePodGroup (v1alpha3) over two v1beta1 leaves, each with
+        # a claim of two GPUs its two pods share: each claim reserved for
+        # its own leaf, each leaf where its claim's devices are.
+        root = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup",
+                "metadata": {"name": "root", "namespace": "default", "uid": "cpg-root",
+                             "creationTimestamp": at(0)},
+                "spec": {"schedulingPolicy": {"gang": {"minGroupCount": 2}},
+                         "workloadRef": {"workloadName": "train", "templateName": "root"}}}
+        objs = cluster() + [root]
+        for leaf in ("a", "b"):
+            entry = {"name": "gpus", "resourceClaimName": "leaf-%s-gpus" % leaf}
+            group = kube_pod_group("leaf-" + leaf, 2, [entry])
+            group["apiVersion"] = "scheduling.k8s.io/v1beta1"
+            group["spec"]["parentCompositePodGroupName"] = "root"
+            group["spec"]["workloadRef"] = {"workloadName": "train", "templateName": "leaf"}
+            objs += [gpus_claim("leaf-%s-gpus" % leaf, 2), group]
+            objs += [member("leaf-%s-%d" % (leaf, i), "leaf-" + leaf, entry) for i in range(2)]
+        report, _ = replay(objs)
+        bound = binds(report)
+        self.assertEqual(len(bound), 4, bound)
+        written = claims(report)
+        for leaf in ("a", "b"):
+            c = written["default/leaf-%s-gpus" % leaf]
+            self.assertEqual(c["reservedFor"], ["podgroups/leaf-" + leaf])
+            self.assertEqual(len(c["devices"]), 2)
+            self.assertEqual({bound["default/leaf-%s-%d" % (leaf, i)] for i in range(2)},
+                             {c["node"]})
+        # Four GPUs for four pods: the leaves on the two nodes.
+        self.assertEqual(len(set(bound.values())), 2)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/api/devices.h"
 #include "scheduler/api/network_topology.h"
 #include "scheduler/api/pod_affinity.h"
 
@@ -39,10 +40,14 @@ struct JobInfo;
 // A leaf PodGroup of a composite tree: its pods are one sub-group.
 struct LeafPodGroup {
   std::string name;           // the PodGroup's, as pods name it
+  std::string uid;            // the PodGroup's, as its claims' consumer
   int32_t min_count = 1;      // its gang minCount (basic: 1)
   NetworkConstraint network;  // its schedulingConstraints.topology
+  // Its spec.resourceClaims: claims its pods share (dra/group_claims.h).
+  std::vector<PodClaim> claims;
   bool operator==(const LeafPodGroup& o) const {
-    return name == o.name && min_count == o.min_count && network == o.network;
+    return name == o.name && uid == o.uid && min_count == o.min_count &&
+           network == o.network && claims == o.claims;
   }
 };
 

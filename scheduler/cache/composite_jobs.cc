@@ -183,15 +183,11 @@ CompositeTrees BuildCompositeTrees(
     }
     for (const std::string& key : leaves) {
       const api::JobInfo& g = groups.at(key);
-      api::LeafPodGroup leaf{g.name, g.min_member, g.network};
+      api::LeafPodGroup leaf{g.name, g.uid, g.min_member, g.network,
+                             g.group_claims};
       job.sub_group_policies[policy_of.at(
                                  absl::StrCat(g.ns, "/", g.parent_group))]
           .leaves.push_back(std::move(leaf));
-      if (!g.group_claims.empty() && job.unsupported_field.empty()) {
-        job.unsupported_field = absl::StrCat(
-            "spec.resourceClaims on podgroup ", key,
-            " (claims of a PodGroup inside a CompositePodGroup tree)");
-      }
       out.root_of_leaf[key] = root_key;
     }
     job.min_member = MinPods(job, 0);

@@ -4,7 +4,9 @@
 // that matches the group's entry exactly (name, and the same claim or
 // template); such an entry resolves to the group's claim (for a
 // template, the claim the resourceclaim controller made for the group),
-// and the bind reserves the claim for the PodGroup, not for the pod.
+// and the bind reserves the claim for the PodGroup, not for the pod. In a
+// CompositePodGroup tree (one job), each leaf PodGroup's claims are its
+// own pods' (api::LeafPodGroup::claims), reserved for that leaf.
 #ifndef SHOAL_SCHEDULER_DRA_GROUP_CLAIMS_H_
 #define SHOAL_SCHEDULER_DRA_GROUP_CLAIMS_H_
 
