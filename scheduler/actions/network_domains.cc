@@ -14,7 +14,6 @@ using framework::Session;
 
 const std::vector<api::NodeIndex> kNowhere;
 
-// How many pods of `shape` the free room `idle` holds.
 // How many pods of `shape` the room `held` stands for, by the resource it
 // holds most of (rounded up): what others' growth takes from a domain.
 int64_t PodsWorth(const api::Resource& held, const api::Resource& shape) {
@@ -28,6 +27,7 @@ int64_t PodsWorth(const api::Resource& held, const api::Resource& shape) {
   return worth;
 }
 
+// How many pods of `shape` the free room `idle` holds.
 int64_t PodsFit(const api::Resource& idle, const api::Resource& shape) {
   int64_t fit = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < shape.size(); ++i) {

@@ -11,7 +11,10 @@
 //
 // Among domains of one tier the fullest that still holds the gang comes
 // first (bin packing over domains: the one left with the least room for
-// more such pods), so whole racks stay free for the next large job.
+// more such pods), so whole racks stay free for the next large job; a
+// domain with room for all the gang's pods, once the jobs already in it
+// have grown (GrowthEarmarks), comes before one that holds only its
+// minimum.
 // Whether a domain can hold the gang is first judged by counting how many
 // of its pods each node's free room fits (an upper bound: the smallest
 // request of each resource); only domains that pass are tried.
