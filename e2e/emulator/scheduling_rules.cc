@@ -106,8 +106,9 @@ std::optional<ApiError> CheckSchedulingGroups(const ResourceType& type,
   // v1alpha1 (1.35) embedded its groups in the Workload, with rules of
   // their own.
   if (type.group != kGroup || type.version == "v1alpha1") return std::nullopt;
+  static const json kNoSpec = json::object();
   const json* spec_field = Field(object, "spec");
-  const json spec = spec_field == nullptr ? json::object() : *spec_field;
+  const json& spec = spec_field == nullptr ? kNoSpec : *spec_field;
   Checker check;
   if (type.kind == "Workload") {
     check.Templates(spec, "spec");
