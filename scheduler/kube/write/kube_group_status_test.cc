@@ -36,7 +36,7 @@ api::ClusterInfo Tree() {
   root.name = "root";
   root.composite = true;
   root.min_groups = 1;
-  root.leaves = {{"a", 2, {}}, {"b", 2, {}}};
+  root.leaves = {{"a", "uid-a", 2, {}, {}}, {"b", "uid-b", 2, {}, {}}};
   job.sub_group_policies = {root};
   api::ClusterBuilder b;
   api::JobIndex j = b.AddJob(job);
