@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "e2e/emulator/emulator_test_fixture.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
@@ -15,38 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-class ApiServerTest : public ::testing::Test {
+class ApiServerTest : public EmulatorTest {
  protected:
-  void SetUp() override { Start({}); }
-  void TearDown() override { Shutdown(); }
-
-  void Start(ApiServerOptions options) {
-    options.bookmark_interval = absl::Milliseconds(200);
-    server_ = std::make_unique<ApiServer>(options);
-    port_ = server_->Start("127.0.0.1", 0);
-    ASSERT_GT(port_, 0);
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
-  }
-  void Shutdown() {
-    client_.reset();
-    server_->Stop();
-  }
-
-  json Call(const std::string& method, const std::string& path,
-            const json& body = nullptr, long* code = nullptr,
-            const std::string& type = "application/json") {
-    std::string payload = body.is_null() ? "" : body.dump();
-    httplib::Result r =
-        method == "GET"    ? client_->Get(path.c_str())
-        : method == "POST" ? client_->Post(path.c_str(), payload, type.c_str())
-        : method == "PUT"  ? client_->Put(path.c_str(), payload, type.c_str())
-        : method == "PATCH"
-            ? client_->Patch(path.c_str(), payload, type.c_str())
-            : client_->Delete(path.c_str());
-    EXPECT_TRUE(r) << method << " " << path;
-    if (code != nullptr) *code = r->status;
-    return json::parse(r->body);
-  }
   json NewPod(const std::string& name) {
     return {{"metadata", {{"name", name}}},
             {"spec",
@@ -68,14 +39,10 @@ class ApiServerTest : public ::testing::Test {
     });
     return events;
   }
-
-  std::unique_ptr<ApiServer> server_;
-  std::unique_ptr<httplib::Client> client_;
-  int port_ = 0;
 };
 
 TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {
-  long code;
+  int code;
   json missing =
       Call("GET", "/api/v1/namespaces/default/pods/nope", nullptr, &code);
   EXPECT_EQ(code, 404);
@@ -106,7 +73,7 @@ TEST_F(ApiServerTest, StaleUpdatesConflictAndStatusIsItsOwnSubresource) {
   json group = {{"metadata", {{"name", "g"}}},
                 {"spec", {{"minMember", 2}}},
                 {"status", {{"phase", "Running"}}}};
-  long code;
+  int code;
   json created =
       Call("POST",
            "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups",
@@ -164,7 +131,7 @@ TEST_F(ApiServerTest, StrategicMergeMergesConditionsByType) {
 // How a client (the end-to-end suite) tells whether DRA is served:
 // GET /apis/GROUP names the group's versions, 404 for a group not served.
 TEST_F(ApiServerTest, GroupDiscoveryNamesTheGroupsVersions) {
-  long code;
+  int code;
   json group = Call("GET", "/apis/resource.k8s.io", nullptr, &code);
   EXPECT_EQ(code, 200);
   EXPECT_EQ(group["kind"], "APIGroup");
@@ -189,7 +156,7 @@ TEST_F(ApiServerTest, GroupDiscoveryNamesTheGroupsVersions) {
 TEST_F(ApiServerTest, ClaimStatusJsonPatchTestsTheResourceVersion) {
   std::string claims =
       "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
-  long code;
+  int code;
   json claim = Call(
       "POST", claims,
       {{"metadata", {{"name", "c"}}},
@@ -226,7 +193,7 @@ TEST_F(ApiServerTest, ClaimStatusJsonPatchTestsTheResourceVersion) {
 
 TEST_F(ApiServerTest, BindingEvictionAndGracefulDeletion) {
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"));
-  long code;
+  int code;
   json binding = {{"target", {{"kind", "Node"}, {"name", "n1"}}}};
   Call("POST", "/api/v1/namespaces/default/pods/p/binding", binding, &code);
   EXPECT_EQ(code, 201);
@@ -354,7 +321,7 @@ TEST_F(ApiServerTest, CustomResourcesAreServedAsTheirCrdSays) {
   Start(options);
   const std::string groups =
       "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups";
-  long code;
+  int code;
   // No CRD: neither the kind nor its group version is served.
   json missing = Call("GET", groups, nullptr, &code);
   EXPECT_EQ(code, 404);
@@ -577,7 +544,7 @@ TEST_F(ApiServerTest, ContinueTokensExpireAsAfterACompaction) {
   }
   json first = Call("GET", "/api/v1/pods?limit=1");
   std::string token = first["metadata"]["continue"];
-  long code;
+  int code;
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("d"));
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("e"));
   // Two revisions on: still readable.
@@ -669,7 +636,7 @@ TEST_F(ApiServerTest, WriteQpsPacesWrites) {
   Start(options);
   absl::Time start = absl::Now();
   for (int i = 0; i < 21; ++i) {
-    long code = 0;
+    int code = 0;
     Call("POST", "/api/v1/namespaces/default/pods",
          NewPod("p" + std::to_string(i)), &code);
     EXPECT_EQ(code, 201);
@@ -689,7 +656,7 @@ TEST_F(ApiServerTest, EventDelayHoldsEventsOnly) {
   options.event_delay = absl::Milliseconds(300);
   Start(options);
   absl::Time start = absl::Now();
-  long code = 0;
+  int code = 0;
   Call("POST", "/api/v1/namespaces/default/pods", NewPod("p"), &code);
   EXPECT_EQ(code, 201);
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(250));

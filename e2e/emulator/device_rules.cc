@@ -25,12 +25,12 @@ class Walker {
   // the same expression in the object before) and `field` (for messages).
   void Selectors(const json& parent, const std::string& pointer,
                  const std::string& field) {
-    const json* selectors = Member(parent, "selectors");
+    const json* selectors = PresentMember(parent, "selectors");
     if (selectors == nullptr || !selectors->is_array()) return;
     for (size_t j = 0; j < selectors->size(); ++j) {
-      const json* cel = Member((*selectors)[j], "cel");
+      const json* cel = PresentMember((*selectors)[j], "cel");
       const json* expression =
-          cel == nullptr ? nullptr : Member(*cel, "expression");
+          cel == nullptr ? nullptr : PresentMember(*cel, "expression");
       if (expression == nullptr || !expression->is_string()) continue;
       std::string at =
           absl::StrCat(pointer, "/selectors/", j, "/cel/expression");
@@ -42,19 +42,19 @@ class Walker {
   // spec.devices.requests of a claim (or of a template's spec.spec).
   void Requests(const json& spec, const std::string& pointer,
                 const std::string& field) {
-    const json* devices = Member(spec, "devices");
+    const json* devices = PresentMember(spec, "devices");
     const json* requests =
-        devices == nullptr ? nullptr : Member(*devices, "requests");
+        devices == nullptr ? nullptr : PresentMember(*devices, "requests");
     if (requests == nullptr || !requests->is_array()) return;
     for (size_t i = 0; i < requests->size(); ++i) {
       const json& r = (*requests)[i];
       std::string p = absl::StrCat(pointer, "/devices/requests/", i);
       std::string f = absl::StrCat(field, ".devices.requests[", i, "]");
       Selectors(r, p, f);  // v1beta1: on the request itself
-      if (const json* exactly = Member(r, "exactly")) {
+      if (const json* exactly = PresentMember(r, "exactly")) {
         Selectors(*exactly, p + "/exactly", f + ".exactly");
       }
-      const json* alternatives = Member(r, "firstAvailable");
+      const json* alternatives = PresentMember(r, "firstAvailable");
       if (alternatives == nullptr || !alternatives->is_array()) continue;
       for (size_t k = 0; k < alternatives->size(); ++k) {
         Selectors((*alternatives)[k], absl::StrCat(p, "/firstAvailable/", k),
@@ -64,12 +64,6 @@ class Walker {
   }
 
  private:
-  static const json* Member(const json& j, const char* key) {
-    if (!j.is_object()) return nullptr;
-    auto it = j.find(key);
-    return it == j.end() ? nullptr : &*it;
-  }
-
   void Check(const std::string& expression, const std::string& pointer,
              const std::string& field) {
     if (before_ != nullptr && Unchanged(expression, pointer)) return;

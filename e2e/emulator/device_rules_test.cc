@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "e2e/emulator/api_server.h"
+#include "e2e/emulator/emulator_test_fixture.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
@@ -22,31 +22,8 @@ constexpr char kClaims[] =
     "/apis/resource.k8s.io/v1/namespaces/default/"
     "resourceclaims";
 
-class DeviceRulesTest : public ::testing::Test {
+class DeviceRulesTest : public EmulatorTest {
  protected:
-  void SetUp() override {
-    server_ = std::make_unique<ApiServer>(ApiServerOptions{});
-    int port = server_->Start("127.0.0.1", 0);
-    ASSERT_GT(port, 0);
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
-  }
-  void TearDown() override {
-    client_.reset();
-    server_->Stop();
-  }
-
-  json Send(const std::string& method, const std::string& path,
-            const json& body, int* code,
-            const std::string& type = "application/json") {
-    httplib::Result r =
-        method == "POST"  ? client_->Post(path, body.dump(), type)
-        : method == "PUT" ? client_->Put(path, body.dump(), type)
-                          : client_->Patch(path, body.dump(), type);
-    EXPECT_TRUE(r) << method << " " << path;
-    *code = r->status;
-    return json::parse(r->body);
-  }
-
   static json Claim(const std::string& name, const std::string& expression) {
     return {{"apiVersion", "resource.k8s.io/v1"},
             {"kind", "ResourceClaim"},
@@ -60,14 +37,11 @@ class DeviceRulesTest : public ::testing::Test {
                      {"selectors",
                       {{{"cel", {{"expression", expression}}}}}}}}}}}}}}}};
   }
-
-  std::unique_ptr<ApiServer> server_;
-  std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(DeviceRulesTest, RefusesTheIssuesClaimAsTheRealServerDoes) {
   int code = 0;
-  json status = Send("POST", kClaims, Claim("odd", kIssue), &code);
+  json status = Call("POST", kClaims, Claim("odd", kIssue), &code);
   EXPECT_EQ(code, 422);
   const std::string body =
       "Invalid value: \"device.attributes['gpu.example.com'].model.reverse() "
@@ -96,13 +70,13 @@ TEST_F(DeviceRulesTest, RefusesTheIssuesClaimAsTheRealServerDoes) {
 
 TEST_F(DeviceRulesTest, AcceptsAGoodClaimAndRefusesABadUpdateOrPatch) {
   int code = 0;
-  json created = Send("POST", kClaims, Claim("gpu", kGood), &code);
+  json created = Call("POST", kClaims, Claim("gpu", kGood), &code);
   ASSERT_EQ(code, 201) << created.dump();
 
   json update = Claim("gpu", "device.driver == 1");
   update["metadata"]["resourceVersion"] =
       created["metadata"]["resourceVersion"];
-  json status = Send("PUT", std::string(kClaims) + "/gpu", update, &code);
+  json status = Call("PUT", std::string(kClaims) + "/gpu", update, &code);
   EXPECT_EQ(code, 422);
   EXPECT_EQ(status["details"]["causes"][0]["message"],
             "Invalid value: \"device.driver == 1\": compilation failed: "
@@ -118,7 +92,7 @@ TEST_F(DeviceRulesTest, AcceptsAGoodClaimAndRefusesABadUpdateOrPatch) {
              {"exactly",
               {{"deviceClassName", "gpu.example.com"},
                {"selectors", {{{"cel", {{"expression", "1"}}}}}}}}}}}}}}}};
-  status = Send("PATCH", std::string(kClaims) + "/gpu", patch, &code,
+  status = Call("PATCH", std::string(kClaims) + "/gpu", patch, &code,
                 "application/merge-patch+json");
   EXPECT_EQ(code, 422);
   EXPECT_EQ(status["details"]["causes"][0]["message"],
@@ -134,7 +108,7 @@ TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
                  {{{"cel", {{"expression", kGood}}}},
                   {{"cel", {{"expression", "device.nodeName == 'a'"}}}}}}}}};
   json status =
-      Send("POST", "/apis/resource.k8s.io/v1/deviceclasses", cls, &code);
+      Call("POST", "/apis/resource.k8s.io/v1/deviceclasses", cls, &code);
   EXPECT_EQ(code, 422);
   EXPECT_EQ(status["details"]["causes"][0]["field"],
             "spec.selectors[1].cel.expression");
@@ -153,7 +127,7 @@ TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
                            {"deviceClassName", "gpu.example.com"},
                            {"selectors",
                             {{{"cel", {{"expression", kIssue}}}}}}}}}}}}}}}}}}};
-  status = Send("POST",
+  status = Call("POST",
                 "/apis/resource.k8s.io/v1/namespaces/default/"
                 "resourceclaimtemplates",
                 tmpl, &code);
@@ -169,7 +143,7 @@ TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
   json later = Claim("later",
                      "device.attributes['gpu.example.com'].model."
                      "trim() == 'x'");
-  Send("POST", kClaims, later, &code);
+  Call("POST", kClaims, later, &code);
   EXPECT_EQ(code, 201);
 }
 
@@ -180,7 +154,7 @@ TEST_F(DeviceRulesTest, ChecksClassesTemplatesAndAlternatives) {
 TEST_F(DeviceRulesTest,
        RefusesListAttributeSelectorsAsA136ServerWithTheGateOff) {
   int code = 0;
-  json status = Send(
+  json status = Call(
       "POST", kClaims,
       Claim("inc", "device.attributes['gpu.example.com'].numa.includes(1)"),
       &code);
@@ -191,7 +165,7 @@ TEST_F(DeviceRulesTest,
             "undeclared reference to 'includes' (in container '')\n"
             " | device.attributes['gpu.example.com'].numa.includes(1)\n"
             " | ..................................................^");
-  status = Send("POST", kClaims,
+  status = Call("POST", kClaims,
                 Claim("each",
                       "device.attributes['gpu.example.com'].numa."
                       "exists(n, n == 1)"),
@@ -203,7 +177,7 @@ TEST_F(DeviceRulesTest,
             "exists(n, n == 1)\": compilation failed: ERROR: <input>:1:37: "
             "expression of type 'google.protobuf.Any' cannot be range of a "
             "comprehension (must be list, map, or dynamic)");
-  Send("POST", kClaims,
+  Call("POST", kClaims,
        Claim("in", "1 in device.attributes['gpu.example.com'].numa"), &code);
   EXPECT_EQ(code, 201);
 }

@@ -27,6 +27,12 @@ FieldError TooMany(const std::string& field, size_t actual, size_t most) {
                        " items")};
 }
 
+const json* PresentMember(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
 std::string GoQuote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {

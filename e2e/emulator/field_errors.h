@@ -29,6 +29,10 @@ FieldError InvalidInteger(const std::string& field, int64_t value,
 // field.TooMany: "Too many: 2: must have at most 1 items".
 FieldError TooMany(const std::string& field, size_t actual, size_t most);
 
+// The member `key` of `j`, or null when `j` is not an object, has no such
+// member or has it null: the server reads an explicit null as absent.
+const nlohmann::json* PresentMember(const nlohmann::json& j, const char* key);
+
 // Go's %q, which field.Invalid uses to show a string value.
 std::string GoQuote(const std::string& s);
 

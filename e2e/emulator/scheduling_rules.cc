@@ -13,21 +13,16 @@ using nlohmann::json;
 
 constexpr char kGroup[] = "scheduling.k8s.io";
 
-const json* Field(const json& j, const char* name) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(name);
-  return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-
 class Checker {
  public:
   // A gang policy (`policy`: a schedulingPolicy at `path`) states its
   // count, at least 1.
   void Gang(const json* policy, const std::string& path, const char* count) {
-    const json* gang = policy == nullptr ? nullptr : Field(*policy, "gang");
+    const json* gang =
+        policy == nullptr ? nullptr : PresentMember(*policy, "gang");
     if (gang == nullptr) return;
     const std::string field = absl::StrCat(path, ".gang.", count);
-    const json* n = Field(*gang, count);
+    const json* n = PresentMember(*gang, count);
     if (n == nullptr) {
       errors_.push_back(RequiredField(field));
     } else if (n->is_number_integer() && n->get<int64_t>() < 1) {
@@ -38,9 +33,10 @@ class Checker {
 
   // At most one topology key (`owner`: the object or template at `path`).
   void Topology(const json& owner, const std::string& path) {
-    const json* constraints = Field(owner, "schedulingConstraints");
-    const json* topology =
-        constraints == nullptr ? nullptr : Field(*constraints, "topology");
+    const json* constraints = PresentMember(owner, "schedulingConstraints");
+    const json* topology = constraints == nullptr
+                               ? nullptr
+                               : PresentMember(*constraints, "topology");
     if (topology != nullptr && topology->is_array() && topology->size() > 1) {
       errors_.push_back(
           TooMany(absl::StrCat(path, ".schedulingConstraints.topology"),
@@ -50,22 +46,23 @@ class Checker {
 
   // A Workload's templates, nested under composite templates (v1alpha3).
   void Templates(const json& owner, const std::string& path) {
-    if (const json* groups = Field(owner, "podGroupTemplates");
+    if (const json* groups = PresentMember(owner, "podGroupTemplates");
         groups != nullptr && groups->is_array()) {
       for (size_t i = 0; i < groups->size(); ++i) {
         const std::string at =
             absl::StrCat(path, ".podGroupTemplates[", i, "]");
-        Gang(Field((*groups)[i], "schedulingPolicy"),
+        Gang(PresentMember((*groups)[i], "schedulingPolicy"),
              absl::StrCat(at, ".schedulingPolicy"), "minCount");
         Topology((*groups)[i], at);
       }
     }
-    if (const json* composites = Field(owner, "compositePodGroupTemplates");
+    if (const json* composites =
+            PresentMember(owner, "compositePodGroupTemplates");
         composites != nullptr && composites->is_array()) {
       for (size_t i = 0; i < composites->size(); ++i) {
         const std::string at =
             absl::StrCat(path, ".compositePodGroupTemplates[", i, "]");
-        Gang(Field((*composites)[i], "schedulingPolicy"),
+        Gang(PresentMember((*composites)[i], "schedulingPolicy"),
              absl::StrCat(at, ".schedulingPolicy"), "minGroupCount");
         Topology((*composites)[i], at);
         Templates((*composites)[i], at);
@@ -75,20 +72,21 @@ class Checker {
 
   void PodGroup(const json& spec) {
     // A PodGroup in a tree belongs to a Workload (dependentRequired).
-    if (Field(spec, "parentCompositePodGroupName") != nullptr &&
-        Field(spec, "workloadRef") == nullptr) {
+    if (PresentMember(spec, "parentCompositePodGroupName") != nullptr &&
+        PresentMember(spec, "workloadRef") == nullptr) {
       errors_.push_back(RequiredField(
           "spec.workloadRef",
           "must be specified when `parentCompositePodGroupName` is set"));
     }
-    Gang(Field(spec, "schedulingPolicy"), "spec.schedulingPolicy", "minCount");
+    Gang(PresentMember(spec, "schedulingPolicy"), "spec.schedulingPolicy",
+         "minCount");
     Topology(spec, "spec");
   }
 
   void CompositePodGroup(const json& spec) {
-    if (Field(spec, "workloadRef") == nullptr)
+    if (PresentMember(spec, "workloadRef") == nullptr)
       errors_.push_back(RequiredField("spec.workloadRef"));
-    Gang(Field(spec, "schedulingPolicy"), "spec.schedulingPolicy",
+    Gang(PresentMember(spec, "schedulingPolicy"), "spec.schedulingPolicy",
          "minGroupCount");
     Topology(spec, "spec");
   }
@@ -107,7 +105,7 @@ std::optional<ApiError> CheckSchedulingGroups(const ResourceType& type,
   // their own.
   if (type.group != kGroup || type.version == "v1alpha1") return std::nullopt;
   static const json kNoSpec = json::object();
-  const json* spec_field = Field(object, "spec");
+  const json* spec_field = PresentMember(object, "spec");
   const json& spec = spec_field == nullptr ? kNoSpec : *spec_field;
   Checker check;
   if (type.kind == "Workload") {

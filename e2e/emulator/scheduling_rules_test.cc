@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "e2e/emulator/api_server.h"
+#include "e2e/emulator/emulator_test_fixture.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "nlohmann/json.hpp"
@@ -17,19 +17,8 @@ using nlohmann::json;
 
 constexpr char kApis[] = "/apis/scheduling.k8s.io/";
 
-class SchedulingRulesTest : public ::testing::Test {
+class SchedulingRulesTest : public EmulatorTest {
  protected:
-  void SetUp() override {
-    server_ = std::make_unique<ApiServer>(ApiServerOptions{});
-    int port = server_->Start("127.0.0.1", 0);
-    ASSERT_GT(port, 0);
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
-  }
-  void TearDown() override {
-    client_.reset();
-    server_->Stop();
-  }
-
   // POSTs `kind` (plural `resource`) of `version` named `name` with
   // `spec`; the answer's code and body.
   json Create(const std::string& version, const std::string& resource,
@@ -40,16 +29,11 @@ class SchedulingRulesTest : public ::testing::Test {
         {"kind", kind},
         {"metadata", {{"name", name}, {"namespace", "default"}}},
         {"spec", spec}};
-    httplib::Result r = client_->Post(
+    return Call(
+        "POST",
         std::string(kApis) + version + "/namespaces/default/" + resource,
-        object.dump(), "application/json");
-    EXPECT_TRUE(r);
-    *code = r->status;
-    return json::parse(r->body);
+        object, code);
   }
-
-  std::unique_ptr<ApiServer> server_;
-  std::unique_ptr<httplib::Client> client_;
 };
 
 const json kWorkloadRef = {{"workloadName", "train"}, {"templateName", "leaf"}};
