@@ -36,8 +36,7 @@ class EmulatorTest : public ::testing::Test {
   // `method` on `path` with `body` (none when null) of content `type`:
   // the answer's body, and its status code in `code`.
   nlohmann::json Call(const std::string& method, const std::string& path,
-                      const nlohmann::json& body = nullptr,
-                      int* code = nullptr,
+                      const nlohmann::json& body = nullptr, int* code = nullptr,
                       const std::string& type = "application/json") {
     std::string payload = body.is_null() ? "" : body.dump();
     httplib::Result r =
