@@ -28,6 +28,7 @@
 #include "scheduler/admin/devices_text.h"
 #include "scheduler/admin/explain.h"
 #include "scheduler/admin/file_backend.h"
+#include "scheduler/admin/group_standing.h"
 #include "scheduler/admin/server.h"
 #include "scheduler/framework/cycle.h"
 #include "scheduler/kube/decode/objects.h"
@@ -265,6 +266,69 @@ v1::ExplainResponse ExplainGroup(Served& s, const std::string& key) {
 
 std::vector<std::string> GangRoom(const v1::ExplainResponse& resp) {
   return {resp.gang_room().begin(), resp.gang_room().end()};
+}
+
+// A CompositePodGroup tree by the name of any of its groups: each level's
+// standing, parents first, and the leaf that waits named short.
+TEST(Explain, ATreeListsEachLevelsGroupsWholeAndTheLeafThatWaits) {
+  Served s = Serve("scheduler/admin/testdata/composite_tree.yaml", 1, false);
+  for (const std::string key :
+       {"default/train", "default/workers", "default/workers-2"}) {
+    v1::ExplainResponse resp = ExplainGroup(s, key);
+    EXPECT_EQ(resp.podgroup(), "default/train") << key;
+    ASSERT_EQ(resp.groups_size(), 6) << key << resp.DebugString();
+  }
+  v1::ExplainResponse resp = ExplainGroup(s, "default/workers-2");
+  struct Row {
+    std::string name, kind;
+    int depth, needs, of, whole, pending;
+    std::string verdict;
+  };
+  const std::vector<Row> want = {
+      {"train", "CompositePodGroup", 0, 2, 2, 2, 0, "whole"},
+      {"driver", "PodGroup", 1, 1, 1, 1, 0, "whole"},
+      {"workers", "CompositePodGroup", 1, 2, 3, 2, 0, "whole"},
+      {"workers-0", "PodGroup", 2, 4, 4, 4, 0, "whole"},
+      {"workers-1", "PodGroup", 2, 4, 4, 4, 0, "whole"},
+      {"workers-2", "PodGroup", 2, 4, 4, 0, 4, "short of 4 pods"},
+  };
+  for (size_t i = 0; i < want.size(); ++i) {
+    const v1::GroupStanding& got = resp.groups(static_cast<int>(i));
+    EXPECT_EQ(got.name(), want[i].name);
+    EXPECT_EQ(got.kind(), want[i].kind) << want[i].name;
+    EXPECT_EQ(got.depth(), want[i].depth) << want[i].name;
+    EXPECT_EQ(got.needs(), want[i].needs) << want[i].name;
+    EXPECT_EQ(got.of(), want[i].of) << want[i].name;
+    EXPECT_EQ(got.whole(), want[i].whole) << want[i].name;
+    EXPECT_EQ(got.pending(), want[i].pending) << want[i].name;
+    EXPECT_EQ(GroupVerdict(got), want[i].verdict) << want[i].name;
+  }
+  // A plain gang has no levels to list.
+  Served plain = Serve(kGang, 1, false);
+  EXPECT_EQ(ExplainGroup(plain, "ml-team/resnet-152").groups_size(), 0);
+}
+
+// Volcano's sub-groups in the same table: gang `odd` needs three whole
+// replicas of the two its pods form.
+TEST(Explain, VolcanoSubGroupsInTheSameTable) {
+  Served s = Serve("e2e/snapshots/network-topology-subgroups.yaml", 1, false);
+  v1::ExplainResponse resp = ExplainGroup(s, "team/odd");
+  ASSERT_EQ(resp.groups_size(), 3) << resp.DebugString();
+  EXPECT_EQ(resp.groups(0).name(), "replica");
+  EXPECT_EQ(resp.groups(0).kind(), "subGroupPolicy");
+  EXPECT_EQ(resp.groups(0).needs(), 3);
+  EXPECT_EQ(resp.groups(0).of(), 2);
+  EXPECT_EQ(GroupVerdict(resp.groups(0)), "short of 3 groups");
+  for (int i : {1, 2}) {
+    const v1::GroupStanding& g = resp.groups(i);
+    EXPECT_EQ(g.name(), i == 1 ? "replica/x" : "replica/y");
+    EXPECT_EQ(g.kind(), "subGroup");
+    EXPECT_EQ(g.depth(), 1);
+    EXPECT_EQ(g.needs(), 4);
+    EXPECT_EQ(g.of(), 4);
+    EXPECT_EQ(g.pending(), 4);
+    EXPECT_EQ(GroupVerdict(g), "short of 4 pods");
+  }
 }
 
 TEST(Explain, GangLineNamesTheDevicesLowerPriorityPodsHold) {

@@ -12,9 +12,12 @@ namespace shoal::admin {
 
 std::string ElasticLine(const api::JobInfo& job) {
   const api::JobInfo::Resizing& r = job.resizing;
-  if (!job.elastic() && r.cost_seconds == 0 && r.count == 0) return "";
+  // The elastic plugin writes a target of at least minMember; none means
+  // the policy runs no elastic plugin, and "target 0" would mislead.
+  const bool targeted = job.elastic() && job.elastic_target > 0;
+  if (!targeted && r.cost_seconds == 0 && r.count == 0) return "";
   std::vector<std::string> parts;
-  if (job.elastic()) {
+  if (targeted) {
     parts.push_back(absl::StrCat("target ", job.elastic_target, " of ",
                                  job.tasks.size(), " pods (minMember ",
                                  job.min_member, ")"));

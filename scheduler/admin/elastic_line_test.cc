@@ -16,6 +16,12 @@ TEST(ElasticLineTest, ARigidJobWithFreeResizesSaysNothing) {
   EXPECT_EQ(ElasticLine(Elastic(4, 4)), "");
 }
 
+// A policy without the elastic plugin sets no target: an elastic job's
+// line would only say "target 0".
+TEST(ElasticLineTest, AnElasticJobNoPluginTargetedSaysNothing) {
+  EXPECT_EQ(ElasticLine(Elastic(9, 13)), "");
+}
+
 TEST(ElasticLineTest, SaysTargetCostItsSourceResizesAndWhyGrowthWaits) {
   api::JobInfo job = Elastic(8, 16);
   job.elastic_target = 12;

@@ -17,6 +17,7 @@
 #include "scheduler/admin/elastic_line.h"
 #include "scheduler/admin/explain.h"
 #include "scheduler/admin/gang_room.h"
+#include "scheduler/admin/group_standing.h"
 #include "scheduler/admin/own_policy.h"
 #include "scheduler/admin/service.h"
 #include "scheduler/api/quantity.h"
@@ -318,6 +319,8 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
         job_index = j;
       }
     }
+    // A composite or leaf PodGroup of a tree: the tree's job.
+    if (job_index == api::kNone) job_index = TreeHolding(snap, key);
     if (job_index == api::kNone) {
       // A Workload named without its podGroup: its one gang, or which.
       std::vector<api::JobIndex> gangs;
@@ -376,6 +379,9 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
   out.set_pending(job.PendingCount());
   out.set_phase(api::PodGroupPhaseName(job.phase));
   out.set_throughput(ThroughputLine(job));
+  for (v1::GroupStanding& row : GroupStandings(snap, job)) {
+    *out.add_groups() = std::move(row);
+  }
   if (last.has_value()) {
     out.set_have_last_cycle(true);
     if (const api::JobInfo* lj = FindJob(*last, job.Key()); lj != nullptr) {

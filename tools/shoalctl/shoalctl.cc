@@ -20,6 +20,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/admin.grpc.pb.h"
 #include "scheduler/admin/devices_text.h"
+#include "scheduler/admin/group_standing.h"
 #include "scheduler/admin/server.h"
 #include "yaml-cpp/yaml.h"
 
@@ -197,6 +198,22 @@ void PrintExplain(const v1::ExplainResponse& e) {
   for (const auto& g : e.gang_room()) out << "Gang: " << g << "\n";
   if (!e.elastic().empty()) out << "Elastic: " << e.elastic() << "\n";
   if (!e.throughput().empty()) out << "Throughput: " << e.throughput() << "\n";
+  if (e.groups_size() > 0) {
+    // Indented by level, as `shoalctl queues` draws its tree.
+    std::vector<std::vector<std::string>> rows = {
+        {"GROUP", "KIND", "NEEDS", "HAS", "VERDICT"}};
+    for (const auto& g : e.groups()) {
+      const bool leaf = g.kind() == "PodGroup" || g.kind() == "subGroup";
+      rows.push_back(
+          {std::string(2 * g.depth(), ' ') + g.name(), g.kind(),
+           leaf ? absl::StrCat(g.needs(), " of ", g.of(), " pods placed")
+                : absl::StrCat(g.needs(), " of ", g.of(), " groups whole"),
+           leaf ? absl::StrCat(g.whole(), " placed, ", g.pending(), " pending")
+                : absl::StrCat(g.whole(), " whole"),
+           shoal::admin::GroupVerdict(g)});
+    }
+    out << "\nGroups:\n" << shoal::admin::KubectlTable(rows);
+  }
   if (!e.network().empty()) {
     out << "\nNetwork: spec.networkTopology " << e.network()
         << "; described by " << e.network_source() << "\n";

@@ -109,6 +109,44 @@ TEST_F(ShoalctlTest, ExplainPodgroupListsNetworkDomains) {
       << r.out;
 }
 
+// A CompositePodGroup tree named by one of its leaves: its levels as a
+// table, indented as the tree is, the waiting leaf named short.
+TEST_F(ShoalctlTest, ExplainPodgroupOfATreeTablesItsLevels) {
+  auto config = framework::ParseSchedulerConfig(policies::kDefaultPolicy,
+                                                "policies/default.yaml");
+  ASSERT_TRUE(config.ok());
+  auto b = FileBackend::Load("scheduler/admin/testdata/composite_tree.yaml",
+                             *config, 1);
+  ASSERT_TRUE(b.ok()) << b.status();
+  AdminOptions options;
+  options.address = absl::StrCat("unix://", *dir_, "/tree.sock");
+  auto server = StartAdminServer(options, **b);
+  ASSERT_TRUE(server.ok()) << server.status();
+  Result r = Run(absl::StrCat("--address=", (*server)->address(),
+                              " explain podgroup default/workers-2"),
+                 /*with_address=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find(
+          "Groups:\n"
+          "GROUP           KIND                NEEDS                 HAS       "
+          "            VERDICT\n"
+          "train           CompositePodGroup   2 of 2 groups whole   2 whole   "
+          "            whole\n"
+          "  driver        PodGroup            1 of 1 pods placed    1 placed, "
+          "0 pending   whole\n"
+          "  workers       CompositePodGroup   2 of 3 groups whole   2 whole   "
+          "            whole\n"
+          "    workers-0   PodGroup            4 of 4 pods placed    4 placed, "
+          "0 pending   whole\n"
+          "    workers-1   PodGroup            4 of 4 pods placed    4 placed, "
+          "0 pending   whole\n"
+          "    workers-2   PodGroup            4 of 4 pods placed    0 placed, "
+          "4 pending   short of 4 pods\n"),
+      std::string::npos)
+      << r.out;
+}
+
 // DRA devices (scheduler/admin/testdata/devices.yaml): `devices` per
 // node, one node's, and `explain` of a pod waiting on a shared GPU.
 TEST_F(ShoalctlTest, DevicesAndExplainOfAPodWaitingOnThem) {
