@@ -373,6 +373,9 @@ absl::StatusOr<v1::ExplainResponse> Explain(const AdminBackend& backend,
   out.set_name(key);
   const api::JobInfo& job = snap.jobs[job_index];
   out.set_podgroup(job.source == api::GroupSource::kSinglePod ? "" : job.Key());
+  out.set_podgroup_kind(job.source == api::GroupSource::kCompositeTree
+                            ? "CompositePodGroup"
+                            : "PodGroup");
   out.set_queue(job.queue);
   out.set_min_member(job.min_member);
   out.set_ready(job.ReadyCount());

@@ -153,9 +153,10 @@ bool PrintStructured(const Args& args, const google::protobuf::Message& m) {
 void PrintExplain(const v1::ExplainResponse& e) {
   std::ostringstream out;
   if (!e.podgroup().empty()) {
-    out << "PodGroup " << e.podgroup() << " (queue " << e.queue()
-        << "): " << e.phase() << ", " << e.ready() << " ready, " << e.pending()
-        << " pending, minMember " << e.min_member() << "\n";
+    out << (e.podgroup_kind().empty() ? "PodGroup" : e.podgroup_kind()) << " "
+        << e.podgroup() << " (queue " << e.queue() << "): " << e.phase() << ", "
+        << e.ready() << " ready, " << e.pending() << " pending, minMember "
+        << e.min_member() << "\n";
   } else {
     out << "Pod " << e.name() << " (queue " << e.queue() << ")\n";
   }

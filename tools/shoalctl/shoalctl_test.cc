@@ -126,6 +126,11 @@ TEST_F(ShoalctlTest, ExplainPodgroupOfATreeTablesItsLevels) {
                               " explain podgroup default/workers-2"),
                  /*with_address=*/false);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("CompositePodGroup default/train (queue default): "
+                        "Running, 9 ready, 4 pending, minMember 9\n",
+                        0),
+            0u)
+      << r.out;
   EXPECT_NE(
       r.out.find(
           "Groups:\n"
