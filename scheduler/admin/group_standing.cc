@@ -67,8 +67,9 @@ std::vector<v1::GroupStanding> GroupStandings(const api::ClusterInfo& c,
     row.set_name(policy.name);
     row.set_kind(policy.composite ? "CompositePodGroup" : "subGroupPolicy");
     row.set_depth(depth);
-    // A composite under another counts once it has at least one group
-    // whole, whatever its minGroupCount says (WholeByPolicy).
+    // A composite under another counts as one of its parent's groups once
+    // its own minGroupCount is whole, and at least one group even where
+    // that says 0 (WholeByPolicy).
     row.set_needs(policy.parent == api::kNone ? policy.min_groups
                                               : std::max(1, policy.min_groups));
     row.set_of(static_cast<int32_t>(groups.size() + children.size()));
