@@ -98,12 +98,15 @@ api::JobIndex TreeHolding(const api::ClusterInfo& c, const std::string& key) {
   return api::kNone;
 }
 
+bool CountsPods(const v1::GroupStanding& row) {
+  return row.kind() == "PodGroup" || row.kind() == "subGroup";
+}
+
 std::string GroupVerdict(const v1::GroupStanding& row) {
   const int32_t short_of = row.needs() - row.whole();
   if (short_of <= 0) return "whole";
-  const bool composite =
-      row.kind() == "CompositePodGroup" || row.kind() == "subGroupPolicy";
-  return absl::StrCat("short of ", short_of, " ", composite ? "group" : "pod",
+  return absl::StrCat("short of ", short_of, " ",
+                      CountsPods(row) ? "pod" : "group",
                       short_of == 1 ? "" : "s");
 }
 

@@ -28,6 +28,11 @@ std::vector<v1::GroupStanding> GroupStandings(const api::ClusterInfo& c,
 // they made, and the tree's job is named after its root.
 api::JobIndex TreeHolding(const api::ClusterInfo& c, const std::string& key);
 
+// Whether `row` is a leaf (a PodGroup or one of Volcano's sub-groups),
+// whose counts are pods, rather than a composite or policy, whose counts
+// are groups.
+bool CountsPods(const v1::GroupStanding& row);
+
 // "short of 1 group", "short of 4 pods", or "whole".
 std::string GroupVerdict(const v1::GroupStanding& row);
 

@@ -204,7 +204,7 @@ void PrintExplain(const v1::ExplainResponse& e) {
     std::vector<std::vector<std::string>> rows = {
         {"GROUP", "KIND", "NEEDS", "HAS", "VERDICT"}};
     for (const auto& g : e.groups()) {
-      const bool leaf = g.kind() == "PodGroup" || g.kind() == "subGroup";
+      const bool leaf = shoal::admin::CountsPods(g);
       rows.push_back(
           {std::string(2 * g.depth(), ' ') + g.name(), g.kind(),
            leaf ? absl::StrCat(g.needs(), " of ", g.of(), " pods placed")
